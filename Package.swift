@@ -1,0 +1,55 @@
+// swift-tools-version: 6.1
+// PersistenceBench: identical, verified workloads against several Swift persistence strategies.
+
+import PackageDescription
+
+let package = Package(
+    name: "PersistenceBench",
+    products: [
+        .executable(name: "persistbench", targets: ["persistbench"]),
+        .library(name: "PersistenceBench", targets: ["PersistenceBench"]),
+    ],
+    dependencies: [
+        // Exact versions: the build machines resolve packages from a local mirror that holds only these.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
+    ],
+    targets: [
+        // The system SQLite (libsqlite3-dev), for the `sqlite` store only. GRDB links the same library.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // The core: records, generator, Store protocols, workloads, measurement, runner, results model.
+        // It imports no store; stores and the tool depend on it.
+        .target(
+            name: "PersistenceBench",
+            dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
+        ),
+        .target(name: "SQLiteStore", dependencies: ["PersistenceBench", "CSQLite"]),
+        .target(
+            name: "GRDBStore",
+            dependencies: [
+                "PersistenceBench", .product(name: "GRDB", package: "GRDB.swift"),
+                // For sqlite3_libversion(): GRDB links the system SQLite through this module.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .target(name: "Reports", dependencies: ["PersistenceBench"]),
+        .executableTarget(
+            name: "persistbench",
+            dependencies: [
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "PersistenceBenchTests",
+            // The tool is a dependency so that CLI tests can run the real, freshly built executable.
+            dependencies: ["PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "persistbench"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

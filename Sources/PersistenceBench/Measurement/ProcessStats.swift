@@ -1,0 +1,43 @@
+import Foundation
+
+/// What Linux says about this process's memory and I/O, read from /proc/self.
+public struct ProcessStats: Sendable {
+    /// Resident anonymous memory (heap, stacks): `RssAnon` in /proc/self/status.
+    public var rssAnonBytes: Int64?
+    /// Resident file-backed memory (mapped files, e.g. an mmap store's pages): `RssFile`.
+    public var rssFileBytes: Int64?
+    /// Bytes this process caused to be sent to storage: `write_bytes` in /proc/self/io.
+    public var storageWriteBytes: Int64?
+    /// Bytes this process caused to be fetched from storage: `read_bytes` in /proc/self/io.
+    public var storageReadBytes: Int64?
+
+    /// Reads the current values; a field is nil where the kernel does not provide it.
+    public static func current() -> ProcessStats {
+        let status = fields(of: "/proc/self/status")
+        let io = fields(of: "/proc/self/io")
+        return ProcessStats(
+            rssAnonBytes: status["RssAnon"].flatMap(kilobytes), rssFileBytes: status["RssFile"].flatMap(kilobytes),
+            storageWriteBytes: io["write_bytes"].flatMap { Int64($0) },
+            storageReadBytes: io["read_bytes"].flatMap { Int64($0) })
+    }
+
+    /// The resident set of another process, in bytes (`VmRSS` of /proc/PID/status), or nil once it has exited.
+    public static func residentBytes(ofProcess pid: pid_t) -> Int64? {
+        fields(of: "/proc/\(pid)/status")["VmRSS"].flatMap(kilobytes)
+    }
+
+    private static func kilobytes(_ text: String) -> Int64? {
+        guard let value = Int64(text.split(separator: " ").first ?? "") else { return nil }
+        return value * 1024
+    }
+
+    private static func fields(of path: String) -> [String: String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        var result: [String: String] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            result[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return result
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The machine and software a run measured, recorded once per run.
+public struct RunEnvironment: Codable, Equatable, Sendable {
+    public var cpuModel: String
+    public var cores: Int
+    public var memoryBytes: Int64
+    public var kernel: String
+    public var hostname: String
+    /// The compiler that built this tool.
+    public var swift: String
+    /// Each store's engine and version as linked at run time ("sqlite": "SQLite 3.40.1").
+    public var engines: [String: String]
+    /// `git describe`-style commit of the working directory, with `-dirty` when it has local changes.
+    public var gitCommit: String
+    /// The exact command line, shell-quoted.
+    public var command: String
+
+    public init(
+        cpuModel: String, cores: Int, memoryBytes: Int64, kernel: String, hostname: String, swift: String,
+        engines: [String: String], gitCommit: String, command: String
+    ) {
+        self.cpuModel = cpuModel
+        self.cores = cores
+        self.memoryBytes = memoryBytes
+        self.kernel = kernel
+        self.hostname = hostname
+        self.swift = swift
+        self.engines = engines
+        self.gitCommit = gitCommit
+        self.command = command
+    }
+
+    /// Reads the current machine's facts.
+    public static func current(stores: [StoreKind], arguments: [String]) -> RunEnvironment {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
+        let memoryKiB = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+            .flatMap { Int64($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        var names = utsname()
+        uname(&names)
+        let kernel = withUnsafeBytes(of: &names.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let system = withUnsafeBytes(of: &names.sysname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        var engines: [String: String] = [:]
+        for store in stores { engines[store.name] = store.engine() }
+        return RunEnvironment(
+            cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), memoryBytes: memoryKiB * 1024,
+            kernel: "\(system) \(kernel)", hostname: ProcessInfo.processInfo.hostName, swift: compilerVersion,
+            engines: engines, gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "))
+    }
+
+    /// The Swift compiler that built this binary, to the patch level where it can be told at compile time.
+    static var compilerVersion: String {
+        #if compiler(>=6.4)
+            return "Swift 6.4 or later"
+        #elseif compiler(>=6.3.1)
+            return "Swift 6.3.1"
+        #elseif compiler(>=6.3)
+            return "Swift 6.3"
+        #elseif compiler(>=6.2)
+            return "Swift 6.2"
+        #else
+            return "Swift 6.1 or earlier"
+        #endif
+    }
+
+    private static func gitCommit() -> String {
+        guard let head = try? Subprocess.output(of: ["git", "rev-parse", "--short=12", "HEAD"]),
+            !head.isEmpty
+        else { return "unknown (not a git checkout)" }
+        let status = (try? Subprocess.output(of: ["git", "status", "--porcelain", "--untracked-files=no"])) ?? ""
+        return status.isEmpty ? head : "\(head)-dirty"
+    }
+
+    /// Quotes an argument for a POSIX shell when it needs it.
+    public static func shellQuoted(_ argument: String) -> String {
+        let safe = argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=,:+@%".contains($0) }
+        if safe && !argument.isEmpty { return argument }
+        return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

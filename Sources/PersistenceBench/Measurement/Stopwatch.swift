@@ -1,0 +1,75 @@
+import Foundation
+import Histogram
+
+/// Monotonic nanoseconds (CLOCK_MONOTONIC): cheap enough to read around every single operation.
+@inline(__always)
+public func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// Sums the timed parts of a workload: only the store's work runs inside `measure`.
+///
+/// Generating a batch of data, loading a store, and reading back a digest happen outside, so a workload that
+/// alternates generation and store calls reports the store's time alone.
+public final class Stopwatch {
+    public private(set) var elapsedNanoseconds: UInt64 = 0
+    private var latencies: Histogram<UInt64>?
+
+    public init() {}
+
+    public var elapsedSeconds: Double { Double(elapsedNanoseconds) / 1e9 }
+
+    /// Times `body` and adds its duration to the total.
+    @inline(__always)
+    public func measure<T>(_ body: () throws -> T) rethrows -> T {
+        let start = monotonicNanoseconds()
+        defer { elapsedNanoseconds += monotonicNanoseconds() - start }
+        return try body()
+    }
+
+    /// Times one operation: adds it to the total and records its latency.
+    @inline(__always)
+    public func measureOperation<T>(_ body: () throws -> T) rethrows -> T {
+        let start = monotonicNanoseconds()
+        defer {
+            let duration = monotonicNanoseconds() - start
+            elapsedNanoseconds += duration
+            if latencies == nil {
+                // 1 ns to 1 hour at 3 significant digits: about 200 KB, allocated once.
+                latencies = Histogram(highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
+            }
+            _ = latencies?.record(max(duration, 1))
+        }
+        return try body()
+    }
+
+    /// Percentiles of the operations timed with `measureOperation`, or nil if there were none.
+    public var latencySummary: LatencySummary? {
+        guard let histogram = latencies, histogram.totalCount > 0 else { return nil }
+        func microseconds(_ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1000 }
+        return LatencySummary(
+            count: Int(histogram.totalCount), p50: microseconds(50), p95: microseconds(95), p99: microseconds(99),
+            p999: microseconds(99.9), max: Double(histogram.max) / 1000)
+    }
+}
+
+/// Per-operation latency percentiles, in microseconds (HdrHistogram, 3 significant digits).
+public struct LatencySummary: Codable, Equatable, Sendable {
+    public var count: Int
+    public var p50: Double
+    public var p95: Double
+    public var p99: Double
+    public var p999: Double
+    public var max: Double
+
+    public init(count: Int, p50: Double, p95: Double, p99: Double, p999: Double, max: Double) {
+        self.count = count
+        self.p50 = p50
+        self.p95 = p95
+        self.p99 = p99
+        self.p999 = p999
+        self.max = max
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+/// One cell: a store running a workload at a scale, one repetition, in its own process.
+public struct CellResult: Codable, Equatable, Sendable {
+    public enum Status: String, Codable, Sendable {
+        /// Finished; metrics and digest are present.
+        case ok
+        /// Did not finish: over its time or memory budget, or its process crashed. `reason` says which.
+        case dnf
+        /// The store or workload reported an error. `reason` holds it.
+        case error
+        /// The store cannot answer this workload (it lacks the capability).
+        case notApplicable = "n/a"
+    }
+
+    public var store: String
+    public var workload: String
+    public var scale: Scale
+    /// 1-based.
+    public var repetition: Int
+    public var status: Status
+    public var reason: String?
+    /// What the cell's process measured of itself; nil unless `status` is ok.
+    public var metrics: CellMetrics?
+    /// What the parent read with wait4 once the cell's process ended; nil for n/a cells.
+    public var process: ProcessUsage?
+
+    public init(
+        store: String, workload: String, scale: Scale, repetition: Int, status: Status, reason: String? = nil,
+        metrics: CellMetrics? = nil, process: ProcessUsage? = nil
+    ) {
+        self.store = store
+        self.workload = workload
+        self.scale = scale
+        self.repetition = repetition
+        self.status = status
+        self.reason = reason
+        self.metrics = metrics
+        self.process = process
+    }
+}
+
+/// The timed phase of a cell, as its own process measured it.
+public struct CellMetrics: Codable, Equatable, Sendable {
+    /// Wall seconds of the timed parts only (no setup, loading, data generation or digest read-back).
+    public var timedSeconds: Double
+    /// Operations in the timed phase: records written, lookups, rows scanned or queries.
+    public var operations: Int
+    /// Per-operation latency, for workloads that time each operation (get, page, count-where, insert-each).
+    public var latency: LatencySummary?
+    /// Resident anonymous memory at the end of the timed phase (RssAnon).
+    public var rssAnonBytes: Int64?
+    /// Resident file-backed memory at the end of the timed phase (RssFile): mapped files show here.
+    public var rssFileBytes: Int64?
+    /// Bytes sent to storage during the timed phase (/proc/self/io write_bytes), where the kernel counts them.
+    public var storageWriteBytes: Int64?
+    /// The store's files after it was closed.
+    public var bytesOnDisk: Int64
+    public var digest: Digest
+
+    public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
+
+    public init(
+        timedSeconds: Double, operations: Int, latency: LatencySummary?, rssAnonBytes: Int64?, rssFileBytes: Int64?,
+        storageWriteBytes: Int64?, bytesOnDisk: Int64, digest: Digest
+    ) {
+        self.timedSeconds = timedSeconds
+        self.operations = operations
+        self.latency = latency
+        self.rssAnonBytes = rssAnonBytes
+        self.rssFileBytes = rssFileBytes
+        self.storageWriteBytes = storageWriteBytes
+        self.bytesOnDisk = bytesOnDisk
+        self.digest = digest
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case timedSeconds, operations, operationsPerSecond, latency, rssAnonBytes, rssFileBytes, storageWriteBytes
+        case bytesOnDisk, digest
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            timedSeconds: try c.decode(Double.self, forKey: .timedSeconds),
+            operations: try c.decode(Int.self, forKey: .operations),
+            latency: try c.decodeIfPresent(LatencySummary.self, forKey: .latency),
+            rssAnonBytes: try c.decodeIfPresent(Int64.self, forKey: .rssAnonBytes),
+            rssFileBytes: try c.decodeIfPresent(Int64.self, forKey: .rssFileBytes),
+            storageWriteBytes: try c.decodeIfPresent(Int64.self, forKey: .storageWriteBytes),
+            bytesOnDisk: try c.decode(Int64.self, forKey: .bytesOnDisk),
+            digest: try c.decode(Digest.self, forKey: .digest))
+    }
+
+    // ops/s is written out too, so that readers of results.json need not derive it.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(timedSeconds, forKey: .timedSeconds)
+        try c.encode(operations, forKey: .operations)
+        try c.encode(operationsPerSecond, forKey: .operationsPerSecond)
+        try c.encodeIfPresent(latency, forKey: .latency)
+        try c.encodeIfPresent(rssAnonBytes, forKey: .rssAnonBytes)
+        try c.encodeIfPresent(rssFileBytes, forKey: .rssFileBytes)
+        try c.encodeIfPresent(storageWriteBytes, forKey: .storageWriteBytes)
+        try c.encode(bytesOnDisk, forKey: .bytesOnDisk)
+        try c.encode(digest, forKey: .digest)
+    }
+}
+
+/// The cell process's resource use, from wait4's rusage.
+public struct ProcessUsage: Codable, Equatable, Sendable {
+    /// Wall seconds of the whole process: start-up, setup, timed phase, digest read-back.
+    public var wallSeconds: Double
+    public var userCPUSeconds: Double
+    public var systemCPUSeconds: Double
+    /// Peak resident set of the process (ru_maxrss).
+    public var peakRSSBytes: Int64
+
+    public init(wallSeconds: Double, userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: Int64) {
+        self.wallSeconds = wallSeconds
+        self.userCPUSeconds = userCPUSeconds
+        self.systemCPUSeconds = systemCPUSeconds
+        self.peakRSSBytes = peakRSSBytes
+    }
+}

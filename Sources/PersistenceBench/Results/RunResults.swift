@@ -1,0 +1,156 @@
+import Foundation
+
+/// Everything a run produced: written to results.json after every cell, read back by `persistbench report`.
+public struct RunResults: Codable, Equatable, Sendable {
+    /// Bumped whenever a field changes meaning or disappears; readers should check it.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var environment: RunEnvironment
+    public var configuration: RunConfiguration
+    public var startedAt: Date
+    /// Set when the run finished; nil while it runs or if it was interrupted.
+    public var finishedAt: Date?
+    public var cells: [CellResult]
+
+    public init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
+        schemaVersion = Self.currentSchemaVersion
+        self.environment = environment
+        self.configuration = configuration
+        self.startedAt = startedAt
+        finishedAt = nil
+        cells = []
+    }
+
+    /// Digest agreement for every (workload, scale) with at least one finished cell.
+    public var digestChecks: [DigestCheck] { DigestCheck.checks(of: cells) }
+
+    /// Reads a results.json, checking its schema version.
+    public static func load(from url: URL) throws -> RunResults {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw BenchError("cannot read \(url.path): \(error.localizedDescription)")
+        }
+        struct Version: Decodable { var schemaVersion: Int }
+        guard let version = try? JSONDecoder().decode(Version.self, from: data) else {
+            throw BenchError("\(url.path) is not a PersistenceBench results file (no schemaVersion)")
+        }
+        guard version.schemaVersion == currentSchemaVersion else {
+            throw BenchError(
+                "\(url.path) has schema version \(version.schemaVersion); this tool reads \(currentSchemaVersion)")
+        }
+        do { return try decoder.decode(RunResults.self, from: data) } catch {
+            throw BenchError("\(url.path) is malformed: \(error)")
+        }
+    }
+
+    public func jsonData() throws -> Data { try Self.encoder.encode(self) }
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
+        environment = try c.decode(RunEnvironment.self, forKey: .environment)
+        configuration = try c.decode(RunConfiguration.self, forKey: .configuration)
+        startedAt = try c.decode(Date.self, forKey: .startedAt)
+        finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
+        cells = try c.decode([CellResult].self, forKey: .cells)
+    }
+
+    // The digest checks are derived from the cells, and written out for readers that do not recompute them.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(schemaVersion, forKey: .schemaVersion)
+        try c.encode(environment, forKey: .environment)
+        try c.encode(configuration, forKey: .configuration)
+        try c.encode(startedAt, forKey: .startedAt)
+        try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
+        try c.encode(cells, forKey: .cells)
+        try c.encode(digestChecks, forKey: .digestChecks)
+    }
+}
+
+/// What was asked for: the matrix and its budgets.
+public struct RunConfiguration: Codable, Equatable, Sendable {
+    public var stores: [String]
+    public var workloads: [String]
+    public var scales: [Scale]
+    public var repetitions: Int
+    public var seed: UInt64
+    /// Records per write transaction in bulk writes.
+    public var batchSize: Int
+    /// Wall-clock limit per cell process, seconds.
+    public var timeBudgetSeconds: Double
+    /// Resident-memory limit per cell process, bytes.
+    public var memoryBudgetBytes: Int64
+    public var keepStores: Bool
+
+    public static let defaultTimeBudgetSeconds = 600.0
+    public static let defaultMemoryBudgetBytes: Int64 = 8 << 30
+    public static let defaultScales = [Scale(records: 10_000), Scale(records: 100_000)]
+    public static let defaultRepetitions = 3
+    public static let defaultSeed: UInt64 = 42
+    public static let defaultBatchSize = 10_000
+
+    public init(
+        stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,
+        timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool
+    ) {
+        self.stores = stores
+        self.workloads = workloads
+        self.scales = scales
+        self.repetitions = repetitions
+        self.seed = seed
+        self.batchSize = batchSize
+        self.timeBudgetSeconds = timeBudgetSeconds
+        self.memoryBudgetBytes = memoryBudgetBytes
+        self.keepStores = keepStores
+    }
+}
+
+/// Whether every finished cell of one (workload, scale) read the same answers.
+public struct DigestCheck: Codable, Equatable, Sendable {
+    public var workload: String
+    public var scale: Scale
+    public var agreed: Bool
+    /// Each store's distinct digests over its finished repetitions (more than one is itself a disagreement).
+    public var digests: [String: [Digest]]
+
+    /// One check per (workload, scale) that has finished cells, in the cells' order.
+    public static func checks(of cells: [CellResult]) -> [DigestCheck] {
+        var order: [String] = []
+        var groups: [String: DigestCheck] = [:]
+        for cell in cells {
+            guard cell.status == .ok, let digest = cell.metrics?.digest else { continue }
+            let key = "\(cell.workload)@\(cell.scale.records)"
+            if groups[key] == nil {
+                order.append(key)
+                groups[key] = DigestCheck(workload: cell.workload, scale: cell.scale, agreed: true, digests: [:])
+            }
+            if groups[key]!.digests[cell.store, default: []].contains(digest) == false {
+                groups[key]!.digests[cell.store, default: []].append(digest)
+            }
+        }
+        return order.map { key in
+            var check = groups[key]!
+            check.agreed = Set(check.digests.values.joined()).count == 1
+            return check
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// What a cell's child process is asked to do: written by the parent as JSON, read by the child.
+public struct CellJob: Codable, Sendable {
+    public enum Mode: String, Codable, Sendable {
+        /// Open the store, run the workload's timed phase, report metrics.
+        case measure
+        /// Load the workload's fixture into a new store and close it (untimed setup shared by cells).
+        case loadFixture
+    }
+
+    public var mode: Mode
+    public var store: String
+    public var workload: String
+    public var scale: Int
+    public var seed: UInt64
+    public var batchSize: Int
+    /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
+    public var directory: String
+    /// Where the child writes its `CellReport`.
+    public var reportPath: String
+    /// The file descriptor on which the parent reads progress (records done, one number per line), if any.
+    public var progressDescriptor: Int32?
+}
+
+/// What a cell's child process reports back: its metrics, or the error that stopped it.
+public struct CellReport: Codable, Sendable {
+    public var metrics: CellMetrics?
+    public var error: String?
+}
+
+/// The child side of a cell: runs one job in this process and writes its report.
+public enum CellExecution {
+    /// Runs `job` and writes its report. Returns false if the job failed (the report then holds the error).
+    public static func run(_ job: CellJob, stores: [StoreKind]) -> Bool {
+        let report: CellReport
+        do {
+            report = CellReport(metrics: try measure(job, stores: stores), error: nil)
+        } catch {
+            report = CellReport(metrics: nil, error: "\(error)")
+        }
+        do {
+            try FileSystem.writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: job.reportPath))
+        } catch {
+            FileHandle.standardError.write(Data("cannot write \(job.reportPath): \(error)\n".utf8))
+            return false
+        }
+        return report.error == nil
+    }
+
+    private static func measure(_ job: CellJob, stores: [StoreKind]) throws -> CellMetrics? {
+        guard let kind = stores.first(where: { $0.name == job.store }) else { throw BenchError("no store \(job.store)") }
+        guard let workload = WorkloadCatalog.workload(named: job.workload) else {
+            throw BenchError("no workload \(job.workload)")
+        }
+        let progress = ProgressReporter { done in
+            guard let descriptor = job.progressDescriptor else { return }
+            let line = Array("\(done)\n".utf8)
+            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+        let stopwatch = Stopwatch()
+        let context = WorkloadContext(
+            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: stopwatch, progress: progress)
+        let directory = URL(fileURLWithPath: job.directory)
+        let store = try kind.open(directory)
+        switch job.mode {
+        case .loadFixture:
+            guard let fixture = workload.fixture else { throw BenchError("workload \(workload.name) has no fixture") }
+            try fixture.load(store, context)
+            try store.close()
+            return nil
+        case .measure:
+            let before = ProcessStats.current()
+            let outcome = try workload.run(on: store, context: context)
+            let after = ProcessStats.current()
+            let digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+            try store.close()
+            return CellMetrics(
+                timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations,
+                latency: stopwatch.latencySummary, rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes,
+                storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
+                bytesOnDisk: try kind.type.bytesOnDisk(at: directory), digest: digest)
+        }
+    }
+}

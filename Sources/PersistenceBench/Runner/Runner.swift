@@ -1,0 +1,228 @@
+import Foundation
+
+/// One planned cell of a run's matrix.
+public struct PlannedCell: Sendable {
+    public let store: StoreKind
+    public let workload: any Workload
+    public let scale: Scale
+    public let repetition: Int
+}
+
+/// Told what the runner is doing, for a progress display.
+public protocol RunObserver: AnyObject {
+    /// A fixture (untimed setup shared by the cells of a store and scale) starts loading.
+    func fixtureStarted(store: String, fixture: String, scale: Scale)
+    /// A cell starts; `index` counts from 1 to `total`.
+    func cellStarted(_ cell: PlannedCell, index: Int, total: Int)
+    /// A running cell or fixture load: seconds since its process started, records done if it reported any.
+    func progress(elapsedSeconds: Double, recordsDone: Int?)
+    func cellFinished(_ result: CellResult, index: Int, total: Int)
+}
+
+/// Runs a matrix of cells, each in its own child process of `executable`, and collects their results.
+///
+/// Per cell the parent copies the store's fixture (loaded once per store and scale, in a child of its own),
+/// starts the child, watches its wall time and resident memory against the budgets, reaps it with wait4 for
+/// its rusage, and hands the results so far to `save` after every cell, so that an interrupted run loses no
+/// finished cell.
+public final class Runner {
+    public let configuration: RunConfiguration
+    private let stores: [StoreKind]
+    private let workloads: [any Workload]
+    private let outputDirectory: URL
+    private let executable: String
+    private let observer: any RunObserver
+    private let save: (RunResults) throws -> Void
+    private var results: RunResults
+    private var fixtures: [String: FixtureState] = [:]
+
+    private enum FixtureState {
+        case ready(URL)
+        case failed(CellResult.Status, String)
+    }
+
+    /// - Parameters:
+    ///   - executable: this tool's own executable; the children run its hidden `_cell` command.
+    ///   - save: called with the results after every cell and at the end.
+    public init(
+        configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
+        outputDirectory: URL, executable: String, observer: any RunObserver,
+        save: @escaping (RunResults) throws -> Void
+    ) {
+        self.configuration = configuration
+        self.stores = stores
+        self.workloads = workloads
+        self.outputDirectory = outputDirectory
+        self.executable = executable
+        self.observer = observer
+        self.save = save
+        results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
+    }
+
+    private var workDirectory: URL { outputDirectory.appendingPathComponent("work") }
+
+    /// Scale by scale, workload by workload; within a repetition every store runs once, so that a drift in the
+    /// machine's speed during the run touches every store alike.
+    public var plan: [PlannedCell] {
+        configuration.scales.flatMap { scale in
+            workloads.flatMap { workload in
+                (1...configuration.repetitions).flatMap { repetition in
+                    stores.map { PlannedCell(store: $0, workload: workload, scale: scale, repetition: repetition) }
+                }
+            }
+        }
+    }
+
+    /// Runs every cell and returns the results (also passed to `save`).
+    public func run() throws -> RunResults {
+        try FileSystem.remove(workDirectory)
+        try FileSystem.makeDirectory(workDirectory)
+        try save(results)
+        let plan = self.plan
+        for (offset, cell) in plan.enumerated() {
+            observer.cellStarted(cell, index: offset + 1, total: plan.count)
+            let result = try run(cell, isLastRepetition: cell.repetition == configuration.repetitions)
+            results.cells.append(result)
+            try save(results)
+            observer.cellFinished(result, index: offset + 1, total: plan.count)
+            if offset + 1 == plan.count || plan[offset + 1].scale != cell.scale {
+                try removeFixtures()
+            }
+        }
+        results.finishedAt = Date()
+        try save(results)
+        try FileSystem.remove(workDirectory)
+        return results
+    }
+
+    private func run(_ cell: PlannedCell, isLastRepetition: Bool) throws -> CellResult {
+        func result(_ status: CellResult.Status, _ reason: String?) -> CellResult {
+            CellResult(
+                store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
+                status: status, reason: reason)
+        }
+        guard cell.workload.supports(cell.store.type) else {
+            return result(.notApplicable, "\(cell.store.name) has no \(cell.workload.name) capability")
+        }
+        let directory = workDirectory.appendingPathComponent("cell")
+        try FileSystem.remove(directory)
+        if let fixture = cell.workload.fixture {
+            switch try prepareFixture(fixture, for: cell) {
+            case .failed(let status, let reason): return result(status, "fixture \(fixture.name): \(reason)")
+            case .ready(let source): try FileManager.default.copyItem(at: source, to: directory)
+            }
+        } else {
+            try FileSystem.makeDirectory(directory)
+        }
+        let outcome = try runChild(mode: .measure, cell: cell, directory: directory)
+        if configuration.keepStores && isLastRepetition {
+            let kept = outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
+                .appendingPathComponent("\(cell.workload.name)-\(cell.scale)")
+            try FileSystem.remove(kept)
+            try FileSystem.makeDirectory(kept.deletingLastPathComponent())
+            try FileManager.default.moveItem(at: directory, to: kept)
+        } else {
+            try FileSystem.remove(directory)
+        }
+        return outcome
+    }
+
+    private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> FixtureState {
+        let key = "\(cell.store.name)/\(fixture.name)-\(cell.scale.records)"
+        if let state = fixtures[key] { return state }
+        observer.fixtureStarted(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
+        let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key)
+        try FileSystem.remove(directory)
+        try FileSystem.makeDirectory(directory)
+        let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory)
+        let state: FixtureState =
+            loaded.status == .ok ? .ready(directory) : .failed(loaded.status, loaded.reason ?? "failed")
+        fixtures[key] = state
+        return state
+    }
+
+    private func removeFixtures() throws {
+        fixtures = [:]
+        try FileSystem.remove(workDirectory.appendingPathComponent("fixtures"))
+    }
+
+    /// Starts a child for `cell`, watches it against the budgets, and turns what it left into a result.
+    private func runChild(mode: CellJob.Mode, cell: PlannedCell, directory: URL) throws -> CellResult {
+        let jobPath = workDirectory.appendingPathComponent("job.json")
+        let reportPath = workDirectory.appendingPathComponent("report.json")
+        let outputPath = workDirectory.appendingPathComponent("output.txt")
+        try FileSystem.remove(reportPath)
+        let job = CellJob(
+            mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
+            seed: configuration.seed, batchSize: configuration.batchSize, directory: directory.path,
+            reportPath: reportPath.path, progressDescriptor: 3)
+        try JSONEncoder().encode(job).write(to: jobPath)
+
+        var result = CellResult(
+            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
+            status: .ok)
+        let start = monotonicNanoseconds()
+        let child = try ChildProcess(
+            arguments: [executable, "_cell", jobPath.path], outputPath: outputPath.path, progressPipe: true)
+        var recordsDone: Int?
+        var overBudget: String?
+        var ended: (ChildProcess.Ending, rusage)?
+        while ended == nil {
+            if let done = child.readProgress(waitingUpTo: 50) { recordsDone = done }
+            ended = child.reapIfEnded()
+            if ended != nil { break }
+            let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+            observer.progress(elapsedSeconds: elapsed, recordsDone: recordsDone)
+            if elapsed > configuration.timeBudgetSeconds {
+                overBudget = "over the time budget of \(Self.format(seconds: configuration.timeBudgetSeconds))"
+            } else if let resident = ProcessStats.residentBytes(ofProcess: child.pid),
+                resident > configuration.memoryBudgetBytes
+            {
+                overBudget = "over the memory budget of \(Quantity.formatBytes(configuration.memoryBudgetBytes))"
+                    + " (resident \(Quantity.formatBytes(resident)))"
+            }
+            if overBudget != nil {
+                child.kill()
+                ended = child.waitUntilEnded()
+            }
+        }
+        guard let (ending, usage) = ended else { throw BenchError("child \(child.pid) was not reaped") }
+        let wall = Double(monotonicNanoseconds() - start) / 1e9
+        result.process = ProcessUsage(
+            wallSeconds: wall, userCPUSeconds: Self.seconds(usage.ru_utime),
+            systemCPUSeconds: Self.seconds(usage.ru_stime), peakRSSBytes: Int64(usage.ru_maxrss) * 1024)
+        let report = try? JSONDecoder().decode(CellReport.self, from: Data(contentsOf: reportPath))
+        if let overBudget {
+            result.status = .dnf
+            result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
+        } else if case .signaled(let signal) = ending {
+            result.status = .dnf
+            result.reason = "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
+                + (Self.crashMessage(at: outputPath).map { ": \($0)" } ?? "")
+        } else if let error = report?.error {
+            result.status = .error
+            result.reason = error
+        } else if case .exited(let code) = ending, code != 0 || report == nil {
+            result.status = .dnf
+            result.reason = "exited with status \(code) without a report"
+                + (Self.crashMessage(at: outputPath).map { ": \($0)" } ?? "")
+        } else {
+            result.metrics = report?.metrics
+        }
+        return result
+    }
+
+    /// The line of a crashed child's output that says why (Swift's "Fatal error: …"), without the stack trace.
+    static func crashMessage(at url: URL) -> String? {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let line = lines.first { $0.contains("Fatal error") || $0.contains("fatal error") } ?? lines.first
+        return line.map { String($0.prefix(300)) }
+    }
+
+    static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+
+    static func format(seconds: Double) -> String {
+        seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) min" : "\(seconds) s"
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A persistence strategy under test, opened on one directory that it owns.
+///
+/// A store answers workload *questions* in its own idiom; what it can answer is declared by the capability
+/// protocols it adopts (`ItemStore` today; associations, ordered children, migrations, time profiles and
+/// key-value operations later). A store that lacks a capability does not conform, and its cells read "n/a".
+public protocol Store: AnyObject {
+    /// Flushes and releases everything. The store is not used after this; its files stay.
+    func close() throws
+
+    /// The bytes a closed store occupies in `directory`. The default sums the files' logical sizes.
+    static func bytesOnDisk(at directory: URL) throws -> Int64
+}
+
+extension Store {
+    public static func bytesOnDisk(at directory: URL) throws -> Int64 {
+        try FileSystem.logicalSize(of: directory)
+    }
+}
+
+/// The CRUD questions about `Item`s.
+///
+/// Each call is one unit of work in the store's idiom: one transaction for a batch write, one lookup for a
+/// read. The workloads decide the batch sizes, so that every store does the same work.
+public protocol ItemStore: Store {
+    /// Inserts items that are not yet in the store, in one transaction.
+    func insert(_ batch: [Item]) throws
+    /// Inserts one item in its own transaction, durable on disk before returning.
+    func insertDurably(_ item: Item) throws
+    /// The item with this id, or nil.
+    func item(id: Int64) throws -> Item?
+    /// Calls `body` with every item in id order, streaming: never an array of all items.
+    func forEachItem(_ body: (Item) throws -> Void) throws
+    /// How many items match the filter.
+    func count(where filter: ItemFilter) throws -> Int
+    /// One page of items, in `ItemPageQuery.areInIncreasingOrder` order.
+    func page(_ query: ItemPageQuery) throws -> [Item]
+    /// Applies the updates (to existing items) in one transaction.
+    func update(_ updates: [ItemUpdate]) throws
+    /// Deletes the items with these ids (all exist) in one transaction.
+    func delete(ids: [Int64]) throws
+}
+
+/// How the tool finds, describes and opens a store.
+public struct StoreKind: Sendable {
+    /// The short name used on the command line, in results and in reports: `sqlite`, `grdb+codable`.
+    public let name: String
+    /// One line: what this store is and how it is used.
+    public let summary: String
+    /// What a commit guarantees, in one line.
+    public let durability: String
+    /// The engine and its version, as linked at run time ("SQLite 3.40.1").
+    public let engine: @Sendable () -> String
+    /// The store's type, for capability checks without opening a store.
+    public let type: any Store.Type
+    /// Creates a store in an empty directory, or opens the one it finds there.
+    public let open: @Sendable (URL) throws -> any Store
+
+    public init(
+        name: String, summary: String, durability: String, engine: @escaping @Sendable () -> String,
+        type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
+    ) {
+        self.name = name
+        self.summary = summary
+        self.durability = durability
+        self.engine = engine
+        self.type = type
+        self.open = open
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// A workload over the `Item` data set: the store must be an `ItemStore`.
+protocol ItemWorkload: Workload {
+    func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome
+}
+
+extension ItemWorkload {
+    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ItemStore.Type }
+
+    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let items = store as? any ItemStore else {
+            throw BenchError("workload \(name) needs an item store; \(type(of: store)) is not one")
+        }
+        return try run(on: items, context: context)
+    }
+
+    /// Every item in id order: proves that inserts, updates and deletes left the same data in every store.
+    public func digestAfterRun(of store: any Store) throws -> Digest {
+        guard let items = store as? any ItemStore else {
+            throw BenchError("workload \(name) needs an item store; \(type(of: store)) is not one")
+        }
+        var digest = Digest()
+        try items.forEachItem { digest.add($0) }
+        return digest
+    }
+}
+
+extension Fixture {
+    /// Items 1...scale, inserted in transactions of `batchSize`.
+    public static let items = Fixture(name: "items") { store, context in
+        guard let store = store as? any ItemStore else {
+            throw BenchError("the items fixture needs an item store; \(type(of: store)) is not one")
+        }
+        try ItemBatches.insert(ids: 1...Int64(context.scale), into: store, context: context)
+    }
+}
+
+/// Shared steps of the item workloads.
+enum ItemBatches {
+    /// Generates items batch by batch (untimed) and inserts each batch (timed).
+    static func insert(ids: ClosedRange<Int64>, into store: any ItemStore, context: WorkloadContext) throws {
+        var start = ids.lowerBound
+        while start <= ids.upperBound {
+            let end = min(ids.upperBound, start + Int64(context.batchSize) - 1)
+            let batch = context.items.items(start...end)
+            try context.stopwatch.measure { try store.insert(batch) }
+            context.progress.advance(by: batch.count)
+            start = end + 1
+        }
+    }
+
+    /// Calls `body` with the ids that `update` or `delete` touch, `batchSize` at a time: a seeded 10% of
+    /// 1...scale, distinct and in random order, generated batch by batch (never all at once).
+    static func forEachBatchOfTenPercent(
+        context: WorkloadContext, stream: SplitMix64.Stream, _ body: ([Int64]) throws -> Void
+    ) throws {
+        let total = context.scale / 10
+        guard total > 0 else { return }
+        let permutation = SeededPermutation(count: context.scale, seed: context.seed, stream: stream)
+        var position = 0
+        while position < total {
+            let end = min(total, position + context.batchSize)
+            try body((position..<end).map { Int64(permutation[$0] + 1) })
+            position = end
+        }
+    }
+}

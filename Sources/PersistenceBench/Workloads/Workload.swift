@@ -1,0 +1,86 @@
+import Foundation
+
+/// One question asked of a store at a scale: timed, counted and digested.
+///
+/// A workload knows only the capability protocols (`ItemStore`, …), never a particular store.
+public protocol Workload: Sendable {
+    /// Short kebab-case name, the same on the command line, in results and in reports.
+    var name: String { get }
+    /// One line: what is timed.
+    var summary: String { get }
+    /// The data the store must hold before the timed phase, loaded once per store and scale and copied for
+    /// each cell, untimed. Nil: the workload starts from an empty store.
+    var fixture: Fixture? { get }
+    /// Whether a store of this type can answer the workload's questions.
+    func supports(_ storeType: any Store.Type) -> Bool
+    /// Runs the timed phase on an open store; the timed parts go through `context.stopwatch`.
+    func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome
+    /// The digest of what a changing workload left in the store, read back after the timed phase (untimed).
+    func digestAfterRun(of store: any Store) throws -> Digest
+}
+
+/// What a workload hands back: how many operations it timed and the digest of its answers.
+public struct WorkloadOutcome: Sendable {
+    /// Operations in the timed phase (records written, lookups, rows scanned, queries): ops/s = operations / time.
+    public var operations: Int
+    /// The digest of the answers, or nil for a workload that changes the store: its digest is then
+    /// `digestAfterRun(of:)`, taken after the timed phase and after memory is sampled.
+    public var digest: Digest?
+
+    public init(operations: Int, digest: Digest?) {
+        self.operations = operations
+        self.digest = digest
+    }
+}
+
+/// Everything a workload needs besides the store.
+public struct WorkloadContext {
+    /// The data set's size in records.
+    public let scale: Int
+    public let seed: UInt64
+    /// Records per write transaction for bulk writes (`insert`, `update`, `delete`, fixture loads).
+    public let batchSize: Int
+    public let stopwatch: Stopwatch
+    public let progress: ProgressReporter
+
+    public init(scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter) {
+        self.scale = scale
+        self.seed = seed
+        self.batchSize = batchSize
+        self.stopwatch = stopwatch
+        self.progress = progress
+    }
+
+    public var items: ItemGenerator { ItemGenerator(seed: seed) }
+}
+
+/// Data loaded into a store before a read or change workload. Loading is never timed.
+public struct Fixture: Sendable {
+    /// Names the fixture's directory: one copy per store, fixture and scale.
+    public let name: String
+    public let load: @Sendable (any Store, WorkloadContext) throws -> Void
+
+    public init(name: String, load: @escaping @Sendable (any Store, WorkloadContext) throws -> Void) {
+        self.name = name
+        self.load = load
+    }
+}
+
+/// Counts records done for the live progress line. The runner's child process forwards them to the parent.
+public final class ProgressReporter {
+    public private(set) var done = 0
+    private let report: (Int) -> Void
+    private var lastReport: UInt64 = 0
+
+    public init(report: @escaping (Int) -> Void = { _ in }) { self.report = report }
+
+    /// Adds `count` records; reports at most ten times a second.
+    public func advance(by count: Int) {
+        done += count
+        let now = monotonicNanoseconds()
+        if now - lastReport > 100_000_000 {
+            lastReport = now
+            report(done)
+        }
+    }
+}

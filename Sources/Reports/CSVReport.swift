@@ -1,0 +1,43 @@
+import Foundation
+import PersistenceBench
+
+/// `results.csv`: one row per cell repetition. The README documents every column.
+public enum CSVReport {
+    public static let columns = [
+        "store", "workload", "scale", "repetition", "status", "reason", "timed_seconds", "operations",
+        "ops_per_second", "latency_p50_us", "latency_p95_us", "latency_p99_us", "latency_p999_us", "latency_max_us",
+        "user_cpu_seconds", "sys_cpu_seconds", "peak_rss_bytes", "rss_anon_bytes", "rss_file_bytes",
+        "storage_write_bytes", "bytes_on_disk", "digest", "process_wall_seconds",
+    ]
+
+    public static func render(_ results: RunResults) -> String {
+        var lines = [columns.joined(separator: ",")]
+        for cell in results.cells {
+            let metrics = cell.metrics
+            let latency = metrics?.latency
+            let fields: [String?] = [
+                cell.store, cell.workload, "\(cell.scale.records)", "\(cell.repetition)", cell.status.rawValue,
+                cell.reason, metrics.map { number($0.timedSeconds) }, metrics.map { "\($0.operations)" },
+                metrics.map { number($0.operationsPerSecond) }, latency.map { number($0.p50) },
+                latency.map { number($0.p95) }, latency.map { number($0.p99) }, latency.map { number($0.p999) },
+                latency.map { number($0.max) }, cell.process.map { number($0.userCPUSeconds) },
+                cell.process.map { number($0.systemCPUSeconds) }, cell.process.map { "\($0.peakRSSBytes)" },
+                metrics?.rssAnonBytes.map { "\($0)" }, metrics?.rssFileBytes.map { "\($0)" },
+                metrics?.storageWriteBytes.map { "\($0)" }, metrics.map { "\($0.bytesOnDisk)" },
+                metrics.map { $0.digest.description }, cell.process.map { number($0.wallSeconds) },
+            ]
+            lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// RFC 4180: a field with a comma, quote, or line break is quoted, and its quotes doubled.
+    public static func quote(_ field: String) -> String {
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    private static func number(_ value: Double) -> String {
+        String(format: "%.6g", value)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PersistenceBench
+
+/// Shows a run's progress: a live, rewritten line on a terminal; one plain line per cell otherwise.
+public final class ConsoleProgress: RunObserver {
+    private let isTerminal: Bool
+    private var label = ""
+    private var lastDraw: UInt64 = 0
+
+    public init(isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
+        self.isTerminal = isTerminal
+    }
+
+    public func fixtureStarted(store: String, fixture: String, scale: Scale) {
+        label = "loading \(fixture) fixture for \(store) at \(scale) (untimed)"
+        if !isTerminal { emit("       \(label)") }
+    }
+
+    public func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {
+        label = "[\(index)/\(total)] \(cell.store) \(cell.workload.name) \(cell.scale) rep \(cell.repetition)"
+    }
+
+    public func progress(elapsedSeconds: Double, recordsDone: Int?) {
+        guard isTerminal else { return }
+        let now = monotonicNanoseconds()
+        guard now - lastDraw > 200_000_000 else { return }
+        lastDraw = now
+        let records = recordsDone.map { ", \(formatCount(Double($0))) records" } ?? ""
+        draw("\(label)  \(String(format: "%.1f", elapsedSeconds)) s\(records)")
+    }
+
+    public func cellFinished(_ result: CellResult, index: Int, total: Int) {
+        let label = "[\(index)/\(total)] \(result.store) \(result.workload) \(result.scale) rep \(result.repetition)"
+        var line: String
+        switch result.status {
+        case .ok:
+            let metrics = result.metrics
+            line = "\(label): \(formatCount(metrics?.operationsPerSecond ?? 0)) ops/s"
+                + " (\(String(format: "%.3f", metrics?.timedSeconds ?? 0)) s timed)"
+            if let peak = result.process?.peakRSSBytes { line += ", peak \(Quantity.formatBytes(peak))" }
+        case .notApplicable: line = "\(label): n/a"
+        case .dnf: line = "\(label): DNF — \(result.reason ?? "")"
+        case .error: line = "\(label): ERROR — \(result.reason ?? "")"
+        }
+        if isTerminal { draw("") }
+        emit(line)
+    }
+
+    private func draw(_ text: String) {
+        write("\r\u{1B}[K" + text)
+    }
+
+    private func emit(_ line: String) {
+        write(line + "\n")
+    }
+
+    // Straight to the file descriptor: unbuffered, so the live line shows at once.
+    private func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
+}

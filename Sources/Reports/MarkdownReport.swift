@@ -1,0 +1,162 @@
+import Foundation
+import PersistenceBench
+
+/// `report.md`: per workload a table of stores × scales, with the environment and the command on top.
+public enum MarkdownReport {
+    public static func render(_ results: RunResults) -> String {
+        var out: [String] = []
+        let environment = results.environment
+        let configuration = results.configuration
+        out.append("# PersistenceBench report")
+        out.append("")
+        let status = results.finishedAt == nil ? "**incomplete** (interrupted or still running)" : "complete"
+        out.append("Run started \(iso(results.startedAt)), \(status). Produced by:")
+        out.append("")
+        out.append("```")
+        out.append(environment.command)
+        out.append("```")
+        out.append("")
+        let mismatches = results.digestChecks.filter { !$0.agreed }
+        if !mismatches.isEmpty {
+            out.append("## ⚠️ DIGEST MISMATCH: stores disagree")
+            out.append("")
+            out.append("These stores gave different answers to the same questions; their timings are not comparable.")
+            out.append("")
+            for check in mismatches {
+                let digests = check.digests.sorted { $0.key < $1.key }
+                    .map { "`\($0.key)` \($0.value.map(\.description).joined(separator: " / "))" }
+                out.append("- **\(check.workload) at \(check.scale)**: " + digests.joined(separator: "; "))
+            }
+            out.append("")
+        }
+        out.append("## Environment")
+        out.append("")
+        out.append("| | |")
+        out.append("|---|---|")
+        out.append("| CPU | \(environment.cpuModel), \(environment.cores) cores |")
+        out.append("| Memory | \(Quantity.formatBytes(environment.memoryBytes)) |")
+        out.append("| Kernel | \(environment.kernel) |")
+        out.append("| Host | \(environment.hostname) |")
+        out.append("| Compiler | \(environment.swift) |")
+        for (store, engine) in environment.engines.sorted(by: { $0.key < $1.key }) {
+            out.append("| `\(store)` | \(engine) |")
+        }
+        out.append("| Git commit | \(environment.gitCommit) |")
+        out.append("| Seed | \(configuration.seed) |")
+        out.append("| Repetitions | \(configuration.repetitions) per cell, each in its own process |")
+        out.append(
+            "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell |")
+        out.append("| Write batch | \(configuration.batchSize) records per transaction |")
+        out.append("")
+        out.append(
+            "Each cell shows the median throughput over the repetitions that finished, its min–max spread, the "
+                + "ratio to the best store at that scale (best throughput ÷ this one: 1.00× is the best, 2.00× takes "
+                + "twice as long), and the median peak RSS of the cell's process. ★ marks the best. DNF: did not "
+                + "finish, with the reason. n/a: the store cannot answer this workload.")
+        out.append("")
+        let agreed = results.digestChecks.filter(\.agreed).count
+        out.append("Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
+            + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above)."))
+        out.append("")
+
+        let scales = orderedUnique(results.cells.map(\.scale)).sorted()
+        let stores = orderedUnique(results.cells.map(\.store))
+        for workload in orderedUnique(results.cells.map(\.workload)) {
+            let cells = results.cells.filter { $0.workload == workload }
+            out.append("## \(workload)")
+            out.append("")
+            if let summary = WorkloadCatalog.workload(named: workload)?.summary {
+                out.append(summary + ".")
+                out.append("")
+            }
+            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
+            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            var latencyRows: [String] = []
+            let bestByScale = Dictionary(uniqueKeysWithValues: scales.map { scale in
+                (scale, stores.compactMap { store in
+                    CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).medianThroughput
+                }.max())
+            })
+            for store in stores {
+                var row = "| `\(store)` |"
+                var latencyRow = "| `\(store)` |"
+                var hasLatency = false
+                for scale in scales {
+                    let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+                    row += " " + throughputCell(summary, best: bestByScale[scale] ?? nil) + " |"
+                    if let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
+                        let p999 = summary.medianLatency(\.p999)
+                    {
+                        hasLatency = true
+                        latencyRow += " \(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999)) |"
+                    } else {
+                        latencyRow += " – |"
+                    }
+                }
+                out.append(row)
+                if hasLatency { latencyRows.append(latencyRow) }
+            }
+            out.append("")
+            if !latencyRows.isEmpty {
+                out.append("Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions):")
+                out.append("")
+                out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
+                out.append("|---|" + scales.map { _ in "---|" }.joined())
+                out.append(contentsOf: latencyRows)
+                out.append("")
+            }
+        }
+
+        let inserts = results.cells.filter { $0.workload == "insert" }
+        if !inserts.isEmpty {
+            out.append("## Bytes on disk after `insert`")
+            out.append("")
+            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
+            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            for store in stores {
+                var row = "| `\(store)` |"
+                for scale in scales {
+                    let summary = CellSummary(cells: inserts.filter { $0.store == store && $0.scale == scale })
+                    if let bytes = summary.medianBytesOnDisk {
+                        row += " \(Quantity.formatBytes(Int64(bytes))) (\(formatSignificant(bytes / Double(scale.records))) B/record) |"
+                    } else {
+                        row += " – |"
+                    }
+                }
+                out.append(row)
+            }
+            out.append("")
+        }
+        return out.joined(separator: "\n")
+    }
+
+    private static func throughputCell(_ summary: CellSummary, best: Double?) -> String {
+        if summary.cells.isEmpty { return "–" }
+        if let failed = summary.failure {
+            if failed.status == .notApplicable { return "n/a" }
+            let reason = (failed.reason ?? "no reason given").replacingOccurrences(of: "|", with: "\\|")
+                .replacingOccurrences(of: "\n", with: " ")
+            return "**\(failed.status == .error ? "ERROR" : "DNF")**: \(reason)"
+        }
+        guard let median = summary.medianThroughput else { return "–" }
+        let throughputs = summary.throughputs
+        let isBest = best.map { median >= $0 } ?? false
+        var text = isBest ? "**\(formatCount(median)) ops/s** ★" : "\(formatCount(median)) ops/s"
+        if throughputs.count > 1, let low = throughputs.min(), let high = throughputs.max() {
+            text += " (\(formatCount(low))–\(formatCount(high)))"
+        }
+        if let best, median > 0 { text += " · \(String(format: "%.2f", best / median))×" }
+        if let rss = summary.medianPeakRSS { text += " · \(Quantity.formatBytes(Int64(rss)))" }
+        if summary.partialFailures > 0 { text += " · \(summary.partialFailures) rep(s) DNF" }
+        return text
+    }
+
+    private static func iso(_ date: Date) -> String {
+        ISO8601DateFormatter().string(from: date)
+    }
+}
+
+func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {
+    var seen = Set<T>()
+    return values.filter { seen.insert($0).inserted }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PersistenceBench
+
+/// The repetitions of one (store, workload, scale), summarised.
+struct CellSummary {
+    let cells: [CellResult]
+
+    var finished: [CellMetrics] { cells.compactMap { $0.status == .ok ? $0.metrics : nil } }
+    var throughputs: [Double] { finished.map(\.operationsPerSecond) }
+    var medianThroughput: Double? { median(throughputs) }
+    var medianPeakRSS: Double? { median(cells.filter { $0.status == .ok }.compactMap { $0.process.map { Double($0.peakRSSBytes) } }) }
+    var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
+    /// The first reason a repetition did not finish, if none finished.
+    var failure: CellResult? { finished.isEmpty ? cells.first { $0.status != .ok } : nil }
+    /// Repetitions that did not finish, when others did.
+    var partialFailures: Int { finished.isEmpty ? 0 : cells.count - finished.count }
+
+    func medianLatency(_ percentile: KeyPath<LatencySummary, Double>) -> Double? {
+        median(finished.compactMap { $0.latency?[keyPath: percentile] })
+    }
+}
+
+/// The median (mean of the two middle values for an even count), or nil for no values.
+func median(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// Numbers as people read them: 1.23M, 456k, 78.9.
+func formatCount(_ value: Double) -> String {
+    for (suffix, unit) in [("G", 1e9), ("M", 1e6), ("k", 1e3)] where value >= unit {
+        return formatSignificant(value / unit) + suffix
+    }
+    return formatSignificant(value)
+}
+
+/// Three significant digits.
+func formatSignificant(_ value: Double) -> String {
+    if value >= 100 { return String(format: "%.0f", value) }
+    if value >= 10 { return String(format: "%.1f", value) }
+    return String(format: "%.2f", value)
+}

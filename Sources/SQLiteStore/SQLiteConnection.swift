@@ -1,0 +1,150 @@
+import CSQLite
+import Foundation
+import PersistenceBench
+
+/// An error from the SQLite C API, with SQLite's message and the statement or operation that failed.
+public struct SQLiteError: Error, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public let operation: String
+
+    public var description: String { "SQLite error \(code) (\(message)) in \(operation)" }
+}
+
+/// One SQLite connection, used from one thread.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: code, message: message, operation: "open \(path)")
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    /// Runs SQL with no results (schema, pragmas, transactions).
+    func execute(_ sql: String) throws {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql)
+    }
+
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql)
+        guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement", operation: sql) }
+        return SQLiteStatement(handle: statement, connection: self)
+    }
+
+    /// Runs `body` in one write transaction, rolled back if it throws.
+    func transaction(_ body: () throws -> Void) throws {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func close() throws {
+        try check(sqlite3_close(handle), "close \(path)")
+    }
+
+    @inline(__always)
+    func check(_ code: Int32, _ operation: @autoclosure () -> String) throws {
+        guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
+            throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), operation: operation())
+        }
+    }
+
+    /// The linked library's version, "SQLite 3.40.1".
+    static var engine: String { "SQLite \(String(cString: sqlite3_libversion()))" }
+}
+
+/// A prepared statement, reset and reused for every execution.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    unowned let connection: SQLiteConnection
+
+    init(handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    private var isFinalized = false
+
+    deinit { finalize() }
+
+    /// Releases the statement; a connection closes only once all its statements are finalized.
+    func finalize() {
+        guard !isFinalized else { return }
+        isFinalized = true
+        sqlite3_finalize(handle)
+    }
+
+    @inline(__always) func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    @inline(__always) func bind(_ value: Bool, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value ? 1 : 0)
+    }
+
+    @inline(__always) func bind(_ value: Double, at index: Int32) {
+        sqlite3_bind_double(handle, index, value)
+    }
+
+    @inline(__always) func bindNull(at index: Int32) {
+        sqlite3_bind_null(handle, index)
+    }
+
+    /// Steps once; true while it yields a row.
+    @inline(__always) func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw SQLiteError(
+            code: code, message: String(cString: sqlite3_errmsg(connection.handle)),
+            operation: String(cString: sqlite3_sql(handle)))
+    }
+
+    /// Runs `body` with the text bound at `index` for the duration of the call, without copying it.
+    ///
+    /// SQLITE_STATIC (a nil destructor) tells SQLite not to copy: the bytes stay valid until `body` returns,
+    /// and `body` must step and reset the statement before then.
+    @inline(__always) func withText<T>(_ text: String, at index: Int32, _ body: () throws -> T) rethrows -> T {
+        var text = text
+        return try text.withUTF8 { bytes in
+            try bytes.withMemoryRebound(to: CChar.self) { characters in
+                // A zero-length buffer may have no address; SQLite reads a nil pointer as NULL, not "".
+                if let address = characters.baseAddress {
+                    sqlite3_bind_text(handle, index, address, Int32(characters.count), nil)
+                } else {
+                    sqlite3_bind_text(handle, index, "", 0, nil)
+                }
+                return try body()
+            }
+        }
+    }
+
+    /// Clears the bindings' use and makes the statement ready for its next run.
+    @inline(__always) func reset() {
+        sqlite3_reset(handle)
+    }
+
+    @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+    @inline(__always) func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    @inline(__always) func text(at column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+    }
+}

@@ -1,0 +1,168 @@
+import CSQLite
+import Foundation
+import PersistenceBench
+
+/// `sqlite`: the SQLite C API used directly: prepared statements, `sqlite3_step`, column getters.
+///
+/// Same file name, schema, indexes and pragmas as `grdb` (WAL, synchronous=FULL), so that the ratio between
+/// the two is the cost of GRDB's layer and nothing else.
+public final class SQLiteItemStore: ItemStore {
+    public static let kind = StoreKind(
+        name: "sqlite",
+        summary: "SQLite C API directly: prepared statements, sqlite3_step, column getters; WAL",
+        durability: "every commit fsynced (WAL, synchronous=FULL)",
+        engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
+        open: { try SQLiteItemStore(directory: $0) })
+
+    /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS "item" ("id" INTEGER PRIMARY KEY, "title" TEXT NOT NULL, \
+        "notes" TEXT NOT NULL, "isInStock" BOOLEAN NOT NULL, "priority" INTEGER, "price" DOUBLE NOT NULL, \
+        "createdAt" DOUBLE NOT NULL);
+        CREATE INDEX IF NOT EXISTS "item_on_priority_isInStock_title" ON "item"("priority", "isInStock", "title");
+        """
+    static let columns = "id, title, notes, isInStock, priority, price, createdAt"
+
+    private let connection: SQLiteConnection
+    private let insertStatement: SQLiteStatement
+    private let selectByID: SQLiteStatement
+    private let selectAll: SQLiteStatement
+    private let countWithPriority: SQLiteStatement
+    private let countWithoutPriority: SQLiteStatement
+    private let pageWithPriority: SQLiteStatement
+    private let pageWithoutPriority: SQLiteStatement
+    private let updateStatement: SQLiteStatement
+    private let deleteStatement: SQLiteStatement
+
+    public init(directory: URL) throws {
+        let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
+        self.connection = connection
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        try connection.transaction { try connection.execute(Self.schema) }
+        let columns = Self.columns
+        insertStatement = try connection.prepare("INSERT INTO item (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        selectByID = try connection.prepare("SELECT \(columns) FROM item WHERE id = ?")
+        selectAll = try connection.prepare("SELECT \(columns) FROM item ORDER BY id")
+        countWithPriority = try connection.prepare("SELECT COUNT(*) FROM item WHERE priority = ? AND isInStock = ?")
+        countWithoutPriority = try connection.prepare(
+            "SELECT COUNT(*) FROM item WHERE priority IS NULL AND isInStock = ?")
+        let order = "ORDER BY isInStock, title, id LIMIT ? OFFSET ?"
+        pageWithPriority = try connection.prepare("SELECT \(columns) FROM item WHERE priority = ? \(order)")
+        pageWithoutPriority = try connection.prepare("SELECT \(columns) FROM item WHERE priority IS NULL \(order)")
+        updateStatement = try connection.prepare("UPDATE item SET title = ?, isInStock = ?, price = ? WHERE id = ?")
+        deleteStatement = try connection.prepare("DELETE FROM item WHERE id = ?")
+    }
+
+    public func close() throws {
+        // Statements must be finalized before the connection closes.
+        for statement in [
+            insertStatement, selectByID, selectAll, countWithPriority, countWithoutPriority, pageWithPriority,
+            pageWithoutPriority, updateStatement, deleteStatement,
+        ] { statement.finalize() }
+        try connection.close()
+    }
+
+    public func insert(_ batch: [Item]) throws {
+        try connection.transaction {
+            for item in batch { try insertRow(item) }
+        }
+    }
+
+    public func insertDurably(_ item: Item) throws {
+        try connection.transaction { try insertRow(item) }
+    }
+
+    private func insertRow(_ item: Item) throws {
+        let statement = insertStatement
+        statement.bind(item.id, at: 1)
+        statement.bind(item.isInStock, at: 4)
+        if let priority = item.priority { statement.bind(Int64(priority.rawValue), at: 5) } else { statement.bindNull(at: 5) }
+        statement.bind(item.price, at: 6)
+        statement.bind(item.createdAt.timeIntervalSince1970, at: 7)
+        try statement.withText(item.title, at: 2) {
+            try statement.withText(item.notes, at: 3) {
+                defer { statement.reset() }
+                _ = try statement.step()
+            }
+        }
+    }
+
+    public func item(id: Int64) throws -> Item? {
+        selectByID.bind(id, at: 1)
+        defer { selectByID.reset() }
+        return try selectByID.step() ? Self.item(from: selectByID) : nil
+    }
+
+    public func forEachItem(_ body: (Item) throws -> Void) throws {
+        defer { selectAll.reset() }
+        while try selectAll.step() { try body(Self.item(from: selectAll)) }
+    }
+
+    public func count(where filter: ItemFilter) throws -> Int {
+        let statement: SQLiteStatement
+        if let priority = filter.priority {
+            statement = countWithPriority
+            statement.bind(Int64(priority.rawValue), at: 1)
+            statement.bind(filter.isInStock, at: 2)
+        } else {
+            statement = countWithoutPriority
+            statement.bind(filter.isInStock, at: 1)
+        }
+        defer { statement.reset() }
+        guard try statement.step() else { return 0 }
+        return Int(statement.int64(at: 0))
+    }
+
+    public func page(_ query: ItemPageQuery) throws -> [Item] {
+        let statement: SQLiteStatement
+        var index: Int32 = 1
+        if let priority = query.priority {
+            statement = pageWithPriority
+            statement.bind(Int64(priority.rawValue), at: 1)
+            index = 2
+        } else {
+            statement = pageWithoutPriority
+        }
+        statement.bind(Int64(query.limit), at: index)
+        statement.bind(Int64(query.offset), at: index + 1)
+        defer { statement.reset() }
+        var items: [Item] = []
+        items.reserveCapacity(query.limit)
+        while try statement.step() { items.append(Self.item(from: statement)) }
+        return items
+    }
+
+    public func update(_ updates: [ItemUpdate]) throws {
+        let statement = updateStatement
+        try connection.transaction {
+            for update in updates {
+                statement.bind(update.isInStock, at: 2)
+                statement.bind(update.price, at: 3)
+                statement.bind(update.id, at: 4)
+                try statement.withText(update.title, at: 1) {
+                    defer { statement.reset() }
+                    _ = try statement.step()
+                }
+            }
+        }
+    }
+
+    public func delete(ids: [Int64]) throws {
+        let statement = deleteStatement
+        try connection.transaction {
+            for id in ids {
+                statement.bind(id, at: 1)
+                defer { statement.reset() }
+                _ = try statement.step()
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func item(from row: SQLiteStatement) -> Item {
+        Item(
+            id: row.int64(at: 0), title: row.text(at: 1), notes: row.text(at: 2), isInStock: row.int64(at: 3) != 0,
+            priority: row.isNull(at: 4) ? nil : Item.Priority(rawValue: Int(row.int64(at: 4))),
+            price: row.double(at: 5), createdAt: Date(timeIntervalSince1970: row.double(at: 6)))
+    }
+}

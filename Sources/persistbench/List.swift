@@ -1,0 +1,20 @@
+import ArgumentParser
+import PersistenceBench
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the stores, their variants, and the workloads.")
+
+    func run() {
+        print("Stores (name, durability, what it is):")
+        let width = (allStores.map(\.name.count).max() ?? 0) + 2
+        for store in allStores {
+            print("  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                + "\(store.summary). Durability: \(store.durability).")
+        }
+        print("Workloads:")
+        let workloadWidth = (WorkloadCatalog.all.map(\.name.count).max() ?? 0) + 2
+        for workload in WorkloadCatalog.all {
+            print("  " + workload.name.padding(toLength: workloadWidth, withPad: " ", startingAt: 0) + workload.summary)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import GRDBStore
+import PersistenceBench
+import SQLiteStore
+
+/// Every store this build knows, in the order reports list them.
+let allStores: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds
+
+@main
+struct PersistBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "persistbench",
+        abstract: "Identical, verified workloads against Swift persistence strategies: throughput, latency, memory.",
+        subcommands: [Run.self, List.self, Report.self, Cell.self],
+        defaultSubcommand: nil)
+
+    /// Bad input exits with status 2 and a message naming it; runtime failures exit with 1.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}

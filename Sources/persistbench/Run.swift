@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+import Reports
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a matrix of cells (store × workload × scale × repetition), each in its own process.",
+        discussion: """
+            With no options: every store, the CRUD workloads, scales 10k and 100k, 3 repetitions, into \
+            results/latest/. Exit status: 0 when every digest agrees, 1 on a digest mismatch or a cell error \
+            (or any DNF with --strict), 2 on bad input.
+            """)
+
+    @Option(help: "Comma-separated stores (see `persistbench list`). Default: all.")
+    var stores: String?
+
+    @Option(help: "Comma-separated workloads. Default: the CRUD workloads.")
+    var workloads: String?
+
+    @Option(help: "Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.")
+    var scales: String = "10k,100k"
+
+    @Option(help: "Repetitions of every cell.")
+    var repetitions: Int = RunConfiguration.defaultRepetitions
+
+    @Option(help: "Seed of the data set and key sequences.")
+    var seed: UInt64 = RunConfiguration.defaultSeed
+
+    @Option(help: "Records per write transaction in bulk writes.")
+    var batchSize: Int = RunConfiguration.defaultBatchSize
+
+    @Option(help: "Output directory for results.json, results.csv and report.md.")
+    var out: String = "results/latest"
+
+    @Option(help: "Wall-clock budget per cell process: 90s, 10m, 1h.")
+    var timeBudget: String = "10m"
+
+    @Option(help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
+    var memoryBudget: String = "8GiB"
+
+    @Flag(help: "Keep each store's files from the last repetition under OUT/stores/<store>/<workload>-<scale>/.")
+    var keepStores = false
+
+    @Flag(help: "Exit 1 if any cell did not finish (DNF), not only on digest mismatches and errors.")
+    var strict = false
+
+    func validate() throws {
+        _ = try parsed()
+    }
+
+    /// The run's configuration, or a ValidationError naming the bad value.
+    private func parsed() throws -> (RunConfiguration, [StoreKind], [any Workload]) {
+        let storeNames = try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name)
+        let workloadNames = try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
+            ?? WorkloadCatalog.crud.map(\.name)
+        var parsedScales: [Scale] = []
+        for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            guard let scale = Scale(parsing: text) else {
+                throw ValidationError("invalid scale '\(text)': use a positive record count such as 10k, 1M, 1e6 or 1000000")
+            }
+            if !parsedScales.contains(scale) { parsedScales.append(scale) }
+        }
+        guard repetitions >= 1 else { throw ValidationError("invalid --repetitions \(repetitions): at least 1") }
+        guard batchSize >= 1 else { throw ValidationError("invalid --batch-size \(batchSize): at least 1") }
+        guard let seconds = Quantity.seconds(parsing: timeBudget) else {
+            throw ValidationError("invalid --time-budget '\(timeBudget)': use a duration such as 90s, 10m or 1h")
+        }
+        guard let bytes = Quantity.bytes(parsing: memoryBudget) else {
+            throw ValidationError("invalid --memory-budget '\(memoryBudget)': use a size such as 512MiB or 8GiB")
+        }
+        let configuration = RunConfiguration(
+            stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
+            batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores)
+        let kinds = storeNames.compactMap { name in allStores.first { $0.name == name } }
+        let chosen = workloadNames.compactMap(WorkloadCatalog.workload(named:))
+        return (configuration, kinds, chosen)
+    }
+
+    private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {
+        guard let text else { return nil }
+        var names: [String] = []
+        for name in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            guard known.contains(name) else {
+                throw ValidationError("unknown \(what) '\(name)'; known: \(known.joined(separator: ", "))")
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    func run() throws {
+        let (configuration, kinds, chosen) = try parsed()
+        let output = URL(fileURLWithPath: out)
+        let environment = RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments)
+        let runner = Runner(
+            configuration: configuration, stores: kinds, workloads: chosen, environment: environment,
+            outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(),
+            save: { try ReportWriter.write($0, to: output) })
+        let results = try runner.run()
+        print("Wrote \(output.path)/report.md, results.csv and results.json")
+        let mismatches = results.digestChecks.filter { !$0.agreed }
+        for check in mismatches {
+            let digests = check.digests.sorted { $0.key < $1.key }
+                .map { "\($0.key)=\($0.value.map(\.description).joined(separator: "/"))" }
+            print("DIGEST MISMATCH: \(check.workload) at \(check.scale): \(digests.joined(separator: " "))")
+        }
+        let errors = results.cells.filter { $0.status == .error }
+        let unfinished = results.cells.filter { $0.status == .dnf }
+        if !errors.isEmpty { print("\(errors.count) cell(s) failed with an error; see report.md") }
+        if !unfinished.isEmpty { print("\(unfinished.count) cell(s) did not finish (DNF); see report.md") }
+        if !mismatches.isEmpty || !errors.isEmpty || (strict && !unfinished.isEmpty) {
+            throw ExitCode.failure
+        }
+        if mismatches.isEmpty { print("Digests agree: \(results.digestChecks.count) (workload, scale) groups checked") }
+    }
+}
+
+enum Executable {
+    /// This tool's own executable, which the runner starts for every cell.
+    static func path() throws -> String {
+        let path = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw ValidationError("cannot find this executable at /proc/self/exe")
+        }
+        return path
+    }
+}
