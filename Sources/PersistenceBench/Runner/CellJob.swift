@@ -53,8 +53,13 @@ public enum CellExecution {
         guard let workload = WorkloadCatalog.workload(named: job.workload) else {
             throw BenchError("no workload \(job.workload)")
         }
+        // Progress is written only to a pipe: a number written into a database file would corrupt it.
+        let progressDescriptor = job.progressDescriptor.flatMap { descriptor -> Int32? in
+            var status = stat()
+            return fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO ? descriptor : nil
+        }
         let progress = ProgressReporter { done in
-            guard let descriptor = job.progressDescriptor else { return }
+            guard let descriptor = progressDescriptor else { return }
             let line = Array("\(done)\n".utf8)
             _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         }

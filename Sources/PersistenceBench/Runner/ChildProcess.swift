@@ -28,8 +28,11 @@ final class ChildProcess {
         var pipeDescriptors: [Int32] = [-1, -1]
         if progressPipe {
             guard pipe(&pipeDescriptors) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
-            posix_spawn_file_actions_adddup2(&actions, pipeDescriptors[1], 3)
+            // Close the read end before the dup2: if the read end is descriptor 3, closing it afterwards would
+            // close the progress pipe, and the child's next open file (a database) would become descriptor 3.
             posix_spawn_file_actions_addclose(&actions, pipeDescriptors[0])
+            posix_spawn_file_actions_adddup2(&actions, pipeDescriptors[1], 3)
+            if pipeDescriptors[1] != 3 { posix_spawn_file_actions_addclose(&actions, pipeDescriptors[1]) }
         }
         let cArguments = arguments.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
