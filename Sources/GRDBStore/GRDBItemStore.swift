@@ -53,6 +53,16 @@ public final class GRDBItemStore: ItemStore {
         return migrator
     }
 
+    /// The settings that make a SQLite store comparable to another, read from a reader connection:
+    /// `journal_mode=wal synchronous=2`.
+    public func pragmaSettings() throws -> String {
+        try pool.read { db in
+            let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+            let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+            return "journal_mode=\(journal) synchronous=\(synchronous)"
+        }
+    }
+
     public func close() throws {
         try pool.close()
     }

@@ -53,6 +53,19 @@ public final class SQLiteItemStore: ItemStore {
         deleteStatement = try connection.prepare("DELETE FROM item WHERE id = ?")
     }
 
+    /// The settings that make a SQLite store comparable to another, read from the live connection:
+    /// `journal_mode=wal synchronous=2`.
+    public func pragmaSettings() throws -> String {
+        let journal = try connection.prepare("PRAGMA journal_mode")
+        let synchronous = try connection.prepare("PRAGMA synchronous")
+        defer {
+            journal.finalize()
+            synchronous.finalize()
+        }
+        guard try journal.step(), try synchronous.step() else { throw BenchError("no pragma values") }
+        return "journal_mode=\(journal.text(at: 0)) synchronous=\(synchronous.int64(at: 0))"
+    }
+
     public func close() throws {
         // Statements must be finalized before the connection closes.
         for statement in [

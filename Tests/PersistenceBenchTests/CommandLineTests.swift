@@ -1,0 +1,91 @@
+import Foundation
+import PersistenceBench
+import Testing
+
+/// The real executable: its output and exit status.
+@Suite struct CommandLineTests {
+    @Test func listNamesEveryStoreAndWorkload() throws {
+        let run = try runTool(["list"])
+        #expect(run.status == 0)
+        for name in allStoreNames + WorkloadCatalog.all.map(\.name) {
+            #expect(run.output.contains("  \(name) "), "missing \(name)")
+        }
+        #expect(run.output.contains("Durability"))
+    }
+
+    @Test(arguments: [
+        (["run", "--stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
+        (["run", "--workloads", "scan,teleport"], "unknown workload 'teleport'"),
+        (["run", "--scales", "10k,10q"], "invalid scale '10q'"),
+        (["run", "--scales", "0"], "invalid scale '0'"),
+        (["run", "--repetitions", "0"], "invalid --repetitions 0"),
+        (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
+        (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
+        (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
+        (["frobnicate"], "Unexpected argument 'frobnicate'"),
+    ])
+    func badInputIsRejectedWithItsName(arguments: [String], message: String) throws {
+        let run = try runTool(arguments)
+        #expect(run.status == 2, "\(arguments): status \(run.status)")
+        #expect(run.output.contains(message), "\(arguments): \(run.output)")
+        #expect(!run.output.contains("Fatal error"))
+    }
+
+    @Test func aSmallRunWritesReportsWithAgreeingDigests() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out").path
+        let run = try runTool([
+            "run", "--stores", "sqlite,grdb", "--workloads", "insert,get,page", "--scales", "300",
+            "--repetitions", "2", "--out", out, "--keep-stores",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("Digests agree"))
+        let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
+        #expect(results.cells.count == 12)
+        #expect(results.cells.allSatisfy { $0.status == .ok })
+        #expect(results.finishedAt != nil)
+        #expect(results.digestChecks.count == 3 && results.digestChecks.allSatisfy(\.agreed))
+        let get = try #require(results.cells.first { $0.workload == "get" && $0.store == "sqlite" })
+        #expect(get.metrics?.operations == 300)
+        #expect(get.metrics?.latency?.count == 300)
+        #expect((get.process?.peakRSSBytes ?? 0) > 1 << 20)
+        #expect(results.environment.engines["sqlite"]?.hasPrefix("SQLite 3.") == true)
+        // --keep-stores leaves the last repetition's files for outside tools.
+        #expect(FileManager.default.fileExists(atPath: "\(out)/stores/grdb/insert-300/store.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: "\(out)/work"))
+
+        // `report` re-renders from results.json alone.
+        try FileManager.default.removeItem(atPath: "\(out)/report.md")
+        let report = try runTool(["report", out, "--format", "md"])
+        #expect(report.status == 0)
+        let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
+        #expect(markdown.contains("## insert") && markdown.contains("★"))
+    }
+
+    @Test func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out").path
+        let arguments = [
+            "run", "--stores", "sqlite", "--workloads", "insert,scan", "--scales", "200k", "--repetitions", "1",
+            "--out", out, "--time-budget", "300ms",
+        ]
+        let run = try runTool(arguments)
+        #expect(run.status == 0, "\(run.output)")
+        let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
+        #expect(results.cells.count == 2)
+        #expect(results.cells.allSatisfy { $0.status == .dnf })
+        #expect(results.cells[0].reason?.contains("over the time budget of 0.3 s") == true)
+        #expect(results.cells[1].reason?.contains("fixture items") == true)
+        let strict = try runTool(arguments + ["--strict"])
+        #expect(strict.status == 1)
+    }
+
+    @Test func aMalformedResultsFileIsReportedNotCrashedOn() throws {
+        let directory = try TemporaryDirectory()
+        try Data("{\"schemaVersion\": 1, \"cells\": 3}".utf8).write(to: directory.url.appendingPathComponent("results.json"))
+        let run = try runTool(["report", directory.url.path])
+        #expect(run.status == 1)
+        #expect(run.output.contains("is malformed"))
+        #expect(!run.output.contains("Fatal error"))
+    }
+}

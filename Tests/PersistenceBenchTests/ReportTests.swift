@@ -1,0 +1,80 @@
+import Foundation
+import PersistenceBench
+import Reports
+import Testing
+
+@Suite struct ReportTests {
+    @Test(arguments: [
+        ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
+        ("", ""),
+    ])
+    func csvFieldsAreQuotedPerRFC4180(field: String, quoted: String) {
+        #expect(CSVReport.quote(field) == quoted)
+    }
+
+    func sampleResults() -> RunResults {
+        let environment = RunEnvironment(
+            cpuModel: "Test CPU", cores: 2, memoryBytes: 1 << 30, kernel: "Linux", hostname: "h", swift: "Swift",
+            engines: ["a": "A 1", "b": "B 2"], gitCommit: "abc", command: "persistbench run")
+        let configuration = RunConfiguration(
+            stores: ["a", "b"], workloads: ["scan"], scales: [Scale(records: 100)], repetitions: 2, seed: 1,
+            batchSize: 10, timeBudgetSeconds: 60, memoryBudgetBytes: 1 << 30, keepStores: false)
+        var results = RunResults(
+            environment: environment, configuration: configuration, startedAt: Date(timeIntervalSince1970: 1_800_000_000))
+        func metrics(_ seconds: Double, _ digest: Digest) -> CellMetrics {
+            CellMetrics(
+                timedSeconds: seconds, operations: 100, latency: nil, rssAnonBytes: 1, rssFileBytes: 2,
+                storageWriteBytes: 0, bytesOnDisk: 4096, digest: digest)
+        }
+        let usage = ProcessUsage(wallSeconds: 1, userCPUSeconds: 0.5, systemCPUSeconds: 0.1, peakRSSBytes: 1 << 20)
+        let same = Digest(count: 100, hash: 42)
+        results.cells = [
+            CellResult(store: "a", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
+                       metrics: metrics(0.1, same), process: usage),
+            CellResult(store: "b", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
+                       metrics: metrics(0.2, same), process: usage),
+            CellResult(store: "a", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .ok,
+                       metrics: metrics(0.1, same), process: usage),
+            CellResult(store: "b", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .dnf,
+                       reason: "over the time budget, with a | pipe", process: usage),
+        ]
+        return results
+    }
+
+    @Test func csvHasOneRowPerCellAndTheDocumentedColumns() {
+        let csv = CSVReport.render(sampleResults())
+        let lines = csv.split(separator: "\n")
+        #expect(lines.count == 5)
+        #expect(lines[0] == Substring(CSVReport.columns.joined(separator: ",")))
+        #expect(lines[4].contains("dnf,\"over the time budget, with a | pipe\""))
+    }
+
+    @Test func markdownMarksTheBestAndShowsRatiosAndAgreement() {
+        let markdown = MarkdownReport.render(sampleResults())
+        #expect(markdown.contains("| `a` | **1.00k ops/s** ★ (1.00k–1.00k) · 1.00×"))
+        #expect(markdown.contains("| `b` | 500 ops/s · 2.00×"))
+        #expect(markdown.contains("1 rep(s) DNF"))
+        #expect(markdown.contains("Digests: 1 of 1"))
+        #expect(!markdown.contains("MISMATCH"))
+    }
+
+    @Test func aDigestMismatchIsShownLoudly() {
+        var results = sampleResults()
+        results.cells[1].metrics?.digest = Digest(count: 100, hash: 43)
+        #expect(results.digestChecks.first?.agreed == false)
+        let markdown = MarkdownReport.render(results)
+        #expect(markdown.contains("DIGEST MISMATCH"))
+    }
+
+    @Test func resultsRoundTripThroughJSON() throws {
+        let directory = try TemporaryDirectory()
+        let results = sampleResults()
+        try ReportWriter.write(results, to: directory.url)
+        let loaded = try RunResults.load(from: directory.url.appendingPathComponent("results.json"))
+        #expect(loaded == results)
+        let json = try String(contentsOf: directory.url.appendingPathComponent("results.json"), encoding: .utf8)
+        #expect(json.contains("\"schemaVersion\" : 1"))
+        #expect(json.contains("\"operationsPerSecond\""))
+        #expect(json.contains("\"digestChecks\""))
+    }
+}

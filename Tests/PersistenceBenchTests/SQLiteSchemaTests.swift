@@ -1,0 +1,43 @@
+import Foundation
+import GRDBStore
+import PersistenceBench
+import SQLiteStore
+import Testing
+
+/// `sqlite` and the `grdb` variants must differ only in the layer: same schema, indexes and pragmas.
+@Suite struct SQLiteSchemaTests {
+    /// Runs a query with the sqlite3 command-line tool, which opens the file as any outside user would.
+    func sqlite3(_ path: URL, _ sql: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = [path.path, sql]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test(arguments: allStoreNames.filter { $0 != "sqlite" })
+    func grdbVariantsHaveTheSameSchemaAsSQLite(store name: String) throws {
+        var schemas: [String] = []
+        var pragmas: [String] = []
+        for kind in [try storeKind("sqlite"), try storeKind(name)] {
+            let directory = try TemporaryDirectory()
+            let store = try openItemStore(kind, at: directory.url)
+            try store.insert(ItemGenerator(seed: 1).items(1...3))
+            if let store = store as? SQLiteItemStore { pragmas.append(try store.pragmaSettings()) }
+            if let store = store as? GRDBItemStore { pragmas.append(try store.pragmaSettings()) }
+            try store.close()
+            let file = directory.url.appendingPathComponent("store.sqlite")
+            schemas.append(try sqlite3(file, "SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'item%' ORDER BY name"))
+            #expect(try sqlite3(file, "SELECT typeof(isInStock), typeof(priority), typeof(createdAt) FROM item WHERE priority IS NOT NULL LIMIT 1")
+                == "integer|integer|real\n")
+        }
+        #expect(schemas[0] == schemas[1])
+        #expect(schemas[0].contains("item_on_priority_isInStock_title"))
+        #expect(pragmas.count == 2 && pragmas[0] == pragmas[1])
+        #expect(pragmas.first == "journal_mode=wal synchronous=2")
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import PersistenceBench
+import Testing
+
+/// One suite, every store: each answer is checked against the generator's own data, not only across stores.
+@Suite struct StoreConformanceTests {
+    let generator = ItemGenerator(seed: 7)
+
+    func expectedItems(_ count: Int) -> [Item] {
+        count == 0 ? [] : generator.items(1...Int64(count))
+    }
+
+    func allItems(in store: any ItemStore) throws -> [Item] {
+        var items: [Item] = []
+        try store.forEachItem { items.append($0) }
+        return items
+    }
+
+    @Test(arguments: allStoreNames, [0, 1, 1000])
+    func insertedItemsReadBackExactly(store name: String, count: Int) throws {
+        let directory = try TemporaryDirectory()
+        let store = try openItemStore(try storeKind(name), at: directory.url)
+        let expected = expectedItems(count)
+        try store.insert(expected)
+        #expect(try allItems(in: store) == expected)
+        for filter in ItemFilter.all {
+            #expect(try store.count(where: filter) == expected.filter(filter.matches).count)
+        }
+        if let last = expected.last { #expect(try store.item(id: last.id) == last) }
+        #expect(try store.item(id: Int64(count) + 1) == nil)
+        try store.close()
+    }
+
+    @Test(arguments: allStoreNames)
+    func emptyStoreAnswersEmpty(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try openItemStore(try storeKind(name), at: directory.url)
+        #expect(try allItems(in: store).isEmpty)
+        #expect(try store.item(id: 1) == nil)
+        #expect(try store.count(where: ItemFilter(priority: .high, isInStock: true)) == 0)
+        #expect(try store.page(ItemPageQuery(priority: nil, limit: 20, offset: 0)).isEmpty)
+        try store.close()
+    }
+
+    @Test(arguments: allStoreNames)
+    func dataSurvivesCloseAndReopen(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let kind = try storeKind(name)
+        let expected = expectedItems(1000)
+        let first = try openItemStore(kind, at: directory.url)
+        try first.insert(Array(expected[..<500]))
+        try first.insertDurably(expected[500])
+        try first.insert(Array(expected[501...]))
+        try first.close()
+        let reopened = try openItemStore(kind, at: directory.url)
+        #expect(try allItems(in: reopened) == expected)
+        try reopened.close()
+        #expect(try kind.type.bytesOnDisk(at: directory.url) > 0)
+    }
+
+    @Test(arguments: allStoreNames)
+    func pagesFilterOnTheEnumAndSortByTheBool(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try openItemStore(try storeKind(name), at: directory.url)
+        let expected = expectedItems(1000)
+        try store.insert(expected)
+        for priority in [nil, Item.Priority.low, .medium, .high] {
+            let matching = expected.filter { $0.priority == priority }.sorted(by: ItemPageQuery.areInIncreasingOrder)
+            for offset in [0, 20, 180, matching.count - 5, matching.count + 10] {
+                let page = try store.page(ItemPageQuery(priority: priority, limit: 20, offset: offset))
+                let want = Array(matching.dropFirst(offset).prefix(20))
+                #expect(page == want, "priority \(String(describing: priority)) offset \(offset)")
+            }
+        }
+        try store.close()
+    }
+
+    @Test(arguments: allStoreNames)
+    func updatesAndDeletesChangeExactlyTheirRows(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try openItemStore(try storeKind(name), at: directory.url)
+        var expected = expectedItems(1000)
+        try store.insert(expected)
+        let updates = [3, 500, 999, 1].map { generator.update(id: Int64($0)) }
+        try store.update(updates)
+        for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }
+        #expect(try allItems(in: store) == expected)
+        let deleted: Set<Int64> = [1, 2, 777, 1000]
+        try store.delete(ids: Array(deleted))
+        expected.removeAll { deleted.contains($0.id) }
+        #expect(try allItems(in: store) == expected)
+        #expect(try store.item(id: 777) == nil)
+        try store.close()
+    }
+
+    /// Every workload, run in-process as a cell child runs it: each store's digest equals `sqlite`'s.
+    @Test(arguments: WorkloadCatalog.all.map(\.name))
+    func everyStoreGivesTheSameDigests(workload name: String) throws {
+        let workload = try #require(WorkloadCatalog.workload(named: name))
+        var digests: [String: Digest] = [:]
+        for kind in allStoreKinds {
+            let directory = try TemporaryDirectory()
+            digests[kind.name] = try runCell(workload, kind: kind, scale: 600, directory: directory.url)
+        }
+        let reference = try #require(digests["sqlite"])
+        #expect(reference.count > 0)
+        for (store, digest) in digests { #expect(digest == reference, "\(store) disagrees on \(name)") }
+    }
+
+    @Test func differentSeedsGiveDifferentDigests() throws {
+        let kind = try storeKind("sqlite")
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
+        let scan = ScanWorkload()
+        #expect(try runCell(scan, kind: kind, scale: 100, seed: 1, directory: first.url)
+            != runCell(scan, kind: kind, scale: 100, seed: 2, directory: second.url))
+    }
+
+    func runCell(_ workload: any Workload, kind: StoreKind, scale: Int, seed: UInt64 = 42, directory: URL) throws -> Digest {
+        let context = WorkloadContext(
+            scale: scale, seed: seed, batchSize: 128, stopwatch: Stopwatch(), progress: ProgressReporter())
+        if let fixture = workload.fixture {
+            let loading = try kind.open(directory)
+            try fixture.load(loading, context)
+            try loading.close()
+        }
+        let store = try kind.open(directory)
+        let outcome = try workload.run(on: store, context: context)
+        let digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+        try store.close()
+        #expect(outcome.operations > 0)
+        #expect(context.stopwatch.elapsedNanoseconds > 0)
+        return digest
+    }
+}

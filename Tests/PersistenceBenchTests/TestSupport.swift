@@ -1,0 +1,61 @@
+import Foundation
+import GRDBStore
+import PersistenceBench
+import SQLiteStore
+
+/// Every store under test, as the tool lists them.
+let allStoreKinds: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds
+let allStoreNames = allStoreKinds.map(\.name)
+
+func storeKind(_ name: String) throws -> StoreKind {
+    guard let kind = allStoreKinds.first(where: { $0.name == name }) else { throw BenchError("no store \(name)") }
+    return kind
+}
+
+/// A fresh temporary directory, removed when the test ends.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("persistbench-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func subdirectory(_ name: String) throws -> URL {
+        let directory = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+}
+
+/// Opens a store of `kind` in `directory` as an `ItemStore`.
+func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore {
+    guard let store = try kind.open(directory) as? any ItemStore else { throw BenchError("\(kind.name) is no ItemStore") }
+    return store
+}
+
+/// The result of running the real `persistbench` executable.
+struct ToolRun {
+    let status: Int32
+    let output: String
+}
+
+/// Runs the freshly built `persistbench` (beside the test bundle) with `arguments`, capturing stdout and stderr.
+func runTool(_ arguments: [String], in directory: URL? = nil) throws -> ToolRun {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("persistbench")
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ToolRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+}
