@@ -87,7 +87,7 @@ public final class GRDBItemStore: ItemStore {
             let statement = try db.cachedStatement(
                 sql: "INSERT INTO item (id, title, notes, isInStock, priority, price, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)")
             try statement.execute(arguments: [
-                item.id, item.title, item.notes, item.isInStock, item.priority, item.price,
+                item.id, item.title, item.notes, item.isInStock, item.priority?.rawValue, item.price,
                 item.createdAt.timeIntervalSince1970,
             ])
         }
@@ -118,7 +118,7 @@ public final class GRDBItemStore: ItemStore {
     public func count(where filter: ItemFilter) throws -> Int {
         try pool.read { db in
             try ItemRecord.filter(
-                ItemRecord.Columns.priority == filter.priority && ItemRecord.Columns.isInStock == filter.isInStock
+                ItemRecord.Columns.priority == filter.priority?.rawValue && ItemRecord.Columns.isInStock == filter.isInStock
             ).fetchCount(db)
         }
     }
@@ -127,12 +127,12 @@ public final class GRDBItemStore: ItemStore {
         try pool.read { db in
             switch flavor {
             case .records, .statements:
-                try ItemRecord.filter(ItemRecord.Columns.priority == query.priority)
+                try ItemRecord.filter(ItemRecord.Columns.priority == query.priority?.rawValue)
                     .order(ItemRecord.Columns.isInStock, ItemRecord.Columns.title, ItemRecord.Columns.id)
                     .limit(query.limit, offset: query.offset)
                     .fetchAll(db).map(\.item)
             case .codable:
-                try CodableItemRecord.filter(Column("priority") == query.priority)
+                try CodableItemRecord.filter(Column("priority") == query.priority?.rawValue)
                     .order(Column("isInStock"), Column("title"), Column("id"))
                     .limit(query.limit, offset: query.offset)
                     .fetchAll(db).map(\.item)

@@ -30,8 +30,12 @@ struct ItemRecord: FetchableRecord, PersistableRecord {
     init(_ item: Item) { self.item = item }
 
     init(row: Row) throws {
+        // The enum is read as its raw Int, as StructuredQueries' generated decoding does. Reading it through a
+        // DatabaseValueConvertible conformance instead costs about a third of a scan here (Optional metadata
+        // is instantiated for every row: measured with callgrind at 100k rows).
         item = Item(
-            id: row[0], title: row[1], notes: row[2], isInStock: row[3], priority: row[4], price: row[5],
+            id: row[0], title: row[1], notes: row[2], isInStock: row[3],
+            priority: (row[4] as Int?).flatMap(Item.Priority.init(rawValue:)), price: row[5],
             createdAt: Date(timeIntervalSince1970: row[6]))
     }
 
@@ -40,14 +44,11 @@ struct ItemRecord: FetchableRecord, PersistableRecord {
         container[Columns.title] = item.title
         container[Columns.notes] = item.notes
         container[Columns.isInStock] = item.isInStock
-        container[Columns.priority] = item.priority
+        container[Columns.priority] = item.priority?.rawValue
         container[Columns.price] = item.price
         container[Columns.createdAt] = item.createdAt.timeIntervalSince1970
     }
 }
-
-// Stored as its raw Int, as GRDB users declare enums.
-extension Item.Priority: DatabaseValueConvertible {}
 
 /// `Item` as a Codable GRDB record: the conformances derived by the compiler, as many GRDB users write them.
 struct CodableItemRecord: Codable, FetchableRecord, PersistableRecord {

@@ -71,28 +71,31 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         try container.encode(description)
     }
 
+    // One multiply and a rotate per 8 bytes: cheap enough to run inside a timed scan, and any change to a value
+    // or to the order of values changes the hash. Not a cryptographic hash, and it need not be.
     @inline(__always)
     private mutating func combine(_ value: UInt64) {
-        hash = SplitMix64.mix(hash ^ value) &+ 0x9E37_79B9_7F4A_7C15
+        let mixed = (hash ^ value) &* 0x9E37_79B9_7F4A_7C15
+        hash = (mixed << 29) | (mixed >> 35)
     }
 
+    @inline(__always)
     private mutating func combine(_ string: String) {
         var string = string
         string.withUTF8 { bytes in
             combine(UInt64(bytes.count))
+            guard let base = bytes.baseAddress else { return }
+            let raw = UnsafeRawPointer(base)
             var offset = 0
             while offset + 8 <= bytes.count {
-                combine(UInt64(littleEndian: UnsafeRawBufferPointer(bytes).loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                combine(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
                 offset += 8
             }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < bytes.count {
-                tail |= UInt64(bytes[offset]) << shift
-                shift += 8
-                offset += 1
+            if offset < bytes.count {
+                var tail: UInt64 = 0
+                withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw + offset, count: bytes.count - offset)) }
+                combine(UInt64(littleEndian: tail))
             }
-            combine(tail)
         }
     }
 }
