@@ -17,14 +17,14 @@ public enum CSVReport {
             let latency = metrics?.latency
             let fields: [String?] = [
                 cell.store, cell.workload, "\(cell.scale.records)", "\(cell.repetition)", cell.status.rawValue,
-                cell.reason, metrics.map { number($0.timedSeconds) }, metrics.map { "\($0.operations)" },
-                metrics.map { number($0.operationsPerSecond) }, latency.map { number($0.p50) },
-                latency.map { number($0.p95) }, latency.map { number($0.p99) }, latency.map { number($0.p999) },
-                latency.map { number($0.max) }, cell.process.map { number($0.userCPUSeconds) },
-                cell.process.map { number($0.systemCPUSeconds) }, cell.process.map { "\($0.peakRSSBytes)" },
+                cell.reason, metrics.map { seconds($0.timedSeconds) }, metrics.map { "\($0.operations)" },
+                metrics.map { decimal($0.operationsPerSecond) }, latency.map { decimal($0.p50) },
+                latency.map { decimal($0.p95) }, latency.map { decimal($0.p99) }, latency.map { decimal($0.p999) },
+                latency.map { decimal($0.max) }, cell.process.map { seconds($0.userCPUSeconds) },
+                cell.process.map { seconds($0.systemCPUSeconds) }, cell.process.map { "\($0.peakRSSBytes)" },
                 metrics?.rssAnonBytes.map { "\($0)" }, metrics?.rssFileBytes.map { "\($0)" },
                 metrics?.storageWriteBytes.map { "\($0)" }, metrics.map { "\($0.bytesOnDisk)" },
-                metrics.map { $0.digest.description }, cell.process.map { number($0.wallSeconds) },
+                metrics.map { $0.digest.description }, cell.process.map { seconds($0.wallSeconds) },
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }
@@ -37,7 +37,7 @@ public enum CSVReport {
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    private static func number(_ value: Double) -> String {
-        String(format: "%.6g", value)
-    }
+    // Plain decimals, never exponents, so that spreadsheets and `sort -n` read them alike.
+    private static func seconds(_ value: Double) -> String { String(format: "%.6f", value) }
+    private static func decimal(_ value: Double) -> String { String(format: "%.3f", value) }
 }

@@ -22,6 +22,7 @@ import Testing
         (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
         (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
         (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
+        (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
         (["frobnicate"], "Unexpected argument 'frobnicate'"),
     ])
     func badInputIsRejectedWithItsName(arguments: [String], message: String) throws {
@@ -78,6 +79,21 @@ import Testing
         #expect(results.cells[1].reason?.contains("fixture items") == true)
         let strict = try runTool(arguments + ["--strict"])
         #expect(strict.status == 1)
+    }
+
+    @Test func aCellOverItsMemoryBudgetIsDNF() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out").path
+        // Any Swift process is resident beyond 1 MiB, so the first check stops it.
+        let run = try runTool([
+            "run", "--stores", "sqlite", "--workloads", "insert", "--scales", "100k", "--repetitions", "1",
+            "--out", out, "--memory-budget", "1MiB",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
+        #expect(results.cells.first?.status == .dnf)
+        #expect(results.cells.first?.reason?.contains("over the memory budget of 1.0 MiB (resident") == true)
+        #expect(results.cells.first?.process?.peakRSSBytes ?? 0 > 0)
     }
 
     @Test func aMalformedResultsFileIsReportedNotCrashedOn() throws {

@@ -5,7 +5,7 @@ import Foundation
 /// A store answers workload *questions* in its own idiom; what it can answer is declared by the capability
 /// protocols it adopts (`ItemStore` today; associations, ordered children, migrations, time profiles and
 /// key-value operations later). A store that lacks a capability does not conform, and its cells read "n/a".
-public protocol Store: AnyObject {
+public protocol Store: AnyObject, SendableMetatype {
     /// Flushes and releases everything. The store is not used after this; its files stay.
     func close() throws
 
@@ -24,8 +24,11 @@ extension Store {
 /// Each call is one unit of work in the store's idiom: one transaction for a batch write, one lookup for a
 /// read. The workloads decide the batch sizes, so that every store does the same work.
 public protocol ItemStore: Store {
-    /// Inserts items that are not yet in the store, in one transaction.
+    /// Inserts items that are not yet in the store: one batch of a bulk load, in one transaction.
     func insert(_ batch: [Item]) throws
+    /// Ends a bulk load, inside the timed region. A store that commits every batch has nothing left to do (the
+    /// default); an object-graph store that saves its context once, after the last batch, saves here.
+    func finishInserting() throws
     /// Inserts one item in its own transaction, durable on disk before returning.
     func insertDurably(_ item: Item) throws
     /// The item with this id, or nil.
@@ -40,6 +43,10 @@ public protocol ItemStore: Store {
     func update(_ updates: [ItemUpdate]) throws
     /// Deletes the items with these ids (all exist) in one transaction.
     func delete(ids: [Int64]) throws
+}
+
+extension ItemStore {
+    public func finishInserting() throws {}
 }
 
 /// How the tool finds, describes and opens a store.

@@ -48,6 +48,7 @@ enum ItemBatches {
             context.progress.advance(by: batch.count)
             start = end + 1
         }
+        try context.stopwatch.measure { try store.finishInserting() }
     }
 
     /// Calls `body` with the ids that `update` or `delete` touch, `batchSize` at a time: a seeded 10% of
