@@ -28,11 +28,11 @@ public final class GRDBItemStore: ItemStore {
     private let flavor: Flavor
 
     public init(directory: URL, flavor: Flavor) throws {
-        var configuration = Configuration()
-        // GRDB sets synchronous=NORMAL in WAL mode; FULL makes each commit durable, as in every store here.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        pool = try DatabasePool(path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
+        pool = try DatabasePool(path: directory.appendingPathComponent("store.sqlite").path)
         self.flavor = flavor
+        // GRDB sets synchronous=NORMAL on its writer when it enables WAL, after `prepareDatabase` has run, so the
+        // setting is changed on the writer itself: FULL makes each commit durable, as in every store here.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
     }
 
@@ -53,10 +53,10 @@ public final class GRDBItemStore: ItemStore {
         return migrator
     }
 
-    /// The settings that make a SQLite store comparable to another, read from a reader connection:
-    /// `journal_mode=wal synchronous=2`.
+    /// The settings that make a SQLite store comparable to another, read from the writer connection, where
+    /// commits happen: `journal_mode=wal synchronous=2`.
     public func pragmaSettings() throws -> String {
-        try pool.read { db in
+        try pool.writeWithoutTransaction { db in
             let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
             let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
             return "journal_mode=\(journal) synchronous=\(synchronous)"
