@@ -17,7 +17,7 @@ public final class ConsoleProgress: RunObserver {
     }
 
     public func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {
-        label = "[\(index)/\(total)] \(cell.store) \(cell.workload.name) \(cell.scale) rep \(cell.repetition)"
+        label = "[\(index)/\(total)] \(cell.store.name) \(cell.workload.name) \(cell.scale) rep \(cell.repetition)"
     }
 
     public func progress(elapsedSeconds: Double, recordsDone: Int?) {

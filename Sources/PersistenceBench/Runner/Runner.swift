@@ -12,7 +12,7 @@ public struct PlannedCell: Sendable {
 public protocol RunObserver: AnyObject {
     /// A fixture (untimed setup shared by the cells of a store and scale) starts loading.
     func fixtureStarted(store: String, fixture: String, scale: Scale)
-    /// A cell starts; `index` counts from 1 to `total`.
+    /// A cell's process starts (after its fixture, if any, is ready); `index` counts from 1 to `total`.
     func cellStarted(_ cell: PlannedCell, index: Int, total: Int)
     /// A running cell or fixture load: seconds since its process started, records done if it reported any.
     func progress(elapsedSeconds: Double, recordsDone: Int?)
@@ -80,8 +80,7 @@ public final class Runner {
         try save(results)
         let plan = self.plan
         for (offset, cell) in plan.enumerated() {
-            observer.cellStarted(cell, index: offset + 1, total: plan.count)
-            let result = try run(cell, isLastRepetition: cell.repetition == configuration.repetitions)
+            let result = try run(cell, index: offset + 1, total: plan.count)
             results.cells.append(result)
             try save(results)
             observer.cellFinished(result, index: offset + 1, total: plan.count)
@@ -95,7 +94,7 @@ public final class Runner {
         return results
     }
 
-    private func run(_ cell: PlannedCell, isLastRepetition: Bool) throws -> CellResult {
+    private func run(_ cell: PlannedCell, index: Int, total: Int) throws -> CellResult {
         func result(_ status: CellResult.Status, _ reason: String?) -> CellResult {
             CellResult(
                 store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
@@ -114,8 +113,10 @@ public final class Runner {
         } else {
             try FileSystem.makeDirectory(directory)
         }
+        // Announced after the fixture is ready, so that a live display shows the cell, not the load.
+        observer.cellStarted(cell, index: index, total: total)
         let outcome = try runChild(mode: .measure, cell: cell, directory: directory)
-        if configuration.keepStores && isLastRepetition {
+        if configuration.keepStores && cell.repetition == configuration.repetitions {
             let kept = outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
                 .appendingPathComponent("\(cell.workload.name)-\(cell.scale)")
             try FileSystem.remove(kept)
