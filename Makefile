@@ -19,12 +19,14 @@ build: deps
 smoke: build
 	.build/release/persistbench run --scales 10k --repetitions 1 --out results/smoke --strict
 
-# Installs the C libraries the stores link (Debian/Ubuntu) when pkg-config cannot find them.
+# Installs what the stores link and the tests use (Debian/Ubuntu) when missing: the SQLite and LMDB libraries,
+# pkg-config, and the sqlite3 tool (tests open the stores' files with it, as an outside user would).
 deps:
-	@if ! pkg-config --exists sqlite3 lmdb 2>/dev/null; then \
-		echo "Installing libsqlite3-dev and liblmdb-dev"; \
+	@if ! pkg-config --exists sqlite3 lmdb 2>/dev/null || ! command -v sqlite3 >/dev/null; then \
+		echo "Installing libsqlite3-dev, liblmdb-dev, pkg-config and sqlite3"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libsqlite3-dev liblmdb-dev pkg-config; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+			libsqlite3-dev liblmdb-dev pkg-config sqlite3; \
 	fi
 
 format:
