@@ -48,7 +48,8 @@ public final class GRDBItemStore: ItemStore {
                 t.column("price", .double).notNull()
                 t.column("createdAt", .double).notNull()
             }
-            try db.create(index: "item_on_priority_isInStock_title", on: "item", columns: ["priority", "isInStock", "title"])
+            try db.create(
+                index: "item_on_priority_isInStock_title", on: "item", columns: ["priority", "isInStock", "title"])
         }
         return migrator
     }
@@ -85,7 +86,9 @@ public final class GRDBItemStore: ItemStore {
             try CodableItemRecord(item).insert(db)
         case .statements:
             let statement = try db.cachedStatement(
-                sql: "INSERT INTO item (id, title, notes, isInStock, priority, price, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                sql:
+                    "INSERT INTO item (id, title, notes, isInStock, priority, price, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            )
             try statement.execute(arguments: [
                 item.id, item.title, item.notes, item.isInStock, item.priority?.rawValue, item.price,
                 item.createdAt.timeIntervalSince1970,
@@ -118,7 +121,8 @@ public final class GRDBItemStore: ItemStore {
     public func count(where filter: ItemFilter) throws -> Int {
         try pool.read { db in
             try ItemRecord.filter(
-                ItemRecord.Columns.priority == filter.priority?.rawValue && ItemRecord.Columns.isInStock == filter.isInStock
+                ItemRecord.Columns.priority == filter.priority?.rawValue
+                    && ItemRecord.Columns.isInStock == filter.isInStock
             ).fetchCount(db)
         }
     }

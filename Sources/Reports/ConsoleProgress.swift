@@ -35,7 +35,8 @@ public final class ConsoleProgress: RunObserver {
         switch result.status {
         case .ok:
             let metrics = result.metrics
-            line = "\(label): \(formatCount(metrics?.operationsPerSecond ?? 0)) ops/s"
+            line =
+                "\(label): \(formatCount(metrics?.operationsPerSecond ?? 0)) ops/s"
                 + " (\(String(format: "%.3f", metrics?.timedSeconds ?? 0)) s timed)"
             if let peak = result.process?.peakRSSBytes { line += ", peak \(Quantity.formatBytes(peak))" }
         case .notApplicable: line = "\(label): n/a"

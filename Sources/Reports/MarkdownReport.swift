@@ -45,7 +45,8 @@ public enum MarkdownReport {
         out.append("| Seed | \(configuration.seed) |")
         out.append("| Repetitions | \(configuration.repetitions) per cell, each in its own process |")
         out.append(
-            "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell |")
+            "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell |"
+        )
         out.append("| Write batch | \(configuration.batchSize) records per transaction |")
         out.append("")
         out.append(
@@ -55,8 +56,9 @@ public enum MarkdownReport {
                 + "finish, with the reason. n/a: the store cannot answer this workload.")
         out.append("")
         let agreed = results.digestChecks.filter(\.agreed).count
-        out.append("Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
-            + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above)."))
+        out.append(
+            "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
+                + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above)."))
         out.append("")
 
         let scales = orderedUnique(results.cells.map(\.scale)).sorted()
@@ -72,11 +74,15 @@ public enum MarkdownReport {
             out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
             out.append("|---|" + scales.map { _ in "---|" }.joined())
             var latencyRows: [String] = []
-            let bestByScale = Dictionary(uniqueKeysWithValues: scales.map { scale in
-                (scale, stores.compactMap { store in
-                    CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).medianThroughput
-                }.max())
-            })
+            let bestByScale = Dictionary(
+                uniqueKeysWithValues: scales.map { scale in
+                    (
+                        scale,
+                        stores.compactMap { store in
+                            CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).medianThroughput
+                        }.max()
+                    )
+                })
             for store in stores {
                 var row = "| `\(store)` |"
                 var latencyRow = "| `\(store)` |"
@@ -88,7 +94,8 @@ public enum MarkdownReport {
                         let p999 = summary.medianLatency(\.p999)
                     {
                         hasLatency = true
-                        latencyRow += " \(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999)) |"
+                        latencyRow +=
+                            " \(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999)) |"
                     } else {
                         latencyRow += " – |"
                     }
@@ -118,7 +125,8 @@ public enum MarkdownReport {
                 for scale in scales {
                     let summary = CellSummary(cells: inserts.filter { $0.store == store && $0.scale == scale })
                     if let bytes = summary.medianBytesOnDisk {
-                        row += " \(Quantity.formatBytes(Int64(bytes))) (\(formatSignificant(bytes / Double(scale.records))) B/record) |"
+                        row +=
+                            " \(Quantity.formatBytes(Int64(bytes))) (\(formatSignificant(bytes / Double(scale.records))) B/record) |"
                     } else {
                         row += " – |"
                     }

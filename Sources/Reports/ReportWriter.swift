@@ -16,7 +16,9 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 
 /// Writes a run's results to a directory, each file replaced atomically.
 public enum ReportWriter {
-    public static func write(_ results: RunResults, to directory: URL, formats: [ReportFormat] = ReportFormat.allCases) throws {
+    public static func write(_ results: RunResults, to directory: URL, formats: [ReportFormat] = ReportFormat.allCases)
+        throws
+    {
         try FileSystem.makeDirectory(directory)
         for format in formats {
             let data: Data

@@ -8,7 +8,9 @@ struct CellSummary {
     var finished: [CellMetrics] { cells.compactMap { $0.status == .ok ? $0.metrics : nil } }
     var throughputs: [Double] { finished.map(\.operationsPerSecond) }
     var medianThroughput: Double? { median(throughputs) }
-    var medianPeakRSS: Double? { median(cells.filter { $0.status == .ok }.compactMap { $0.process.map { Double($0.peakRSSBytes) } }) }
+    var medianPeakRSS: Double? {
+        median(cells.filter { $0.status == .ok }.compactMap { $0.process.map { Double($0.peakRSSBytes) } })
+    }
     var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
     /// The first reason a repetition did not finish, if none finished.
     var failure: CellResult? { finished.isEmpty ? cells.first { $0.status != .ok } : nil }

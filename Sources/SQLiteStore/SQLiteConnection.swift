@@ -145,6 +145,8 @@ final class SQLiteStatement {
 
     @inline(__always) func text(at column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self
+        )
     }
 }

@@ -89,7 +89,11 @@ public final class SQLiteItemStore: ItemStore {
         let statement = insertStatement
         statement.bind(item.id, at: 1)
         statement.bind(item.isInStock, at: 4)
-        if let priority = item.priority { statement.bind(Int64(priority.rawValue), at: 5) } else { statement.bindNull(at: 5) }
+        if let priority = item.priority {
+            statement.bind(Int64(priority.rawValue), at: 5)
+        } else {
+            statement.bindNull(at: 5)
+        }
         statement.bind(item.price, at: 6)
         statement.bind(item.createdAt.timeIntervalSince1970, at: 7)
         try statement.withText(item.title, at: 2) {

@@ -8,8 +8,9 @@ struct List: ParsableCommand {
         print("Stores (name, durability, what it is):")
         let width = (allStores.map(\.name.count).max() ?? 0) + 2
         for store in allStores {
-            print("  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0)
-                + "\(store.summary). Durability: \(store.durability).")
+            print(
+                "  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "\(store.summary). Durability: \(store.durability).")
         }
         print("Workloads:")
         let workloadWidth = (WorkloadCatalog.all.map(\.name.count).max() ?? 0) + 2

@@ -52,12 +52,14 @@ struct Run: ParsableCommand {
     /// The run's configuration, or a ValidationError naming the bad value.
     private func parsed() throws -> (RunConfiguration, [StoreKind], [any Workload]) {
         let storeNames = try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name)
-        let workloadNames = try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
+        let workloadNames =
+            try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
             ?? WorkloadCatalog.crud.map(\.name)
         var parsedScales: [Scale] = []
         for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             guard let scale = Scale(parsing: text) else {
-                throw ValidationError("invalid scale '\(text)': use a positive record count such as 10k, 1M, 1e6 or 1000000")
+                throw ValidationError(
+                    "invalid scale '\(text)': use a positive record count such as 10k, 1M, 1e6 or 1000000")
             }
             if !parsedScales.contains(scale) { parsedScales.append(scale) }
         }

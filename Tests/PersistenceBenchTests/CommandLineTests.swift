@@ -98,7 +98,8 @@ import Testing
 
     @Test func aMalformedResultsFileIsReportedNotCrashedOn() throws {
         let directory = try TemporaryDirectory()
-        try Data("{\"schemaVersion\": 1, \"cells\": 3}".utf8).write(to: directory.url.appendingPathComponent("results.json"))
+        try Data("{\"schemaVersion\": 1, \"cells\": 3}".utf8).write(
+            to: directory.url.appendingPathComponent("results.json"))
         let run = try runTool(["report", directory.url.path])
         #expect(run.status == 1)
         #expect(run.output.contains("is malformed"))

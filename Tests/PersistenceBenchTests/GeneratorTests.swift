@@ -24,10 +24,11 @@ import Testing
         #expect(abs(inStock - 14_000) < 500)
         // Dates are whole milliseconds and increase with id.
         #expect(zip(items, items.dropFirst()).allSatisfy { $0.createdAt < $1.createdAt })
-        #expect(items.allSatisfy {
-            let ms = $0.createdAt.timeIntervalSince1970 * 1000
-            return abs(ms - ms.rounded()) < 1e-3
-        })
+        #expect(
+            items.allSatisfy {
+                let ms = $0.createdAt.timeIntervalSince1970 * 1000
+                return abs(ms - ms.rounded()) < 1e-3
+            })
     }
 
     @Test func aboutFivePercentOfTitlesRepeatAnEarlierOne() {

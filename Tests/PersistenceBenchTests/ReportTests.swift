@@ -20,7 +20,8 @@ import Testing
             stores: ["a", "b"], workloads: ["scan"], scales: [Scale(records: 100)], repetitions: 2, seed: 1,
             batchSize: 10, timeBudgetSeconds: 60, memoryBudgetBytes: 1 << 30, keepStores: false)
         var results = RunResults(
-            environment: environment, configuration: configuration, startedAt: Date(timeIntervalSince1970: 1_800_000_000))
+            environment: environment, configuration: configuration,
+            startedAt: Date(timeIntervalSince1970: 1_800_000_000))
         func metrics(_ seconds: Double, _ digest: Digest) -> CellMetrics {
             CellMetrics(
                 timedSeconds: seconds, operations: 100, latency: nil, rssAnonBytes: 1, rssFileBytes: 2,
@@ -29,14 +30,18 @@ import Testing
         let usage = ProcessUsage(wallSeconds: 1, userCPUSeconds: 0.5, systemCPUSeconds: 0.1, peakRSSBytes: 1 << 20)
         let same = Digest(count: 100, hash: 42)
         results.cells = [
-            CellResult(store: "a", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
-                       metrics: metrics(0.1, same), process: usage),
-            CellResult(store: "b", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
-                       metrics: metrics(0.2, same), process: usage),
-            CellResult(store: "a", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .ok,
-                       metrics: metrics(0.1, same), process: usage),
-            CellResult(store: "b", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .dnf,
-                       reason: "over the time budget, with a | pipe", process: usage),
+            CellResult(
+                store: "a", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
+                metrics: metrics(0.1, same), process: usage),
+            CellResult(
+                store: "b", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
+                metrics: metrics(0.2, same), process: usage),
+            CellResult(
+                store: "a", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .ok,
+                metrics: metrics(0.1, same), process: usage),
+            CellResult(
+                store: "b", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .dnf,
+                reason: "over the time budget, with a | pipe", process: usage),
         ]
         return results
     }

@@ -31,9 +31,14 @@ import Testing
             if let store = store as? GRDBItemStore { pragmas.append(try store.pragmaSettings()) }
             try store.close()
             let file = directory.url.appendingPathComponent("store.sqlite")
-            schemas.append(try sqlite3(file, "SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'item%' ORDER BY name"))
-            #expect(try sqlite3(file, "SELECT typeof(isInStock), typeof(priority), typeof(createdAt) FROM item WHERE priority IS NOT NULL LIMIT 1")
-                == "integer|integer|real\n")
+            schemas.append(
+                try sqlite3(file, "SELECT type, name, sql FROM sqlite_master WHERE name LIKE 'item%' ORDER BY name"))
+            #expect(
+                try sqlite3(
+                    file,
+                    "SELECT typeof(isInStock), typeof(priority), typeof(createdAt) FROM item WHERE priority IS NOT NULL LIMIT 1"
+                )
+                    == "integer|integer|real\n")
         }
         #expect(schemas[0] == schemas[1])
         #expect(schemas[0].contains("item_on_priority_isInStock_title"))

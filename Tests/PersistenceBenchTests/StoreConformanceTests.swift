@@ -112,11 +112,14 @@ import Testing
         let first = try TemporaryDirectory()
         let second = try TemporaryDirectory()
         let scan = ScanWorkload()
-        #expect(try runCell(scan, kind: kind, scale: 100, seed: 1, directory: first.url)
-            != runCell(scan, kind: kind, scale: 100, seed: 2, directory: second.url))
+        #expect(
+            try runCell(scan, kind: kind, scale: 100, seed: 1, directory: first.url)
+                != runCell(scan, kind: kind, scale: 100, seed: 2, directory: second.url))
     }
 
-    func runCell(_ workload: any Workload, kind: StoreKind, scale: Int, seed: UInt64 = 42, directory: URL) throws -> Digest {
+    func runCell(_ workload: any Workload, kind: StoreKind, scale: Int, seed: UInt64 = 42, directory: URL) throws
+        -> Digest
+    {
         let context = WorkloadContext(
             scale: scale, seed: seed, batchSize: 128, stopwatch: Stopwatch(), progress: ProgressReporter())
         if let fixture = workload.fixture {

@@ -32,7 +32,9 @@ final class TemporaryDirectory {
 
 /// Opens a store of `kind` in `directory` as an `ItemStore`.
 func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore {
-    guard let store = try kind.open(directory) as? any ItemStore else { throw BenchError("\(kind.name) is no ItemStore") }
+    guard let store = try kind.open(directory) as? any ItemStore else {
+        throw BenchError("\(kind.name) is no ItemStore")
+    }
     return store
 }
 

@@ -34,11 +34,13 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
     /// Reads the current machine's facts.
     public static func current(stores: [StoreKind], arguments: [String]) -> RunEnvironment {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+        let model =
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .flatMap { $0.split(separator: ":", maxSplits: 1).last }
             .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
         let meminfo = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
-        let memoryKiB = meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
+        let memoryKiB =
+            meminfo.split(separator: "\n").first { $0.hasPrefix("MemTotal:") }
             .flatMap { Int64($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
         var names = utsname()
         uname(&names)

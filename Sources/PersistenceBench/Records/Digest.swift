@@ -93,7 +93,9 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
             }
             if offset < bytes.count {
                 var tail: UInt64 = 0
-                withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(start: raw + offset, count: bytes.count - offset)) }
+                withUnsafeMutableBytes(of: &tail) {
+                    $0.copyMemory(from: UnsafeRawBufferPointer(start: raw + offset, count: bytes.count - offset))
+                }
                 combine(UInt64(littleEndian: tail))
             }
         }

@@ -49,7 +49,9 @@ public enum CellExecution {
     }
 
     private static func measure(_ job: CellJob, stores: [StoreKind]) throws -> CellMetrics? {
-        guard let kind = stores.first(where: { $0.name == job.store }) else { throw BenchError("no store \(job.store)") }
+        guard let kind = stores.first(where: { $0.name == job.store }) else {
+            throw BenchError("no store \(job.store)")
+        }
         guard let workload = WorkloadCatalog.workload(named: job.workload) else {
             throw BenchError("no workload \(job.workload)")
         }

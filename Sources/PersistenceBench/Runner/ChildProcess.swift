@@ -109,7 +109,8 @@ enum Subprocess {
             .appendingPathComponent("persistbench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out").path
         defer { unlink(outputPath) }
         guard let path = executablePath(named: arguments[0]) else { throw BenchError("\(arguments[0]) not found") }
-        let child = try ChildProcess(arguments: [path] + arguments.dropFirst(), outputPath: outputPath, progressPipe: false)
+        let child = try ChildProcess(
+            arguments: [path] + arguments.dropFirst(), outputPath: outputPath, progressPipe: false)
         guard case .exited(code: 0) = child.waitUntilEnded().0 else {
             throw BenchError("\(arguments.joined(separator: " ")) failed")
         }

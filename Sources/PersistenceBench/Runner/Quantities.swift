@@ -43,7 +43,8 @@ public struct Scale: Hashable, Comparable, Sendable, Codable, CustomStringConver
     public init(from decoder: any Decoder) throws {
         let records = try decoder.singleValueContainer().decode(Int.self)
         guard records > 0 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "scale \(records)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "scale \(records)"))
         }
         self.init(records: records)
     }
@@ -90,7 +91,8 @@ public enum Quantity {
     /// `1.5 GiB`, `320 MiB`, `12 KiB`, `100 B`.
     public static func formatBytes(_ bytes: Int64) -> String {
         let value = Double(bytes)
-        for (unit, factor) in [("TiB", 0x1p40), ("GiB", 0x1p30), ("MiB", 0x1p20), ("KiB", 0x1p10)] where value >= factor {
+        for (unit, factor) in [("TiB", 0x1p40), ("GiB", 0x1p30), ("MiB", 0x1p20), ("KiB", 0x1p10)] where value >= factor
+        {
             return String(format: value / factor >= 100 ? "%.0f" : "%.1f", value / factor) + " " + unit
         }
         return "\(bytes) B"

@@ -179,7 +179,8 @@ public final class Runner {
             } else if let resident = ProcessStats.residentBytes(ofProcess: child.pid),
                 resident > configuration.memoryBudgetBytes
             {
-                overBudget = "over the memory budget of \(Quantity.formatBytes(configuration.memoryBudgetBytes))"
+                overBudget =
+                    "over the memory budget of \(Quantity.formatBytes(configuration.memoryBudgetBytes))"
                     + " (resident \(Quantity.formatBytes(resident)))"
             }
             if overBudget != nil {
@@ -198,14 +199,16 @@ public final class Runner {
             result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
         } else if case .signaled(let signal) = ending {
             result.status = .dnf
-            result.reason = "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
+            result.reason =
+                "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
                 + (Self.crashMessage(at: outputPath).map { ": \($0)" } ?? "")
         } else if let error = report?.error {
             result.status = .error
             result.reason = error
         } else if case .exited(let code) = ending, code != 0 || report == nil {
             result.status = .dnf
-            result.reason = "exited with status \(code) without a report"
+            result.reason =
+                "exited with status \(code) without a report"
                 + (Self.crashMessage(at: outputPath).map { ": \($0)" } ?? "")
         } else {
             result.metrics = report?.metrics

@@ -4,8 +4,9 @@ import Foundation
 public enum FileSystem {
     /// The sum of the logical sizes of the regular files under `directory`.
     public static func logicalSize(of directory: URL) throws -> Int64 {
-        guard let enumerator = FileManager.default.enumerator(
-            at: directory, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: directory, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
         else { throw BenchError("cannot list \(directory.path)") }
         var total: Int64 = 0
         for case let url as URL in enumerator {
