@@ -6,8 +6,8 @@
 //   ./c-baseline 1000000 1      # with the (priority, isInStock, title) index
 //   ./c-baseline 1000000 0      # without it
 //
-// Measured on the machine of this directory's report: 75k inserts/s with the index, 487k/s without;
-// scans 2.08M and 1.66M rows/s.
+// Measured on the machine of this directory's report, right after it: 67k inserts/s with the index and
+// 477k/s without; scans 1.61M and 2.01M rows/s.
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
