@@ -25,10 +25,8 @@ import Testing
     @Test func aKilledRunKeepsItsFinishedCells() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out")
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("persistbench")
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = toolExecutable
         process.arguments = [
             "run", "--stores", "sqlite", "--workloads", "insert,scan", "--scales", "2k", "--repetitions", "50",
             "--out", out.path,

@@ -44,14 +44,15 @@ struct ToolRun {
     let output: String
 }
 
-/// Runs the freshly built `persistbench` (beside the test bundle) with `arguments`, capturing stdout and stderr.
-func runTool(_ arguments: [String], in directory: URL? = nil) throws -> ToolRun {
-    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        .appendingPathComponent("persistbench")
+/// The freshly built `persistbench`, beside the test bundle.
+let toolExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    .appendingPathComponent("persistbench")
+
+/// Runs `persistbench` with `arguments`, capturing stdout and stderr.
+func runTool(_ arguments: [String]) throws -> ToolRun {
     let process = Process()
-    process.executableURL = executable
+    process.executableURL = toolExecutable
     process.arguments = arguments
-    if let directory { process.currentDirectoryURL = directory }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
