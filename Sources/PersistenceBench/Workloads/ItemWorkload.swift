@@ -9,19 +9,13 @@ extension ItemWorkload {
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ItemStore.Type }
 
     public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
-        guard let items = store as? any ItemStore else {
-            throw BenchError("workload \(name) needs an item store; \(type(of: store)) is not one")
-        }
-        return try run(on: items, context: context)
+        try run(on: ItemBatches.itemStore(store, for: "workload \(name)"), context: context)
     }
 
     /// Every item in id order: proves that inserts, updates and deletes left the same data in every store.
     public func digestAfterRun(of store: any Store) throws -> Digest {
-        guard let items = store as? any ItemStore else {
-            throw BenchError("workload \(name) needs an item store; \(type(of: store)) is not one")
-        }
         var digest = Digest()
-        try items.forEachItem { digest.add($0) }
+        try ItemBatches.itemStore(store, for: "workload \(name)").forEachItem { digest.add($0) }
         return digest
     }
 }
@@ -29,15 +23,22 @@ extension ItemWorkload {
 extension Fixture {
     /// Items 1...scale, inserted in transactions of `batchSize`.
     public static let items = Fixture(name: "items") { store, context in
-        guard let store = store as? any ItemStore else {
-            throw BenchError("the items fixture needs an item store; \(type(of: store)) is not one")
-        }
-        try ItemBatches.insert(ids: 1...Int64(context.scale), into: store, context: context)
+        try ItemBatches.insert(
+            ids: 1...Int64(context.scale), into: ItemBatches.itemStore(store, for: "the items fixture"),
+            context: context)
     }
 }
 
 /// Shared steps of the item workloads.
 enum ItemBatches {
+    /// `store` as an `ItemStore`, or an error naming who needed one.
+    static func itemStore(_ store: any Store, for user: String) throws -> any ItemStore {
+        guard let items = store as? any ItemStore else {
+            throw BenchError("\(user) needs an item store; \(type(of: store)) is not one")
+        }
+        return items
+    }
+
     /// Generates items batch by batch (untimed) and inserts each batch (timed).
     static func insert(ids: ClosedRange<Int64>, into store: any ItemStore, context: WorkloadContext) throws {
         var start = ids.lowerBound
