@@ -20,13 +20,14 @@ smoke: build
 	.build/release/persistbench run --scales 10k --repetitions 1 --out results/smoke --strict
 
 # Installs what the stores link and the tests use (Debian/Ubuntu) when missing: the SQLite and LMDB libraries,
-# pkg-config, and the sqlite3 tool (tests open the stores' files with it, as an outside user would).
+# pkg-config, and the sqlite3 and mdb_stat tools (tests open the stores' files with them, as an outside user would).
 deps:
-	@if ! pkg-config --exists sqlite3 lmdb 2>/dev/null || ! command -v sqlite3 >/dev/null; then \
-		echo "Installing libsqlite3-dev, liblmdb-dev, pkg-config and sqlite3"; \
+	@if ! pkg-config --exists sqlite3 lmdb 2>/dev/null || ! command -v sqlite3 >/dev/null \
+		|| ! command -v mdb_stat >/dev/null; then \
+		echo "Installing libsqlite3-dev, liblmdb-dev, pkg-config, sqlite3 and lmdb-utils"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
-			libsqlite3-dev liblmdb-dev pkg-config sqlite3; \
+			libsqlite3-dev liblmdb-dev pkg-config sqlite3 lmdb-utils; \
 	fi
 
 format:

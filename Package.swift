@@ -22,6 +22,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The system LMDB (liblmdb-dev), for the `lmdb` store only.
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"])]
+        ),
         // The core: records, generator, Store protocols, workloads, measurement, runner, results model.
         // It imports no store; stores and the tool depend on it.
         .target(
@@ -37,18 +43,21 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        .target(name: "LMDBStore", dependencies: ["PersistenceBench", "CLMDB"]),
         .target(name: "Reports", dependencies: ["PersistenceBench"]),
         .executableTarget(
             name: "persistbench",
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore",
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "PersistenceBenchTests",
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
-            dependencies: ["PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "persistbench"]
+            dependencies: [
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore", "persistbench",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

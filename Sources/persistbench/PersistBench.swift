@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
 import GRDBStore
+import LMDBStore
 import PersistenceBench
 import SQLiteStore
 
 /// Every store this build knows, in the order reports list them.
-let allStores: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds
+let allStores: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind]
 
 @main
 struct PersistBench: ParsableCommand {

@@ -19,7 +19,7 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
-    @Test(arguments: allStoreNames.filter { $0 != "sqlite" })
+    @Test(arguments: GRDBItemStore.kinds.map(\.name))
     func grdbVariantsHaveTheSameSchemaAsSQLite(store name: String) throws {
         var schemas: [String] = []
         var pragmas: [String] = []

@@ -1,10 +1,11 @@
 import Foundation
 import GRDBStore
+import LMDBStore
 import PersistenceBench
 import SQLiteStore
 
 /// Every store under test, as the tool lists them.
-let allStoreKinds: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds
+let allStoreKinds: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind]
 let allStoreNames = allStoreKinds.map(\.name)
 
 func storeKind(_ name: String) throws -> StoreKind {

@@ -1,0 +1,177 @@
+import CLMDB
+import Foundation
+
+/// An LMDB environment: one memory-mapped file (`data.mdb`, beside its `lock.mdb`) holding named databases.
+///
+/// Transactions exist only inside `read(_:)` and `write(_:)`, which always end them: a write commits when its
+/// body returns and aborts when it throws; a read is reset (its handle kept for the next read, as LMDB's
+/// documentation recommends for frequent short reads). The map grows by itself: a write that fills it is aborted,
+/// the map doubled, and the write run again, so a load of any size needs no guessed map size.
+///
+/// Not thread-safe: one environment per store, used from one thread at a time (`MDB_NOTLS`).
+public final class LMDBEnvironment {
+    /// The linked library's version: "LMDB 0.9.24".
+    public static var version: String {
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        _ = mdb_version(&major, &minor, &patch)
+        return "LMDB \(major).\(minor).\(patch)"
+    }
+
+    let path: String
+    private var pointer: OpaquePointer?
+    /// A reset read-only transaction, renewed by the next `read(_:)`: saves allocating one per read.
+    private var idleReader: OpaquePointer?
+    /// Reads in progress; the map cannot move under them.
+    private var activeReads = 0
+    /// The current map size in bytes: the most the file can grow to before the next resize.
+    public private(set) var mapSize: Int
+    /// How many times a full map was doubled since this environment opened.
+    public private(set) var resizeCount = 0
+
+    /// Opens (creating if needed) the environment in `directory`, which must exist.
+    ///
+    /// - Parameters:
+    ///   - maxDatabases: how many named databases the environment may hold.
+    ///   - mapSize: the initial map size; an existing, larger environment keeps its own.
+    public init(directory: URL, maxDatabases: UInt32, mapSize: Int) throws {
+        path = directory.path
+        var environment: OpaquePointer?
+        try LMDBError.check(mdb_env_create(&environment), "mdb_env_create")
+        guard let environment else { throw LMDBError(ENOMEM, operation: "mdb_env_create") }
+        do {
+            try LMDBError.check(mdb_env_set_maxdbs(environment, maxDatabases), "mdb_env_set_maxdbs")
+            try LMDBError.check(mdb_env_set_mapsize(environment, mapSize), "mdb_env_set_mapsize(\(mapSize))")
+            // MDB_NOTLS ties a read transaction's reader slot to the transaction, not the thread, so that a reset
+            // read handle can be renewed and reads can nest. Sync on commit stays on: LMDB's default.
+            try LMDBError.check(mdb_env_open(environment, path, UInt32(MDB_NOTLS), 0o644), "mdb_env_open(\(path))")
+            var info = MDB_envinfo()
+            try LMDBError.check(mdb_env_info(environment, &info), "mdb_env_info")
+            self.mapSize = info.me_mapsize
+        } catch {
+            mdb_env_close(environment)
+            throw error
+        }
+        pointer = environment
+    }
+
+    deinit { close() }
+
+    /// Ends the idle read handle and closes the environment; the files stay. Calling it twice does nothing.
+    public func close() {
+        if let idleReader { mdb_txn_abort(idleReader) }
+        idleReader = nil
+        if let pointer { mdb_env_close(pointer) }
+        pointer = nil
+    }
+
+    private func environment() throws -> OpaquePointer {
+        guard let pointer else { throw LMDBError(EINVAL, operation: "using the closed environment at \(path)") }
+        return pointer
+    }
+
+    /// Opens the named database, creating it if missing.
+    ///
+    /// - Parameter flags: `MDB_DUPSORT` and the like, as the C constants.
+    public func openDatabase(_ name: String, flags: Int32 = 0) throws -> LMDBDatabase {
+        try write { transaction in
+            var handle: MDB_dbi = 0
+            try LMDBError.check(
+                mdb_dbi_open(transaction.pointer, name, UInt32(flags | MDB_CREATE), &handle), "mdb_dbi_open(\(name))")
+            return LMDBDatabase(name: name, handle: handle)
+        }
+    }
+
+    /// Runs `body` in a read-only transaction (a snapshot), then resets it.
+    ///
+    /// Bytes that `body` reads point into the map: decode or copy them before `body` returns.
+    public func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        let transaction: OpaquePointer
+        if let idle = idleReader {
+            idleReader = nil
+            let code = mdb_txn_renew(idle)
+            if code != MDB_SUCCESS {
+                mdb_txn_abort(idle)
+                throw LMDBError(code, operation: "mdb_txn_renew")
+            }
+            transaction = idle
+        } else {
+            transaction = try begin(flags: UInt32(MDB_RDONLY), operation: "mdb_txn_begin(read-only)")
+        }
+        activeReads += 1
+        defer {
+            activeReads -= 1
+            if idleReader == nil {
+                mdb_txn_reset(transaction)
+                idleReader = transaction
+            } else {
+                mdb_txn_abort(transaction)
+            }
+        }
+        return try body(LMDBTransaction(pointer: transaction))
+    }
+
+    /// Runs `body` in a read-write transaction and commits it, or aborts it if `body` throws.
+    ///
+    /// When the map is full, the transaction is aborted, the map doubled and `body` run again from the start:
+    /// `body` must have no effect outside the transaction that a second run would repeat.
+    public func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+        while true {
+            let transaction = try begin(flags: 0, operation: "mdb_txn_begin(read-write)")
+            let result: T
+            do {
+                result = try body(LMDBTransaction(pointer: transaction))
+            } catch let error as LMDBError where error.code == MDB_MAP_FULL {
+                mdb_txn_abort(transaction)
+                try growMap()
+                continue
+            } catch {
+                mdb_txn_abort(transaction)
+                throw error
+            }
+            // mdb_txn_commit frees the transaction whether it succeeds or not.
+            let code = mdb_txn_commit(transaction)
+            if code == MDB_MAP_FULL {
+                try growMap()
+                continue
+            }
+            try LMDBError.check(code, "mdb_txn_commit")
+            return result
+        }
+    }
+
+    private func begin(flags: UInt32, operation: String) throws -> OpaquePointer {
+        let environment = try environment()
+        var transaction: OpaquePointer?
+        var code = mdb_txn_begin(environment, nil, flags, &transaction)
+        if code == MDB_MAP_RESIZED {
+            // Another process grew the map: adopt its size, then begin again.
+            try LMDBError.check(mdb_env_set_mapsize(environment, 0), "mdb_env_set_mapsize(0)")
+            code = mdb_txn_begin(environment, nil, flags, &transaction)
+        }
+        try LMDBError.check(code, operation)
+        guard let transaction else { throw LMDBError(ENOMEM, operation: operation) }
+        return transaction
+    }
+
+    private func growMap() throws {
+        // LMDB may only remap while no transaction of this process is live; a read in progress would be left
+        // pointing into the old map.
+        guard activeReads == 0 else {
+            throw LMDBError(MDB_MAP_FULL, operation: "growing the map of \(path) during a read")
+        }
+        if let idleReader { mdb_txn_abort(idleReader) }
+        idleReader = nil
+        let newSize = mapSize * 2
+        try LMDBError.check(mdb_env_set_mapsize(try environment(), newSize), "mdb_env_set_mapsize(\(newSize))")
+        mapSize = newSize
+        resizeCount += 1
+    }
+}
+
+/// A named database inside an environment.
+public struct LMDBDatabase: Sendable {
+    public let name: String
+    let handle: MDB_dbi
+}

@@ -1,0 +1,220 @@
+import CLMDB
+import Foundation
+import PersistenceBench
+
+/// `lmdb`: LMDB through the system `liblmdb`: items in a compact binary layout (`ItemCodec`) under their ids,
+/// and a title index as a second, `MDB_DUPSORT` database kept in the same write transaction.
+///
+/// Reads decode every field into the same `Item` values the other stores return: the decoding is part of what a
+/// user of a key-value store pays.
+public final class LMDBItemStore: ItemStore {
+    public static let kind = StoreKind(
+        name: "lmdb",
+        summary: "LMDB via liblmdb: compact binary records under big-endian ids, a DUPSORT title index, cursors",
+        durability: "every commit synced (LMDB's default: mdb_txn_commit flushes the data, then the meta page)",
+        engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
+        open: { try LMDBItemStore(directory: $0) })
+
+    /// The initial map: enough for about a million items. Larger stores grow it as they fill it.
+    public static let defaultMapSize = 256 << 20
+
+    /// The environment, for tests that look at its map.
+    public let environment: LMDBEnvironment
+    /// id → `ItemCodec` value.
+    private let items: LMDBDatabase
+    /// `[priority, isInStock]` → title, 0, id: answers `count(where:)` and `page(_:)` without a table scan.
+    private let titleIndex: LMDBDatabase
+
+    /// Opens the store in `directory` (an LMDB environment: `data.mdb` and `lock.mdb`), creating it if empty.
+    public init(directory: URL, mapSize: Int = defaultMapSize) throws {
+        environment = try LMDBEnvironment(directory: directory, maxDatabases: 3, mapSize: mapSize)
+        let meta = try environment.openDatabase("meta")
+        try Self.checkFormat(in: meta, of: environment)
+        items = try environment.openDatabase("item")
+        titleIndex = try environment.openDatabase("item_on_priority_isInStock_title", flags: MDB_DUPSORT)
+    }
+
+    /// Records the codec's format version in a new store; refuses a store written in another.
+    private static func checkFormat(in meta: LMDBDatabase, of environment: LMDBEnvironment) throws {
+        let key = Array("itemFormat".utf8)
+        try environment.write { transaction in
+            try key.withUnsafeBytes { key in
+                if let stored = try transaction.value(in: meta, forKey: key) {
+                    guard stored.count == 1, stored[0] == ItemCodec.formatVersion else {
+                        throw LMDBError(
+                            operation: "opening \(environment.path)", code: MDB_INCOMPATIBLE,
+                            message: "items are stored in format \(Array(stored)); this build reads "
+                                + "[\(ItemCodec.formatVersion)]")
+                    }
+                } else {
+                    try withUnsafeBytes(of: ItemCodec.formatVersion) {
+                        try transaction.put(in: meta, key: key, value: $0)
+                    }
+                }
+            }
+        }
+    }
+
+    public func close() throws {
+        environment.close()
+    }
+
+    public func insert(_ batch: [Item]) throws {
+        try environment.write { transaction in
+            let append = try appendsInOrder(batch, in: transaction)
+            for item in batch { try put(item, in: transaction, flags: append ? MDB_APPEND : MDB_NOOVERWRITE) }
+        }
+    }
+
+    public func insertDurably(_ item: Item) throws {
+        try environment.write { transaction in
+            let append = try appendsInOrder(CollectionOfOne(item), in: transaction)
+            try put(item, in: transaction, flags: append ? MDB_APPEND : MDB_NOOVERWRITE)
+        }
+    }
+
+    /// Whether `batch` is in ascending id order and after the last stored id, so that `MDB_APPEND` can skip the
+    /// key search and fill pages completely. Any other batch is inserted with ordinary puts.
+    private func appendsInOrder(_ batch: some Collection<Item>, in transaction: LMDBTransaction) throws -> Bool {
+        guard let first = batch.first else { return false }
+        var previous = first.id
+        for item in batch.dropFirst() {
+            guard item.id > previous else { return false }
+            previous = item.id
+        }
+        let last = try transaction.withCursor(on: items) { cursor in
+            try cursor.move(MDB_LAST).map { try ItemCodec.id(fromKey: $0.key) }
+        }
+        return last.map { $0 < first.id } ?? true
+    }
+
+    /// Stores `item` (encoded straight into the map) and its index entry.
+    private func put(_ item: Item, in transaction: LMDBTransaction, flags: Int32) throws {
+        do {
+            try ItemCodec.withKey(item.id) { key in
+                let value = try transaction.reserve(
+                    in: items, key: key, count: ItemCodec.encodedSize(of: item), flags: flags)
+                ItemCodec.encode(item, into: value)
+            }
+        } catch let error as LMDBError where error.code == MDB_KEYEXIST {
+            throw LMDBError(
+                operation: "inserting item \(item.id)", code: error.code, message: "an item with this id is stored")
+        }
+        try addIndexEntry(of: item, in: transaction)
+    }
+
+    private func addIndexEntry(of item: Item, in transaction: LMDBTransaction) throws {
+        try ItemCodec.withTitleIndexKey(priority: item.priority, isInStock: item.isInStock) { key in
+            try ItemCodec.withTitleIndexValue(title: item.title, id: item.id) { value in
+                try transaction.put(in: titleIndex, key: key, value: value, flags: MDB_NODUPDATA)
+            }
+        }
+    }
+
+    private func removeIndexEntry(of item: Item, in transaction: LMDBTransaction) throws {
+        let removed = try ItemCodec.withTitleIndexKey(priority: item.priority, isInStock: item.isInStock) { key in
+            try ItemCodec.withTitleIndexValue(title: item.title, id: item.id) { value in
+                try transaction.delete(in: titleIndex, key: key, value: value)
+            }
+        }
+        guard removed else {
+            throw LMDBError.corrupted("removing item \(item.id) from \(titleIndex.name)", "it has no index entry")
+        }
+    }
+
+    private func storedItem(id: Int64, in transaction: LMDBTransaction) throws -> Item? {
+        try ItemCodec.withKey(id) { key in
+            try transaction.value(in: items, forKey: key).map { try ItemCodec.decode(id: id, from: $0) }
+        }
+    }
+
+    public func item(id: Int64) throws -> Item? {
+        try environment.read { try storedItem(id: id, in: $0) }
+    }
+
+    public func forEachItem(_ body: (Item) throws -> Void) throws {
+        try environment.read { transaction in
+            try transaction.withCursor(on: items) { cursor in
+                var entry = try cursor.move(MDB_FIRST)
+                while let current = entry {
+                    try body(ItemCodec.decode(id: ItemCodec.id(fromKey: current.key), from: current.value))
+                    entry = try cursor.move(MDB_NEXT)
+                }
+            }
+        }
+    }
+
+    public func count(where filter: ItemFilter) throws -> Int {
+        try environment.read { transaction in
+            try transaction.withCursor(on: titleIndex) { cursor in
+                try ItemCodec.withTitleIndexKey(priority: filter.priority, isInStock: filter.isInStock) { key in
+                    // A key's duplicate count is kept in its sub-database: O(1) after the O(log n) seek.
+                    try cursor.move(MDB_SET, key: key) == nil ? 0 : cursor.duplicateCount()
+                }
+            }
+        }
+    }
+
+    public func page(_ query: ItemPageQuery) throws -> [Item] {
+        try environment.read { transaction in
+            try transaction.withCursor(on: titleIndex) { cursor in
+                var items: [Item] = []
+                items.reserveCapacity(query.limit)
+                var skip = query.offset
+                // Out of stock sorts first: the [priority, 0] entries, then [priority, 1], each in title order.
+                for isInStock in [false, true] where items.count < query.limit {
+                    try ItemCodec.withTitleIndexKey(priority: query.priority, isInStock: isInStock) { key in
+                        guard var entry = try cursor.move(MDB_SET, key: key) else { return }
+                        let count = try cursor.duplicateCount()
+                        guard skip < count else {
+                            skip -= count
+                            return
+                        }
+                        // LMDB keeps no ranks, so an offset is walked; pages here are at most 50 deep.
+                        for _ in 0..<skip { entry = try cursor.move(MDB_NEXT_DUP) ?? entry }
+                        skip = 0
+                        while items.count < query.limit {
+                            let id = try ItemCodec.id(fromTitleIndexValue: entry.value)
+                            guard let item = try storedItem(id: id, in: transaction) else {
+                                throw LMDBError.corrupted("reading \(titleIndex.name)", "it lists missing item \(id)")
+                            }
+                            items.append(item)
+                            guard let next = try cursor.move(MDB_NEXT_DUP) else { break }
+                            entry = next
+                        }
+                    }
+                }
+                return items
+            }
+        }
+    }
+
+    public func update(_ updates: [ItemUpdate]) throws {
+        try environment.write { transaction in
+            for update in updates {
+                // As SQL's UPDATE … WHERE id = ?, an id that is not stored changes nothing.
+                guard let old = try storedItem(id: update.id, in: transaction) else { continue }
+                var new = old
+                update.apply(to: &new)
+                if new.title != old.title || new.isInStock != old.isInStock {
+                    try removeIndexEntry(of: old, in: transaction)
+                    try addIndexEntry(of: new, in: transaction)
+                }
+                try ItemCodec.withKey(new.id) { key in
+                    ItemCodec.encode(
+                        new, into: try transaction.reserve(in: items, key: key, count: ItemCodec.encodedSize(of: new)))
+                }
+            }
+        }
+    }
+
+    public func delete(ids: [Int64]) throws {
+        try environment.write { transaction in
+            for id in ids {
+                guard let item = try storedItem(id: id, in: transaction) else { continue }
+                try removeIndexEntry(of: item, in: transaction)
+                _ = try ItemCodec.withKey(id) { try transaction.delete(in: items, key: $0) }
+            }
+        }
+    }
+}
