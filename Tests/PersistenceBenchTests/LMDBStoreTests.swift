@@ -73,9 +73,11 @@ import Testing
             "\(error)".contains("indexing item 111") && "\(error)".contains("0 byte")
         }
         #expect(try allItems(in: store) == first)
-        #expect(try store.count(where: ItemFilter(priority: .low, isInStock: true)) == first.filter {
-            $0.priority == .low && $0.isInStock
-        }.count)
+        #expect(
+            try store.count(where: ItemFilter(priority: .low, isInStock: true))
+                == first.filter {
+                    $0.priority == .low && $0.isInStock
+                }.count)
         try store.close()
     }
 
