@@ -87,6 +87,13 @@ enum ItemCodec {
         try withUnsafeBytes(of: (priorityCode(priority), isInStock ? 1 : 0) as (UInt8, UInt8), body)
     }
 
+    /// The order of entries in the title index: by key (priority code, then stock), then `ItemPageQuery`'s order.
+    static func titleIndexOrder(_ a: Item, _ b: Item) -> Bool {
+        let keyA = priorityCode(a.priority) << 1 | (a.isInStock ? 1 : 0)
+        let keyB = priorityCode(b.priority) << 1 | (b.isInStock ? 1 : 0)
+        return keyA != keyB ? keyA < keyB : ItemPageQuery.areInIncreasingOrder(a, b)
+    }
+
     /// Runs `body` with the title index value of an item: title bytes, 0, big-endian id.
     static func withTitleIndexValue<T>(
         title: String, id: Int64, _ body: (UnsafeRawBufferPointer) throws -> T
