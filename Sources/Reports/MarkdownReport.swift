@@ -74,6 +74,7 @@ public enum MarkdownReport {
             out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
             out.append("|---|" + scales.map { _ in "---|" }.joined())
             var latencyRows: [String] = []
+            var memoryRows: [String] = []
             let bestByScale = Dictionary(
                 uniqueKeysWithValues: scales.map { scale in
                     (
@@ -87,6 +88,8 @@ public enum MarkdownReport {
                 var row = "| `\(store)` |"
                 var latencyRow = "| `\(store)` |"
                 var hasLatency = false
+                var memoryRow = "| `\(store)` |"
+                var hasMemory = false
                 for scale in scales {
                     let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
                     row += " " + throughputCell(summary, best: bestByScale[scale] ?? nil) + " |"
@@ -99,9 +102,18 @@ public enum MarkdownReport {
                     } else {
                         latencyRow += " – |"
                     }
+                    if let anon = summary.medianResident(\.rssAnonBytes),
+                        let file = summary.medianResident(\.rssFileBytes)
+                    {
+                        hasMemory = true
+                        memoryRow += " \(Quantity.formatBytes(Int64(anon))) + \(Quantity.formatBytes(Int64(file))) |"
+                    } else {
+                        memoryRow += " – |"
+                    }
                 }
                 out.append(row)
                 if hasLatency { latencyRows.append(latencyRow) }
+                if hasMemory { memoryRows.append(memoryRow) }
             }
             out.append("")
             if !latencyRows.isEmpty {
@@ -112,7 +124,19 @@ public enum MarkdownReport {
                 out.append(contentsOf: latencyRows)
                 out.append("")
             }
+            if !memoryRows.isEmpty {
+                out.append(
+                    "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "
+                        + "including the executable's), median:")
+                out.append("")
+                out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
+                out.append("|---|" + scales.map { _ in "---|" }.joined())
+                out.append(contentsOf: memoryRows)
+                out.append("")
+            }
         }
+
+        out.append(contentsOf: limitsSection(results, stores: stores, scales: scales))
 
         let inserts = results.cells.filter { $0.workload == "insert" }
         if !inserts.isEmpty {
@@ -136,6 +160,41 @@ public enum MarkdownReport {
             out.append("")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// Each store measured beside the machine's limits (`limit-write`, `limit-scan`): its `insert` and `scan` as
+    /// fractions of them, in items per second.
+    private static func limitsSection(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        let pairs = [("insert", "limit-write"), ("scan", "limit-scan")]
+        func median(_ store: String, _ workload: String, _ scale: Scale) -> Double? {
+            CellSummary(
+                cells: results.cells.filter { $0.store == store && $0.workload == workload && $0.scale == scale }
+            )
+            .medianThroughput
+        }
+        var rows: [String] = []
+        for store in stores {
+            for scale in scales {
+                let fractions = pairs.map { workload, limit -> String in
+                    guard let measured = median(store, workload, scale), let bound = median(store, limit, scale),
+                        bound > 0
+                    else { return "–" }
+                    return String(format: "%.2f", measured / bound)
+                        + " (\(formatCount(measured)) of \(formatCount(bound)) items/s)"
+                }
+                if fractions.contains(where: { $0 != "–" }) {
+                    rows.append("| `\(store)` | \(scale) | " + fractions.joined(separator: " | ") + " |")
+                }
+            }
+        }
+        guard !rows.isEmpty else { return [] }
+        return [
+            "## Against the machine's limits", "",
+            "`insert` as a fraction of `limit-write` (the same bytes appended to one file, one fdatasync per batch) "
+                + "and `scan` as a fraction of `limit-scan` (as many bytes summed from an in-memory array), medians "
+                + "from this run:", "",
+            "| store | scale | insert ÷ limit-write | scan ÷ limit-scan |", "|---|---|---|---|",
+        ] + rows + [""]
     }
 
     private static func throughputCell(_ summary: CellSummary, best: Double?) -> String {

@@ -17,6 +17,11 @@ struct CellSummary {
     /// Repetitions that did not finish, when others did.
     var partialFailures: Int { finished.isEmpty ? 0 : cells.count - finished.count }
 
+    /// The median of a resident-memory figure (`\.rssAnonBytes`, `\.rssFileBytes`) over finished repetitions.
+    func medianResident(_ figure: KeyPath<CellMetrics, Int64?>) -> Double? {
+        median(finished.compactMap { $0[keyPath: figure].map(Double.init) })
+    }
+
     func medianLatency(_ percentile: KeyPath<LatencySummary, Double>) -> Double? {
         median(finished.compactMap { $0.latency?[keyPath: percentile] })
     }

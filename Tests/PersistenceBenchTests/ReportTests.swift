@@ -24,7 +24,7 @@ import Testing
             startedAt: Date(timeIntervalSince1970: 1_800_000_000))
         func metrics(_ seconds: Double, _ digest: Digest) -> CellMetrics {
             CellMetrics(
-                timedSeconds: seconds, operations: 100, latency: nil, rssAnonBytes: 1, rssFileBytes: 2,
+                timedSeconds: seconds, operations: 100, latency: nil, rssAnonBytes: 3 << 20, rssFileBytes: 300 << 20,
                 storageWriteBytes: 0, bytesOnDisk: 4096, digest: digest)
         }
         let usage = ProcessUsage(wallSeconds: 1, userCPUSeconds: 0.5, systemCPUSeconds: 0.1, peakRSSBytes: 1 << 20)
@@ -60,6 +60,7 @@ import Testing
         #expect(markdown.contains("| `b` | 500 ops/s · 2.00×"))
         #expect(markdown.contains("1 rep(s) DNF"))
         #expect(markdown.contains("Digests: 1 of 1"))
+        #expect(markdown.contains("| `a` | 3.0 MiB + 300 MiB |"))
         #expect(!markdown.contains("MISMATCH"))
     }
 
