@@ -44,11 +44,12 @@ let package = Package(
             ]
         ),
         .target(name: "LMDBStore", dependencies: ["PersistenceBench", "CLMDB"]),
+        .target(name: "PackedStore", dependencies: ["PersistenceBench"]),
         .target(name: "Reports", dependencies: ["PersistenceBench"]),
         .executableTarget(
             name: "persistbench",
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore",
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore", "PackedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -56,7 +57,7 @@ let package = Package(
             name: "PersistenceBenchTests",
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore", "persistbench",
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore", "PackedStore", "persistbench",
             ]
         ),
     ],

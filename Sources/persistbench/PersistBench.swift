@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import GRDBStore
 import LMDBStore
+import PackedStore
 import PersistenceBench
 import SQLiteStore
 
 /// Every store this build knows, in the order reports list them.
-let allStores: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind]
+let allStores: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
 
 @main
 struct PersistBench: ParsableCommand {

@@ -54,7 +54,7 @@ struct Run: ParsableCommand {
         let storeNames = try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name)
         let workloadNames =
             try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
-            ?? WorkloadCatalog.crud.map(\.name)
+            ?? WorkloadCatalog.defaultMatrix.map(\.name)
         var parsedScales: [Scale] = []
         for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             guard let scale = Scale(parsing: text) else {

@@ -1,11 +1,13 @@
 import Foundation
 import GRDBStore
 import LMDBStore
+import PackedStore
 import PersistenceBench
 import SQLiteStore
 
 /// Every store under test, as the tool lists them.
-let allStoreKinds: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind]
+let allStoreKinds: [StoreKind] =
+    [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
 let allStoreNames = allStoreKinds.map(\.name)
 
 func storeKind(_ name: String) throws -> StoreKind {

@@ -76,3 +76,12 @@ public struct StoreKind: Sendable {
         self.open = open
     }
 }
+
+/// A store that keeps items as plain bytes in a layout of its own (`packed`), so that the machine's limits for
+/// moving the same bytes can be measured beside it: `limit-write` for `insert`, `limit-scan` for `scan`.
+public protocol ByteLayoutStore: Store {
+    /// The store's directory, where `limit-write` writes its file (and removes it).
+    var directory: URL { get }
+    /// The bytes this store keeps for `batch`, in its layout: for `packed`, its rows and its strings.
+    func storedBytes(of batch: [Item]) throws -> [UInt8]
+}

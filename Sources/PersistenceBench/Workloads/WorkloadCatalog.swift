@@ -1,6 +1,6 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud
+    public static let all: [any Workload] = crud + limits
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -8,6 +8,12 @@ public enum WorkloadCatalog {
         GetWorkload(distribution: .zipfian), ScanWorkload(), CountWhereWorkload(), PageWorkload(),
         UpdateWorkload(), DeleteWorkload(),
     ]
+
+    /// The machine's limits for moving a compact store's bytes, beside `insert` and `scan`.
+    public static let limits: [any Workload] = [LimitWriteWorkload(), LimitScanWorkload()]
+
+    /// What `persistbench run` runs when no workloads are named.
+    public static let defaultMatrix: [any Workload] = crud + limits
 
     public static func workload(named name: String) -> (any Workload)? {
         all.first { $0.name == name }

@@ -1,0 +1,84 @@
+import Foundation
+
+/// A file read through a shared, read-only memory map and written with `pwrite`.
+///
+/// On Linux the page cache is shared between the two, so a `pwrite` is visible through the map at once. The map
+/// covers a capacity at least the file's length, doubled as the file grows, so that appends rarely remap; only
+/// bytes below the file's length may be read. Pointers into the map are valid until the next `write` or `close`.
+final class MappedFile {
+    let path: String
+    private var descriptor: Int32
+    private(set) var length: Int
+    private var map: UnsafeMutableRawPointer?
+    private var mappedCapacity = 0
+
+    /// Opens `path`, creating an empty file when `create` is set and it does not exist.
+    init(path: String, create: Bool) throws {
+        self.path = path
+        descriptor = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
+        guard descriptor >= 0 else { throw PackedError.system("open", path) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
+            Foundation.close(descriptor)
+            throw PackedError.system("fstat", path, errno: code)
+        }
+        length = Int(status.st_size)
+        try remapIfNeeded()
+    }
+
+    deinit { close() }
+
+    func close() {
+        if let map { munmap(map, mappedCapacity) }
+        map = nil
+        if descriptor >= 0 { Foundation.close(descriptor) }
+        descriptor = -1
+    }
+
+    /// The first `length` bytes, through the map.
+    var bytes: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: map, count: length)
+    }
+
+    /// Writes `data` at `offset` (growing the file if it ends beyond it).
+    func write(_ data: UnsafeRawBufferPointer, at offset: Int) throws {
+        var done = 0
+        while done < data.count {
+            let written = pwrite(descriptor, data.baseAddress! + done, data.count - done, off_t(offset + done))
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw PackedError.system("pwrite", path)
+            }
+            done += written
+        }
+        length = max(length, offset + data.count)
+        try remapIfNeeded()
+    }
+
+    /// Sets the file's length: zeros when it grows (a sparse extension), dropped bytes when it shrinks.
+    func truncate(to newLength: Int) throws {
+        guard ftruncate(descriptor, off_t(newLength)) == 0 else { throw PackedError.system("ftruncate", path) }
+        length = newLength
+        try remapIfNeeded()
+    }
+
+    /// Flushes the file's data to the disk (`fdatasync`): on disk before this returns.
+    func sync() throws {
+        guard fdatasync(descriptor) == 0 else { throw PackedError.system("fdatasync", path) }
+    }
+
+    private func remapIfNeeded() throws {
+        guard length > mappedCapacity || map == nil else { return }
+        var capacity = max(mappedCapacity, 1 << 20)
+        while capacity < length { capacity *= 2 }
+        if let map { munmap(map, mappedCapacity) }
+        map = nil
+        guard let mapped = mmap(nil, capacity, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
+            mappedCapacity = 0
+            throw PackedError.system("mmap", path)
+        }
+        map = mapped
+        mappedCapacity = capacity
+    }
+}

@@ -1,0 +1,55 @@
+/// `limit-scan`: the machine's limit for `scan`. Sums, eight bytes at a time, as many bytes as a
+/// `ByteLayoutStore` keeps for N items, from a plain in-memory array: no decoding, no strings, no file.
+///
+/// The array holds the store's bytes for the first items, up to 256 MiB (far beyond any cache), and is summed
+/// again until the total is reached, so that 100M items need no 16 GiB of memory.
+public struct LimitScanWorkload: Workload {
+    public init() {}
+    public let name = "limit-scan"
+    public let summary = "the read limit: sum as many bytes as the store keeps for N items from an in-memory array"
+    public var fixture: Fixture? { nil }
+
+    static let bufferLimit = 256 << 20
+
+    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
+
+    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let layout = store as? any ByteLayoutStore else {
+            throw BenchError("workload \(name) needs a store with a byte layout; \(type(of: store)) has none")
+        }
+        // Untimed: the total, and the buffer's contents.
+        var total = 0
+        var buffer: [UInt8] = []
+        var start: Int64 = 1
+        while start <= Int64(context.scale) {
+            let end = min(Int64(context.scale), start + Int64(context.batchSize) - 1)
+            let bytes = try layout.storedBytes(of: context.items.items(start...end))
+            total += bytes.count
+            if buffer.count < Self.bufferLimit { buffer += bytes.prefix(Self.bufferLimit - buffer.count) }
+            start = end + 1
+        }
+        buffer += repeatElement(0, count: (8 - buffer.count % 8) % 8)
+        var sum: UInt64 = 0
+        context.stopwatch.measure {
+            var remaining = total
+            buffer.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: UInt64.self) { words in
+                    while remaining > 0 {
+                        let count = min(words.count, (remaining + 7) / 8)
+                        var partial: UInt64 = 0
+                        for index in 0..<count { partial &+= words[index] }
+                        sum &+= partial
+                        remaining -= count * 8
+                    }
+                }
+            }
+        }
+        context.progress.advance(by: context.scale)
+        var digest = Digest()
+        digest.add(total)
+        digest.add(Int(truncatingIfNeeded: sum))
+        return WorkloadOutcome(operations: context.scale, digest: digest)
+    }
+
+    public func digestAfterRun(of store: any Store) throws -> Digest { Digest() }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// `limit-write`: the machine's limit for `insert`. The bytes a `ByteLayoutStore` keeps for N items, appended to
+/// one plain file and flushed with one `fdatasync` per batch: no header, no index, no second file.
+public struct LimitWriteWorkload: Workload {
+    public init() {}
+    public let name = "limit-write"
+    public let summary =
+        "the write limit: the bytes the store keeps for N items, appended to one file, fdatasync per batch"
+    public var fixture: Fixture? { nil }
+
+    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
+
+    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let layout = store as? any ByteLayoutStore else {
+            throw BenchError("workload \(name) needs a store with a byte layout; \(type(of: store)) has none")
+        }
+        let path = layout.directory.appendingPathComponent("limit-write.bin").path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer {
+            close(descriptor)
+            unlink(path)
+        }
+        var written = 0
+        var start: Int64 = 1
+        while start <= Int64(context.scale) {
+            let end = min(Int64(context.scale), start + Int64(context.batchSize) - 1)
+            let bytes = try layout.storedBytes(of: context.items.items(start...end))
+            try context.stopwatch.measure {
+                try bytes.withUnsafeBytes { buffer in
+                    var done = 0
+                    while done < buffer.count {
+                        let count = pwrite(
+                            descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(written + done))
+                        guard count > 0 else {
+                            throw BenchError("writing \(path): \(String(cString: strerror(errno)))")
+                        }
+                        done += count
+                    }
+                }
+                guard fdatasync(descriptor) == 0 else {
+                    throw BenchError("flushing \(path): \(String(cString: strerror(errno)))")
+                }
+            }
+            written += bytes.count
+            context.progress.advance(by: Int(end - start + 1))
+            start = end + 1
+        }
+        var digest = Digest()
+        digest.add(written)
+        return WorkloadOutcome(operations: context.scale, digest: digest)
+    }
+
+    public func digestAfterRun(of store: any Store) throws -> Digest { Digest() }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import PersistenceBench
+import Testing
+
+@testable import PackedStore
+
+/// What the `packed` store adds to the conformance suite: crash recovery at every step of a commit, clear errors
+/// for damaged files, compaction, and ids that do not arrive in order.
+@Suite struct PackedStoreTests {
+    let generator = ItemGenerator(seed: 11)
+
+    func allItems(in store: any ItemStore) throws -> [Item] {
+        var items: [Item] = []
+        try store.forEachItem { items.append($0) }
+        return items
+    }
+
+    enum Change: CaseIterable, Sendable {
+        case insert, update, delete
+    }
+
+    /// Runs `change` against `store` and applies it to `expected`, as a store that committed it would hold.
+    func apply(_ change: Change, to store: PackedItemStore, expected: inout [Item]) throws {
+        switch change {
+        case .insert:
+            let items = generator.items(301...400)
+            expected += items
+            try store.insert(items)
+        case .update:
+            let updates = [1, 2, 3, 250].map { generator.update(id: Int64($0)) }
+            for update in updates {
+                if let index = expected.firstIndex(where: { $0.id == update.id }) { update.apply(to: &expected[index]) }
+            }
+            try store.update(updates)
+        case .delete:
+            expected.removeAll { [4, 300].contains($0.id) }
+            try store.delete(ids: [4, 300])
+        }
+    }
+
+    @Test(arguments: PackedItemStore.CommitStep.allCases, Change.allCases)
+    func aCrashAtAnyStepOfACommitReopensToTheLastCommittedState(step: PackedItemStore.CommitStep, change: Change)
+        throws
+    {
+        let directory = try TemporaryDirectory()
+        var committed = generator.items(1...300)
+        let store = try PackedItemStore(directory: directory.url)
+        try store.insert(committed)
+        // Earlier in-place changes, so that the journal and unflushed rows are in play.
+        let earlier = [10, 20, 30].map { generator.update(id: Int64($0)) }
+        try store.update(earlier)
+        for update in earlier { update.apply(to: &committed[Int(update.id) - 1]) }
+        try store.delete(ids: [7])
+        committed.removeAll { $0.id == 7 }
+
+        var changed = committed
+        store.crashAt = step
+        #expect(throws: PackedItemStore.SimulatedCrash.self) { try apply(change, to: store, expected: &changed) }
+        // The crashed store is abandoned as a dead process would leave it; a new one opens the same files.
+        let reopened = try PackedItemStore(directory: directory.url)
+        let expected = [.afterHeader, .halfwayInPlace].contains(step) ? changed : committed
+        #expect(try allItems(in: reopened) == expected)
+        for filter in ItemFilter.all {
+            #expect(try reopened.count(where: filter) == expected.filter(filter.matches).count)
+        }
+        let page = try reopened.page(ItemPageQuery(priority: .high, limit: 20, offset: 0))
+        #expect(
+            page
+                == Array(
+                    expected.filter { $0.priority == .high }.sorted(by: ItemPageQuery.areInIncreasingOrder).prefix(20)))
+        // And it goes on working.
+        try reopened.delete(ids: [expected[0].id])
+        #expect(try reopened.item(id: expected[0].id) == nil)
+        try reopened.close()
+        _ = store
+    }
+
+    @Test func aDamagedFileIsAnErrorNamingIt() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PackedItemStore(directory: directory.url)
+        try store.insert(generator.items(1...50))
+        try store.close()
+        let generation = directory.url.appendingPathComponent("g1")
+
+        let arena = generation.appendingPathComponent("strings.arena")
+        let arenaBytes = try Data(contentsOf: arena)
+        var damagedArena = arenaBytes
+        damagedArena[0] = UInt8(ascii: "X")
+        try damagedArena.write(to: arena)
+        #expect {
+            try PackedItemStore(directory: directory.url)
+        } throws: { error in
+            "\(error)".contains(arena.path) && "\(error)".contains("PBARENA magic")
+        }
+        try arenaBytes.write(to: arena)
+
+        let rows = generation.appendingPathComponent("items.rows")
+        var damagedRows = try Data(contentsOf: rows)
+        damagedRows[20] ^= 0xFF
+        damagedRows[StoreHeader.slotSize + 20] ^= 0xFF
+        try damagedRows.write(to: rows)
+        #expect {
+            try PackedItemStore(directory: directory.url)
+        } throws: { error in
+            "\(error)".contains(rows.path) && "\(error)".contains("neither header slot has a valid checksum")
+        }
+    }
+
+    @Test func compactReclaimsDeletedRowsAndDeadStrings() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PackedItemStore(directory: directory.url)
+        var expected = generator.items(1...2000)
+        try store.insert(expected)
+        let updates = (1...400).map { generator.update(id: Int64($0 * 5)) }
+        try store.update(updates)
+        for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }
+        let deleted = Set((1...600).map { Int64($0 * 3) })
+        try store.delete(ids: Array(deleted))
+        expected.removeAll { deleted.contains($0.id) }
+        #expect(store.state.deadArenaBytes > 0)
+        let before = try PackedItemStore.bytesOnDisk(at: directory.url)
+
+        try store.compact()
+        #expect(try allItems(in: store) == expected)
+        #expect(store.state.deadArenaBytes == 0)
+        #expect(store.state.rowCount == expected.count)
+        #expect(try PackedItemStore.bytesOnDisk(at: directory.url) < before)
+        #expect(!FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("g1").path))
+        try store.insert(generator.items(2001...2010))
+        try store.close()
+
+        let reopened = try PackedItemStore(directory: directory.url)
+        #expect(try allItems(in: reopened) == expected + generator.items(2001...2010))
+        try reopened.close()
+    }
+
+    @Test func idsOutOfOrderAreServedInOrderAndDuplicatesRefused() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PackedItemStore(directory: directory.url)
+        let items = generator.items(1...12)
+        try store.insert([items[8], items[2], items[4]])
+        try store.insert([items[0]])
+        #expect(try allItems(in: store) == [items[0], items[2], items[4], items[8]])
+        #expect(try store.item(id: 3) == items[2])
+        #expect {
+            try store.insert([items[10], items[2]])
+        } throws: { error in
+            "\(error)".contains("inserting item 3")
+        }
+        try store.delete(ids: [3])
+        try store.insert([items[2]])
+        #expect(try store.item(id: 3) == items[2])
+        #expect(try store.count(where: ItemFilter(priority: items[2].priority, isInStock: items[2].isInStock)) >= 1)
+        try store.close()
+    }
+}
