@@ -270,41 +270,58 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
 
     // MARK: Rows
 
-    @inline(__always)
-    private func row(_ index: Int) -> ItemRow {
-        ItemRow(rows.bytes, at: StoreHeader.rowsStart + index * ItemRow.size)
+    /// The mapped files as plain buffers, taken once before a loop of reads: valid until the next write.
+    private struct MappedView {
+        let rows: UnsafeRawBufferPointer
+        let arena: UnsafeRawBufferPointer
+        let tombstones: UnsafeRawBufferPointer
+
+        @inline(__always)
+        func row(_ index: Int) -> ItemRow {
+            ItemRow(rows, at: StoreHeader.rowsStart + index * ItemRow.size)
+        }
+
+        @inline(__always)
+        func isDeleted(_ index: Int) -> Bool {
+            tombstones[FileMagic.headerSize + index / 8] & UInt8(1) << (index % 8) != 0
+        }
+
+        @inline(__always)
+        func string(_ reference: ItemRow.StringReference) -> String {
+            let bytes = UnsafeRawBufferPointer(rebasing: arena[reference.offset..<reference.offset + reference.length])
+            return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
+
+        @inline(__always)
+        func item(at index: Int) -> Item {
+            let row = row(index)
+            return Item(
+                id: row.id, title: string(row.title), notes: string(row.notes), isInStock: row.isInStock,
+                priority: ItemRow.priority(code: row.priorityCode), price: row.price,
+                createdAt: Date(timeIntervalSinceReferenceDate: row.createdAt))
+        }
     }
 
-    @inline(__always)
-    private func isDeleted(_ index: Int) -> Bool {
-        tombstones.bytes[FileMagic.headerSize + index / 8] & UInt8(1) << (index % 8) != 0
+    private var view: MappedView {
+        MappedView(rows: rows.bytes, arena: arena.bytes, tombstones: tombstones.bytes)
     }
 
-    @inline(__always)
-    private func string(_ reference: ItemRow.StringReference) -> String {
-        let bytes = UnsafeRawBufferPointer(
-            rebasing: arena.bytes[reference.offset..<reference.offset + reference.length])
-        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-    }
+    private func row(_ index: Int) -> ItemRow { view.row(index) }
 
-    private func item(from row: ItemRow) -> Item {
-        Item(
-            id: row.id, title: string(row.title), notes: string(row.notes), isInStock: row.isInStock,
-            priority: ItemRow.priority(code: row.priorityCode), price: row.price,
-            createdAt: Date(timeIntervalSinceReferenceDate: row.createdAt))
-    }
+    private func isDeleted(_ index: Int) -> Bool { view.isDeleted(index) }
 
     /// The row holding live item `id`, or nil.
     private func liveRow(id: Int64) -> Int? {
         if header.rowsAscendByID {
+            let view = self.view
             var low = 0
             var high = header.rowCount
             while low < high {
                 let middle = (low + high) / 2
                 let found = Int64(
-                    littleEndian: rows.bytes.loadUnaligned(
+                    littleEndian: view.rows.loadUnaligned(
                         fromByteOffset: StoreHeader.rowsStart + middle * ItemRow.size, as: Int64.self))
-                if found == id { return isDeleted(middle) ? nil : middle }
+                if found == id { return view.isDeleted(middle) ? nil : middle }
                 if found < id { low = middle + 1 } else { high = middle }
             }
             return nil
@@ -426,14 +443,16 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     }
 
     public func item(id: Int64) throws -> Item? {
-        liveRow(id: id).map { item(from: row($0)) }
+        liveRow(id: id).map { view.item(at: $0) }
     }
 
     public func forEachItem(_ body: (Item) throws -> Void) throws {
+        // `body` must not change the store: the view is valid until the next write.
+        let view = self.view
         if header.rowsAscendByID {
-            for index in 0..<header.rowCount where !isDeleted(index) { try body(item(from: row(index))) }
+            for index in 0..<header.rowCount where !view.isDeleted(index) { try body(view.item(at: index)) }
         } else {
-            for index in idPermutation() { try body(item(from: row(Int(index)))) }
+            for index in idPermutation() { try body(view.item(at: Int(index))) }
         }
     }
 
@@ -446,9 +465,10 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         let segment = order.segment(priorityCode: Int(ItemRow.priorityCode(query.priority)))
         let count = segment.count / 4
         guard query.offset < count else { return [] }
+        let view = self.view
         return (query.offset..<min(count, query.offset + query.limit)).map { position in
             let index = UInt32(littleEndian: segment.loadUnaligned(fromByteOffset: 4 * position, as: UInt32.self))
-            return item(from: row(Int(index)))
+            return view.item(at: Int(index))
         }
     }
 
@@ -479,7 +499,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             guard let index = liveRow(id: update.id) else { continue }
             var image = changed[index] ?? row(index)
             next.counts[image.filterKey] -= 1
-            if update.title != string(image.title) {
+            if update.title != view.string(image.title) {
                 next.deadArenaBytes += image.title.length
                 image.title = try Self.append(update.title, to: &strings, arenaLength: next.arenaLength, id: update.id)
             }
