@@ -134,6 +134,24 @@ import Testing
         try reopened.close()
     }
 
+    @Test func sparseAscendingIdsAreFound() throws {
+        let directory = try TemporaryDirectory()
+        let store = try PackedItemStore(directory: directory.url)
+        let ids: [Int64] = [-7, 1, 2, 3, 1000, 1_000_000, 1_000_001, Int64.max - 1]
+        let items = ids.map { id in
+            var item = generator.item(id: 1)
+            item.id = id
+            return item
+        }
+        try store.insert(Array(items[..<4]))
+        try store.insert(Array(items[4...]))
+        for item in items { #expect(try store.item(id: item.id) == item) }
+        for missing: Int64 in [Int64.min, -6, 0, 4, 999, 1001, 999_999, 1_000_002, Int64.max] {
+            #expect(try store.item(id: missing) == nil)
+        }
+        try store.close()
+    }
+
     @Test func idsOutOfOrderAreServedInOrderAndDuplicatesRefused() throws {
         let directory = try TemporaryDirectory()
         let store = try PackedItemStore(directory: directory.url)
