@@ -275,6 +275,8 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         let rows: UnsafeRawBufferPointer
         let arena: UnsafeRawBufferPointer
         let tombstones: UnsafeRawBufferPointer
+        /// Named in the error for a string reference that points outside the arena.
+        let arenaPath: String
 
         @inline(__always)
         func row(_ index: Int) -> ItemRow {
@@ -286,24 +288,34 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             tombstones[FileMagic.headerSize + index / 8] & UInt8(1) << (index % 8) != 0
         }
 
+        /// The string's bytes, checked against the arena's committed length: a damaged row is an error, not a
+        /// read outside the map.
         @inline(__always)
-        func string(_ reference: ItemRow.StringReference) -> String {
+        func string(_ reference: ItemRow.StringReference) throws -> String {
+            guard reference.offset >= FileMagic.headerSize, reference.offset <= arena.count,
+                reference.length <= arena.count - reference.offset
+            else {
+                throw PackedError.corrupted(
+                    arenaPath,
+                    "a row refers to bytes \(reference.offset)..<\(reference.offset + reference.length) "
+                        + "of \(arena.count)")
+            }
             let bytes = UnsafeRawBufferPointer(rebasing: arena[reference.offset..<reference.offset + reference.length])
             return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
 
         @inline(__always)
-        func item(at index: Int) -> Item {
+        func item(at index: Int) throws -> Item {
             let row = row(index)
             return Item(
-                id: row.id, title: string(row.title), notes: string(row.notes), isInStock: row.isInStock,
+                id: row.id, title: try string(row.title), notes: try string(row.notes), isInStock: row.isInStock,
                 priority: ItemRow.priority(code: row.priorityCode), price: row.price,
                 createdAt: Date(timeIntervalSinceReferenceDate: row.createdAt))
         }
     }
 
     private var view: MappedView {
-        MappedView(rows: rows.bytes, arena: arena.bytes, tombstones: tombstones.bytes)
+        MappedView(rows: rows.bytes, arena: arena.bytes, tombstones: tombstones.bytes, arenaPath: arena.path)
     }
 
     private func row(_ index: Int) -> ItemRow { view.row(index) }
@@ -460,16 +472,16 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     }
 
     public func item(id: Int64) throws -> Item? {
-        liveRow(id: id).map { view.item(at: $0) }
+        try liveRow(id: id).map { try view.item(at: $0) }
     }
 
     public func forEachItem(_ body: (Item) throws -> Void) throws {
         // `body` must not change the store: the view is valid until the next write.
         let view = self.view
         if header.rowsAscendByID {
-            for index in 0..<header.rowCount where !view.isDeleted(index) { try body(view.item(at: index)) }
+            for index in 0..<header.rowCount where !view.isDeleted(index) { try body(try view.item(at: index)) }
         } else {
-            for index in idPermutation() { try body(view.item(at: Int(index))) }
+            for index in idPermutation() { try body(try view.item(at: Int(index))) }
         }
     }
 
@@ -483,9 +495,14 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         let count = segment.count / 4
         guard query.offset < count else { return [] }
         let view = self.view
-        return (query.offset..<min(count, query.offset + query.limit)).map { position in
-            let index = UInt32(littleEndian: segment.loadUnaligned(fromByteOffset: 4 * position, as: UInt32.self))
-            return view.item(at: Int(index))
+        return try (query.offset..<min(count, query.offset + query.limit)).map { position in
+            let index = Int(UInt32(littleEndian: segment.loadUnaligned(fromByteOffset: 4 * position, as: UInt32.self)))
+            guard index < header.rowCount else {
+                throw PackedError.corrupted(
+                    generation.appendingPathComponent(OrderIndex.fileName).path,
+                    "it lists row \(index) of \(header.rowCount)")
+            }
+            return try view.item(at: index)
         }
     }
 
@@ -516,7 +533,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             guard let index = liveRow(id: update.id) else { continue }
             var image = changed[index] ?? row(index)
             next.counts[image.filterKey] -= 1
-            if update.title != view.string(image.title) {
+            if try update.title != view.string(image.title) {
                 next.deadArenaBytes += image.title.length
                 image.title = try Self.append(update.title, to: &strings, arenaLength: next.arenaLength, id: update.id)
             }

@@ -95,7 +95,23 @@ import Testing
         try arenaBytes.write(to: arena)
 
         let rows = generation.appendingPathComponent("items.rows")
-        var damagedRows = try Data(contentsOf: rows)
+        let rowBytes = try Data(contentsOf: rows)
+        // Item 1's title reference now points far beyond the arena.
+        var damagedRow = rowBytes
+        damagedRow[StoreHeader.rowsStart + 24 + 7] = 0x7F
+        try damagedRow.write(to: rows)
+        let damaged = try PackedItemStore(directory: directory.url)
+        #expect(try damaged.item(id: 2) == generator.item(id: 2))
+        #expect {
+            _ = try damaged.item(id: 1)
+        } throws: { error in
+            "\(error)".contains(arena.path) && "\(error)".contains("a row refers to bytes")
+        }
+        #expect(throws: PackedError.self) { try damaged.forEachItem { _ in } }
+        try damaged.close()
+        try rowBytes.write(to: rows)
+
+        var damagedRows = rowBytes
         damagedRows[20] ^= 0xFF
         damagedRows[StoreHeader.slotSize + 20] ^= 0xFF
         try damagedRows.write(to: rows)
