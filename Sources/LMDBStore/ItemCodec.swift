@@ -52,7 +52,7 @@ enum ItemCodec {
 
     /// Writes `item` into `buffer`, which holds exactly `encodedSize(of: item)` bytes.
     static func encode(_ item: Item, into buffer: UnsafeMutableRawBufferPointer) {
-        buffer[0] = (item.isInStock ? 1 : 0) | priorityCode(item.priority) << 1
+        buffer[0] = ItemFilter(matching: item).code
         buffer.storeBytes(of: item.price.bitPattern.littleEndian, toByteOffset: 1, as: UInt64.self)
         buffer.storeBytes(
             of: item.createdAt.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: 9,
@@ -65,8 +65,7 @@ enum ItemCodec {
     /// The item stored under key `id` in `bytes`; throws on bytes that do not follow the layout.
     static func decode(id: Int64, from bytes: UnsafeRawBufferPointer) throws -> Item {
         guard bytes.count >= fixedSize + 2 else { throw corrupted(id, "value of \(bytes.count) bytes") }
-        let flags = bytes[0]
-        guard flags & ~0b111 == 0 else { throw corrupted(id, "flags byte \(flags)") }
+        guard let flags = ItemFilter(code: bytes[0]) else { throw corrupted(id, "flags byte \(bytes[0])") }
         let price = Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
         let createdAt = Double(
             bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 9, as: UInt64.self)))
@@ -75,7 +74,7 @@ enum ItemCodec {
         let notes = try readString(bytes, at: &offset, id: id, field: "notes")
         guard offset == bytes.count else { throw corrupted(id, "\(bytes.count - offset) bytes after the notes") }
         return Item(
-            id: id, title: title, notes: notes, isInStock: flags & 1 != 0, priority: priority(code: flags >> 1),
+            id: id, title: title, notes: notes, isInStock: flags.isInStock, priority: flags.priority,
             price: price, createdAt: Date(timeIntervalSinceReferenceDate: createdAt))
     }
 
@@ -84,13 +83,13 @@ enum ItemCodec {
     static func withTitleIndexKey<T>(
         priority: Item.Priority?, isInStock: Bool, _ body: (UnsafeRawBufferPointer) throws -> T
     ) rethrows -> T {
-        try withUnsafeBytes(of: (priorityCode(priority), isInStock ? 1 : 0) as (UInt8, UInt8), body)
+        try withUnsafeBytes(of: (ItemFilter.priorityCode(priority), isInStock ? 1 : 0) as (UInt8, UInt8), body)
     }
 
     /// The order of entries in the title index: by key (priority code, then stock), then `ItemPageQuery`'s order.
     static func titleIndexOrder(_ a: Item, _ b: Item) -> Bool {
-        let keyA = priorityCode(a.priority) << 1 | (a.isInStock ? 1 : 0)
-        let keyB = priorityCode(b.priority) << 1 | (b.isInStock ? 1 : 0)
+        let keyA = ItemFilter(matching: a).code
+        let keyB = ItemFilter(matching: b).code
         return keyA != keyB ? keyA < keyB : ItemPageQuery.areInIncreasingOrder(a, b)
     }
 
@@ -129,14 +128,6 @@ enum ItemCodec {
     }
 
     // MARK: Parts
-
-    static func priorityCode(_ priority: Item.Priority?) -> UInt8 {
-        priority.map { UInt8($0.rawValue) + 1 } ?? 0
-    }
-
-    private static func priority(code: UInt8) -> Item.Priority? {
-        code == 0 ? nil : Item.Priority(rawValue: Int(code) - 1)
-    }
 
     private static func varintSize(_ value: Int) -> Int {
         var size = 1

@@ -45,27 +45,12 @@ struct ItemRow {
         }
     }
 
-    var isInStock: Bool { flags & 1 != 0 }
-    var priorityCode: UInt8 { flags >> 1 & 0b11 }
-    /// The index of this row's (priority, isInStock) combination, 0–7: `priorityCode << 1 | isInStock`.
+    /// The stock and priority, from the flags byte (an `ItemFilter.code`).
+    var filter: ItemFilter {
+        ItemFilter(priority: ItemFilter.priority(code: flags >> 1 & 0b11), isInStock: flags & 1 != 0)
+    }
+    /// The index of this row's (priority, isInStock) combination, 0–7: its `ItemFilter.code`.
     var filterKey: Int { Int(flags & 0b111) }
-
-    static func flags(isInStock: Bool, priority: Item.Priority?) -> UInt8 {
-        (isInStock ? 1 : 0) | priorityCode(priority) << 1
-    }
-
-    static func priorityCode(_ priority: Item.Priority?) -> UInt8 {
-        priority.map { UInt8($0.rawValue) + 1 } ?? 0
-    }
-
-    static func priority(code: UInt8) -> Item.Priority? {
-        code == 0 ? nil : Item.Priority(rawValue: Int(code) - 1)
-    }
-
-    /// The filter key (see `filterKey`) of an `ItemFilter`.
-    static func filterKey(_ filter: ItemFilter) -> Int {
-        Int(flags(isInStock: filter.isInStock, priority: filter.priority))
-    }
 
     init(id: Int64, price: Double, createdAt: Double, title: StringReference, notes: StringReference, flags: UInt8) {
         self.id = id

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceBench
 
 /// A file read through a shared, read-only memory map and written with `pwrite`.
 ///
@@ -43,15 +44,7 @@ final class MappedFile {
 
     /// Writes `data` at `offset` (growing the file if it ends beyond it).
     func write(_ data: UnsafeRawBufferPointer, at offset: Int) throws {
-        var done = 0
-        while done < data.count {
-            let written = pwrite(descriptor, data.baseAddress! + done, data.count - done, off_t(offset + done))
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw PackedError.system("pwrite", path)
-            }
-            done += written
-        }
+        try FileSystem.write(data, to: descriptor, at: offset, path: path)
         length = max(length, offset + data.count)
         try remapIfNeeded()
     }

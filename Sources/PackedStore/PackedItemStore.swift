@@ -89,7 +89,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         } else {
             name = "g1"
             try FileSystem.makeDirectory(directory.appendingPathComponent(name))
-            try writeDurably(Data("g1\n".utf8), to: current)
+            try FileSystem.writeDurably(Data("g1\n".utf8), to: current)
         }
         for entry in try FileManager.default.contentsOfDirectory(atPath: directory.path)
         where entry.hasPrefix("g") && entry != name && Int(entry.dropFirst()) != nil {
@@ -307,9 +307,10 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         @inline(__always)
         func item(at index: Int) throws -> Item {
             let row = row(index)
+            let filter = row.filter
             return Item(
-                id: row.id, title: try string(row.title), notes: try string(row.notes), isInStock: row.isInStock,
-                priority: ItemRow.priority(code: row.priorityCode), price: row.price,
+                id: row.id, title: try string(row.title), notes: try string(row.notes), isInStock: filter.isInStock,
+                priority: filter.priority, price: row.price,
                 createdAt: Date(timeIntervalSinceReferenceDate: row.createdAt))
         }
     }
@@ -430,7 +431,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
                 let notes = try append(item.notes, to: &strings, arenaLength: arenaLength, id: item.id)
                 let row = ItemRow(
                     id: item.id, price: item.price, createdAt: item.createdAt.timeIntervalSinceReferenceDate,
-                    title: title, notes: notes, flags: ItemRow.flags(isInStock: item.isInStock, priority: item.priority)
+                    title: title, notes: notes, flags: ItemFilter(matching: item).code
                 )
                 row.write(into: buffer, at: index * ItemRow.size)
                 counts[row.filterKey] += 1
@@ -486,12 +487,12 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     }
 
     public func count(where filter: ItemFilter) throws -> Int {
-        header.counts[ItemRow.filterKey(filter)]
+        header.counts[Int(filter.code)]
     }
 
     public func page(_ query: ItemPageQuery) throws -> [Item] {
         let order = try ensureOrderIndex()
-        let segment = order.segment(priorityCode: Int(ItemRow.priorityCode(query.priority)))
+        let segment = order.segment(priorityCode: Int(ItemFilter.priorityCode(query.priority)))
         let count = segment.count / 4
         guard query.offset < count else { return [] }
         let view = self.view
@@ -538,8 +539,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
                 image.title = try Self.append(update.title, to: &strings, arenaLength: next.arenaLength, id: update.id)
             }
             image.price = update.price
-            image.flags = ItemRow.flags(
-                isInStock: update.isInStock, priority: ItemRow.priority(code: image.priorityCode))
+            image.flags = ItemFilter(priority: image.filter.priority, isInStock: update.isInStock).code
             next.counts[image.filterKey] += 1
             changed[index] = image
         }
@@ -628,8 +628,8 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             try file.sync()
             file.close()
         }
-        try Self.syncDirectory(target)
-        try Self.writeDurably(
+        try FileSystem.syncDirectory(target)
+        try FileSystem.writeDurably(
             Data("\(target.lastPathComponent)\n".utf8), to: directory.appendingPathComponent("CURRENT"))
         closeFiles()
         idIndex = nil
@@ -639,24 +639,5 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         (rows, arena, tombstones, journal) = try Self.openFiles(in: generation)
         try recover()
         try FileManager.default.removeItem(at: old)
-    }
-
-    /// Writes `data` to a temporary file, flushes it, renames it over `url`, and flushes the directory.
-    private static func writeDurably(_ data: Data, to url: URL) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        try FileSystem.remove(temporary)
-        let file = try MappedFile(path: temporary.path, create: true)
-        try data.withUnsafeBytes { try file.write($0, at: 0) }
-        try file.sync()
-        file.close()
-        guard rename(temporary.path, url.path) == 0 else { throw PackedError.system("rename to", url.path) }
-        try syncDirectory(url.deletingLastPathComponent())
-    }
-
-    private static func syncDirectory(_ directory: URL) throws {
-        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw PackedError.system("open", directory.path) }
-        defer { Foundation.close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw PackedError.system("fsync", directory.path) }
     }
 }

@@ -9,12 +9,6 @@ import Testing
 @Suite struct LMDBStoreTests {
     let generator = ItemGenerator(seed: 3)
 
-    func allItems(in store: any ItemStore) throws -> [Item] {
-        var items: [Item] = []
-        try store.forEachItem { items.append($0) }
-        return items
-    }
-
     @Test func theMapGrowsByItselfAndTheStoreReopens() throws {
         let directory = try TemporaryDirectory()
         let store = try LMDBItemStore(directory: directory.url, mapSize: 64 << 10)

@@ -9,12 +9,6 @@ import Testing
 @Suite struct PackedStoreTests {
     let generator = ItemGenerator(seed: 11)
 
-    func allItems(in store: any ItemStore) throws -> [Item] {
-        var items: [Item] = []
-        try store.forEachItem { items.append($0) }
-        return items
-    }
-
     enum Change: CaseIterable, Sendable {
         case insert, update, delete
     }

@@ -10,12 +10,6 @@ import Testing
         count == 0 ? [] : generator.items(1...Int64(count))
     }
 
-    func allItems(in store: any ItemStore) throws -> [Item] {
-        var items: [Item] = []
-        try store.forEachItem { items.append($0) }
-        return items
-    }
-
     @Test(arguments: allStoreNames, [0, 1, 1000])
     func insertedItemsReadBackExactly(store name: String, count: Int) throws {
         let directory = try TemporaryDirectory()

@@ -41,6 +41,13 @@ func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore
     return store
 }
 
+/// Every item in `store`, in id order.
+func allItems(in store: any ItemStore) throws -> [Item] {
+    var items: [Item] = []
+    try store.forEachItem { items.append($0) }
+    return items
+}
+
 /// The result of running the real `persistbench` executable.
 struct ToolRun {
     let status: Int32

@@ -38,6 +38,58 @@ public enum FileSystem {
     }
 }
 
+extension FileSystem {
+    /// Writes all of `bytes` at `offset` of an open file with `pwrite`, retrying short and interrupted writes.
+    public static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int, path: String)
+        throws
+    {
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, base + done, bytes.count - done, off_t(offset + done))
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw BenchError("writing \(path): \(String(cString: strerror(errno)))") }
+            done += count
+        }
+    }
+
+    /// Writes `data` to a temporary file beside `url`, flushes it, renames it over `url` and flushes the
+    /// directory: after a crash, `url` holds either its old contents or all of the new.
+    public static func writeDurably(_ data: Data, to url: URL) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw BenchError("cannot create \(temporary.path): \(String(cString: strerror(errno)))")
+        }
+        do {
+            try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
+            guard fsync(descriptor) == 0 else {
+                throw BenchError("flushing \(temporary.path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        close(descriptor)
+        if rename(temporary.path, url.path) != 0 {
+            throw BenchError("cannot rename \(temporary.path) to \(url.path): \(String(cString: strerror(errno)))")
+        }
+        try syncDirectory(url.deletingLastPathComponent())
+    }
+
+    /// Flushes a directory's entries (new, renamed or removed files) to disk.
+    public static func syncDirectory(_ directory: URL) throws {
+        let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw BenchError("cannot open \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else {
+            throw BenchError("flushing \(directory.path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
 /// The core's error: a message that names what failed.
 public struct BenchError: Error, CustomStringConvertible, Sendable {
     public let description: String

@@ -28,17 +28,7 @@ public struct LimitWriteWorkload: Workload {
             let end = min(Int64(context.scale), start + Int64(context.batchSize) - 1)
             let bytes = try layout.storedBytes(of: context.items.items(start...end))
             try context.stopwatch.measure {
-                try bytes.withUnsafeBytes { buffer in
-                    var done = 0
-                    while done < buffer.count {
-                        let count = pwrite(
-                            descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(written + done))
-                        guard count > 0 else {
-                            throw BenchError("writing \(path): \(String(cString: strerror(errno)))")
-                        }
-                        done += count
-                    }
-                }
+                try bytes.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: written, path: path) }
                 guard fdatasync(descriptor) == 0 else {
                     throw BenchError("flushing \(path): \(String(cString: strerror(errno)))")
                 }
