@@ -72,6 +72,7 @@ public struct ItemFilter: Equatable, Sendable {
     }
 
     /// The filter `item` matches.
+    @inlinable
     public init(matching item: Item) {
         self.init(priority: item.priority, isInStock: item.isInStock)
     }
@@ -82,20 +83,24 @@ public struct ItemFilter: Equatable, Sendable {
 
     /// The filter as one byte, the form binary stores keep an item's stock and priority in: bit 0 `isInStock`,
     /// bits 1–2 `priorityCode`. Its value (0–7) numbers the eight filters.
+    @inlinable
     public var code: UInt8 { Self.priorityCode(priority) << 1 | (isInStock ? 1 : 0) }
 
     /// The filter of a `code`; nil when bits above the three used are set.
+    @inlinable
     public init?(code: UInt8) {
         guard code & ~0b111 == 0 else { return nil }
         self.init(priority: Self.priority(code: code >> 1), isInStock: code & 1 != 0)
     }
 
     /// An optional priority as a small integer: 0 none, 1 low, 2 medium, 3 high.
+    @inlinable
     public static func priorityCode(_ priority: Item.Priority?) -> UInt8 {
         priority.map { UInt8($0.rawValue) + 1 } ?? 0
     }
 
     /// The priority a `priorityCode` stands for: nil for 0 (and for codes above 3).
+    @inlinable
     public static func priority(code: UInt8) -> Item.Priority? {
         code == 0 ? nil : Item.Priority(rawValue: Int(code) - 1)
     }
