@@ -529,14 +529,17 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         var next = header
         var strings: [UInt8] = []
         var changed: [Int: ItemRow] = [:]
+        // Titles this batch appended, not yet in the arena: an id updated twice compares against its first update.
+        var newTitles: [Int: String] = [:]
         for update in updates {
             // As SQL's UPDATE … WHERE id = ?, an id that is not stored changes nothing.
             guard let index = liveRow(id: update.id) else { continue }
             var image = changed[index] ?? row(index)
             next.counts[image.filterKey] -= 1
-            if try update.title != view.string(image.title) {
+            if try update.title != newTitles[index] ?? view.string(image.title) {
                 next.deadArenaBytes += image.title.length
                 image.title = try Self.append(update.title, to: &strings, arenaLength: next.arenaLength, id: update.id)
+                newTitles[index] = update.title
             }
             image.price = update.price
             image.flags = ItemFilter(priority: image.filter.priority, isInStock: update.isInStock).code

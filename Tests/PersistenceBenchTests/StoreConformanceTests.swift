@@ -79,6 +79,15 @@ import Testing
         try store.update(updates)
         for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }
         #expect(try allItems(in: store) == expected)
+        // One batch naming an id twice applies both updates, in order, as SQL's UPDATEs do.
+        let first = generator.update(id: 600)
+        var second = first
+        second.title += " again"
+        second.isInStock.toggle()
+        try store.update([first, second])
+        first.apply(to: &expected[599])
+        second.apply(to: &expected[599])
+        #expect(try allItems(in: store) == expected)
         let deleted: Set<Int64> = [1, 2, 777, 1000]
         try store.delete(ids: Array(deleted))
         expected.removeAll { deleted.contains($0.id) }
