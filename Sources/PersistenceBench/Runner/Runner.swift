@@ -108,7 +108,7 @@ public final class Runner {
         if let fixture = cell.workload.fixture {
             switch try prepareFixture(fixture, for: cell) {
             case .failed(let status, let reason): return result(status, "fixture \(fixture.name): \(reason)")
-            case .ready(let source): try FileManager.default.copyItem(at: source, to: directory)
+            case .ready(let source): try FileSystem.copyForCell(from: source, to: directory)
             }
         } else {
             try FileSystem.makeDirectory(directory)
