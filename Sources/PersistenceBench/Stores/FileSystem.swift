@@ -50,20 +50,12 @@ extension FileSystem {
     /// directory: after a crash, `url` holds either its old contents or all of the new.
     public static func writeDurably(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw BenchError("cannot create \(temporary.path): \(String(cString: strerror(errno)))")
-        }
-        do {
+        try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
             try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
             guard fsync(descriptor) == 0 else {
                 throw BenchError("flushing \(temporary.path): \(String(cString: strerror(errno)))")
             }
-        } catch {
-            close(descriptor)
-            throw error
         }
-        close(descriptor)
         if rename(temporary.path, url.path) != 0 {
             throw BenchError("cannot rename \(temporary.path) to \(url.path): \(String(cString: strerror(errno)))")
         }
@@ -104,8 +96,9 @@ extension FileSystem {
         return files
     }
 
+    /// Opens `file` (created with mode 0644 when `flags` has `O_CREAT`), runs `body`, and closes it.
     private static func withDescriptor(of file: URL, flags: Int32, _ body: (Int32) throws -> Void) throws {
-        let descriptor = open(file.path, flags | O_CLOEXEC)
+        let descriptor = open(file.path, flags | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BenchError("cannot open \(file.path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         try body(descriptor)
