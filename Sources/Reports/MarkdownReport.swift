@@ -71,6 +71,12 @@ public enum MarkdownReport {
                 out.append(summary + ".")
                 out.append("")
             }
+            if cells.contains(where: { $0.status == .ok }) {
+                out.append(
+                    "![\(workload): throughput against scale](\(Charts.directoryName)/\(Charts.throughputFileName(workload)))"
+                )
+                out.append("")
+            }
             out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
             out.append("|---|" + scales.map { _ in "---|" }.joined())
             var latencyRows: [String] = []
@@ -137,6 +143,17 @@ public enum MarkdownReport {
         }
 
         out.append(contentsOf: limitsSection(results, stores: stores, scales: scales))
+
+        if results.cells.contains(where: { $0.status == .ok && $0.process != nil }) {
+            out.append("## Peak memory per record")
+            out.append("")
+            out.append(
+                "Per store and scale, the largest median peak RSS over the workloads, divided by the records; at "
+                    + "small scales the process's fixed 29 MiB dominates.")
+            out.append("")
+            out.append("![Peak memory per record against scale](\(Charts.directoryName)/\(Charts.memoryFileName))")
+            out.append("")
+        }
 
         let inserts = results.cells.filter { $0.workload == "insert" }
         if !inserts.isEmpty {

@@ -14,7 +14,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
     }
 }
 
-/// Writes a run's results to a directory, each file replaced atomically.
+/// Writes a run's results to a directory, each file replaced atomically; with `report.md`, its SVG charts in
+/// `charts/`.
 public enum ReportWriter {
     public static func write(_ results: RunResults, to directory: URL, formats: [ReportFormat] = ReportFormat.allCases)
         throws
@@ -28,6 +29,14 @@ public enum ReportWriter {
             case .md: data = Data(MarkdownReport.render(results).utf8)
             }
             try FileSystem.writeAtomically(data, to: directory.appendingPathComponent(format.fileName))
+        }
+        // The charts `report.md` links.
+        if formats.contains(.md) {
+            let charts = directory.appendingPathComponent(Charts.directoryName)
+            try FileSystem.makeDirectory(charts)
+            for (name, svg) in Charts.render(results) {
+                try FileSystem.writeAtomically(Data(svg.utf8), to: charts.appendingPathComponent(name))
+            }
         }
     }
 }

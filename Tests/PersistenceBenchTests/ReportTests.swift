@@ -3,6 +3,10 @@ import PersistenceBench
 import Reports
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 @Suite struct ReportTests {
     @Test(arguments: [
         ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
@@ -70,6 +74,34 @@ import Testing
         #expect(results.digestChecks.first?.agreed == false)
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("DIGEST MISMATCH"))
+    }
+
+    @Test func chartsAreWrittenLinkedAndWellFormed() throws {
+        let directory = try TemporaryDirectory()
+        var results = sampleResults()
+        // A second scale, so that the lines have two points.
+        results.cells += results.cells.map { cell in
+            var bigger = cell
+            bigger.scale = Scale(records: 10_000)
+            return bigger
+        }
+        try ReportWriter.write(results, to: directory.url)
+        let charts = directory.url.appendingPathComponent("charts")
+        let markdown = try String(contentsOf: directory.url.appendingPathComponent("report.md"), encoding: .utf8)
+        for name in ["throughput-scan.svg", "memory-per-record.svg"] {
+            let svg = try Data(contentsOf: charts.appendingPathComponent(name))
+            let parser = XMLParser(data: svg)
+            #expect(parser.parse(), "\(name) is not well-formed XML")
+            let text = String(decoding: svg, as: UTF8.self)
+            #expect(text.contains("records in the data set (log scale)"))
+            #expect(text.contains(">100</text>") && text.contains(">1k</text>") && text.contains(">10k</text>"))
+            #expect(text.contains(">a</text>") && text.contains(">b</text>"), "legend of \(name)")
+            #expect(text.contains("<polyline"))
+            #expect(markdown.contains("](charts/\(name))"))
+        }
+        #expect(
+            try String(contentsOf: charts.appendingPathComponent("throughput-scan.svg"), encoding: .utf8)
+                .contains("operations per second"))
     }
 
     @Test func resultsRoundTripThroughJSON() throws {

@@ -1,0 +1,181 @@
+import Foundation
+import PersistenceBench
+
+/// A log–log line chart as a standalone SVG file: one line per series, both axes labelled with their units,
+/// decade grid lines, and a legend. 800 × 480 px, readable at that width.
+struct LogLogChart {
+    struct Series {
+        var name: String
+        var points: [(x: Double, y: Double)]
+    }
+
+    var title: String
+    var xLabel: String
+    var yLabel: String
+    var series: [Series]
+    /// The unit after each y tick's number ("B" for bytes); the x axis counts records.
+    var yUnit = ""
+
+    static let width = 800.0
+    static let height = 480.0
+    private static let plot = (left: 90.0, right: 610.0, top: 50.0, bottom: 410.0)
+    /// Distinguishable colours (Okabe–Ito), then grey.
+    private static let colours = [
+        "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000", "#999999",
+    ]
+
+    func render() -> String {
+        let points = series.flatMap(\.points).filter { $0.x > 0 && $0.y > 0 }
+        var svg = [
+            #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(Self.width))" height="\#(Int(Self.height))" "#
+                + #"viewBox="0 0 \#(Int(Self.width)) \#(Int(Self.height))" font-family="Helvetica, Arial, sans-serif" font-size="13">"#,
+            #"<rect width="100%" height="100%" fill="white"/>"#,
+            #"<text x="\#(Self.width / 2)" y="28" text-anchor="middle" font-size="16" font-weight="bold">\#(escape(title))</text>"#,
+        ]
+        guard let xRange = Self.decades(points.map(\.x)), let yRange = Self.decades(points.map(\.y)) else {
+            svg.append(
+                #"<text x="\#(Self.width / 2)" y="\#(Self.height / 2)" text-anchor="middle">no finished cells</text>"#)
+            svg.append("</svg>")
+            return svg.joined(separator: "\n")
+        }
+        let plot = Self.plot
+        func x(_ value: Double) -> Double {
+            plot.left + (log10(value) - xRange.lower) / (xRange.upper - xRange.lower) * (plot.right - plot.left)
+        }
+        func y(_ value: Double) -> Double {
+            plot.bottom - (log10(value) - yRange.lower) / (yRange.upper - yRange.lower) * (plot.bottom - plot.top)
+        }
+        // Grid and ticks, one per decade.
+        for exponent in stride(from: xRange.lower, through: xRange.upper, by: 1) {
+            let position = x(pow(10, exponent))
+            svg.append(line(position, plot.top, position, plot.bottom, colour: "#dddddd"))
+            svg.append(
+                #"<text x="\#(position)" y="\#(plot.bottom + 20)" text-anchor="middle">\#(escape(Self.decadeLabel(exponent, unit: "")))</text>"#
+            )
+        }
+        for exponent in stride(from: yRange.lower, through: yRange.upper, by: 1) {
+            let position = y(pow(10, exponent))
+            svg.append(line(plot.left, position, plot.right, position, colour: "#dddddd"))
+            svg.append(
+                #"<text x="\#(plot.left - 8)" y="\#(position + 4)" text-anchor="end">\#(escape(Self.decadeLabel(exponent, unit: yUnit)))</text>"#
+            )
+        }
+        svg.append(line(plot.left, plot.bottom, plot.right, plot.bottom, colour: "#333333"))
+        svg.append(line(plot.left, plot.top, plot.left, plot.bottom, colour: "#333333"))
+        svg.append(
+            #"<text x="\#((plot.left + plot.right) / 2)" y="\#(plot.bottom + 45)" text-anchor="middle">\#(escape(xLabel))</text>"#
+        )
+        svg.append(
+            #"<text transform="translate(22 \#((plot.top + plot.bottom) / 2)) rotate(-90)" text-anchor="middle">\#(escape(yLabel))</text>"#
+        )
+        // One line per series, and its legend entry.
+        for (index, entry) in series.enumerated() {
+            let colour = Self.colours[index % Self.colours.count]
+            let visible = entry.points.filter { $0.x > 0 && $0.y > 0 }.sorted { $0.x < $1.x }
+            if visible.count > 1 {
+                let path = visible.map { "\(format(x($0.x))),\(format(y($0.y)))" }.joined(separator: " ")
+                svg.append(#"<polyline points="\#(path)" fill="none" stroke="\#(colour)" stroke-width="2.5"/>"#)
+            }
+            for point in visible {
+                svg.append(
+                    #"<circle cx="\#(format(x(point.x)))" cy="\#(format(y(point.y)))" r="4" fill="\#(colour)"/>"#)
+            }
+            let legendY = plot.top + 10 + Double(index) * 22
+            svg.append(line(plot.right + 20, legendY, plot.right + 48, legendY, colour: colour, width: 3))
+            svg.append(#"<text x="\#(plot.right + 56)" y="\#(legendY + 4)">\#(escape(entry.name))</text>"#)
+        }
+        svg.append("</svg>")
+        return svg.joined(separator: "\n")
+    }
+
+    /// 10^exponent with an SI prefix: "100", "1k", "10M", "0.1"; with a unit, "1 kB".
+    static func decadeLabel(_ exponent: Double, unit: String) -> String {
+        let power = Int(exponent)
+        let prefixes = [(9, "G"), (6, "M"), (3, "k")]
+        let separator = unit.isEmpty ? "" : " "
+        for (scale, prefix) in prefixes where power >= scale {
+            let mantissa = Int(pow(10, Double(power - scale)))
+            return "\(mantissa)\(separator)\(prefix)\(unit)"
+        }
+        let number = power >= 0 ? "\(Int(pow(10, Double(power))))" : String(format: "%g", pow(10, Double(power)))
+        return number + (unit.isEmpty ? "" : " \(unit)")
+    }
+
+    /// The whole decades (as exponents of 10) that cover `values`, at least one decade wide.
+    private static func decades(_ values: [Double]) -> (lower: Double, upper: Double)? {
+        guard let low = values.min(), let high = values.max() else { return nil }
+        let lower = floor(log10(low))
+        let upper = max(ceil(log10(high)), lower + 1)
+        return (lower, upper)
+    }
+
+    private func line(
+        _ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, colour: String, width: Double = 1
+    ) -> String {
+        #"<line x1="\#(format(x1))" y1="\#(format(y1))" x2="\#(format(x2))" y2="\#(format(y2))" stroke="\#(colour)" stroke-width="\#(width)"/>"#
+    }
+
+    private func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    private func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
+
+/// The charts a run's report links: throughput against scale per workload, and memory per record against scale.
+public enum Charts {
+    /// The directory, beside `report.md`, that holds the charts.
+    public static let directoryName = "charts"
+
+    /// File name → SVG, for every workload with a finished cell, and the memory chart.
+    public static func render(_ results: RunResults) -> [(name: String, svg: String)] {
+        let stores = orderedUnique(results.cells.map(\.store))
+        var charts: [(String, String)] = []
+        for workload in orderedUnique(results.cells.map(\.workload)) {
+            let cells = results.cells.filter { $0.workload == workload }
+            let series = stores.map { store in
+                LogLogChart.Series(
+                    name: store,
+                    points: scales(of: cells).compactMap { scale in
+                        CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).medianThroughput
+                            .map { (Double(scale.records), $0) }
+                    })
+            }.filter { !$0.points.isEmpty }
+            guard !series.isEmpty else { continue }
+            let chart = LogLogChart(
+                title: "\(workload): throughput against scale", xLabel: "records in the data set (log scale)",
+                yLabel: "operations per second, median (log scale)", series: series)
+            charts.append((throughputFileName(workload), chart.render()))
+        }
+        let memory = stores.map { store in
+            LogLogChart.Series(
+                name: store,
+                points: scales(of: results.cells).compactMap { scale in
+                    // The most memory the store needed at this scale: its largest median peak RSS over workloads.
+                    let peaks = orderedUnique(results.cells.map(\.workload)).compactMap { workload in
+                        CellSummary(
+                            cells: results.cells.filter {
+                                $0.store == store && $0.workload == workload && $0.scale == scale
+                            }
+                        ).medianPeakRSS
+                    }
+                    return peaks.max().map { (Double(scale.records), $0 / Double(scale.records)) }
+                })
+        }.filter { !$0.points.isEmpty }
+        if !memory.isEmpty {
+            let chart = LogLogChart(
+                title: "Peak memory per record against scale", xLabel: "records in the data set (log scale)",
+                yLabel: "peak RSS ÷ records, bytes (log scale)", series: memory, yUnit: "B")
+            charts.append((memoryFileName, chart.render()))
+        }
+        return charts
+    }
+
+    public static func throughputFileName(_ workload: String) -> String { "throughput-\(workload).svg" }
+    public static let memoryFileName = "memory-per-record.svg"
+
+    private static func scales(of cells: [CellResult]) -> [Scale] {
+        orderedUnique(cells.map(\.scale)).sorted()
+    }
+}
