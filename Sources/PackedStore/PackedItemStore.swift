@@ -407,7 +407,6 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             try rows.write($0, at: StoreHeader.rowsStart + header.rowCount * ItemRow.size)
         }
         next.rowCount += batch.count
-        next.liveCount += batch.count
         next.arenaLength += strings.count
         next.rowsAscendByID = ascending
         next.orderIndexSequence = 0
@@ -566,7 +565,6 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             guard let index = liveRow(id: id), deleted.insert(index).inserted else { continue }
             let image = row(index)
             next.counts[image.filterKey] -= 1
-            next.liveCount -= 1
             next.deadArenaBytes += image.title.length + image.notes.length
         }
         guard !deleted.isEmpty else { return }
@@ -620,7 +618,6 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         }
         try strings.withUnsafeBytes { try newArena.write($0, at: compacted.arenaLength) }
         compacted.arenaLength += strings.count
-        compacted.liveCount = compacted.rowCount
         // Sequence 0 lives in slot 0, like a new store's first state; the next commit writes slot 1.
         compacted.sequence = 0
         var slots = compacted.encode()

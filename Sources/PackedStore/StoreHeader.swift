@@ -9,33 +9,31 @@ import Foundation
 /// | bytes | field |
 /// |---|---|
 /// | 0–7 | magic `PBITEMS` and a 0 byte |
-/// | 8–11 | format version (1) |
+/// | 8–11 | format version: 2 (version 1 also stored a live-row count, the sum of the 8 counts below) |
 /// | 12–15 | row size (48) |
 /// | 16–23 | sequence: 1 for the first commit, +1 per commit |
 /// | 24–31 | rows committed (live and deleted) |
 /// | 32–39 | bytes of `strings.arena` committed |
 /// | 40–47 | bytes of journal records committed with this state |
 /// | 48–55 | checksum of those journal records |
-/// | 56–63 | live (not deleted) rows |
-/// | 64–71 | arena bytes no longer referenced (reclaimed by `compact`) |
-/// | 72–79 | flags: bit 0, row ids ascend in row order |
-/// | 80–87 | sequence of the commit that built `items.order`; 0 when it is stale |
-/// | 88–151 | live rows per (priority, isInStock), 8 counts, index `priority code << 1 | isInStock` |
-/// | 152–4087 | zero |
-/// | 4088–4095 | checksum of bytes 0–151 |
+/// | 56–63 | arena bytes no longer referenced (reclaimed by `compact`) |
+/// | 64–71 | flags: bit 0, row ids ascend in row order |
+/// | 72–79 | sequence of the commit that built `items.order`; 0 when it is stale |
+/// | 80–143 | live rows per (priority, isInStock), 8 counts, index `ItemFilter.code` |
+/// | 144–4087 | zero |
+/// | 4088–4095 | checksum of bytes 0–143 |
 struct StoreHeader: Equatable {
     static let slotSize = 4096
     static let rowsStart = 2 * slotSize
     static let magic: UInt64 = 0x0053_4D45_5449_4250  // "PBITEMS\0" read as a little-endian integer
-    static let formatVersion: UInt32 = 1
-    static let fieldsSize = 152
+    static let formatVersion: UInt32 = 2
+    static let fieldsSize = 144
 
     var sequence: UInt64 = 0
     var rowCount = 0
     var arenaLength = FileMagic.headerSize
     var journalLength = 0
     var journalChecksum: UInt64 = 0
-    var liveCount = 0
     var deadArenaBytes = 0
     var rowsAscendByID = true
     var orderIndexSequence: UInt64 = 0
@@ -58,11 +56,10 @@ struct StoreHeader: Equatable {
             store(UInt64(arenaLength), 32)
             store(UInt64(journalLength), 40)
             store(journalChecksum, 48)
-            store(UInt64(liveCount), 56)
-            store(UInt64(deadArenaBytes), 64)
-            store(rowsAscendByID ? 1 : 0, 72)
-            store(orderIndexSequence, 80)
-            for (index, count) in counts.enumerated() { store(UInt64(count), 88 + 8 * index) }
+            store(UInt64(deadArenaBytes), 56)
+            store(rowsAscendByID ? 1 : 0, 64)
+            store(orderIndexSequence, 72)
+            for (index, count) in counts.enumerated() { store(UInt64(count), 80 + 8 * index) }
             store(Checksum.of(UnsafeRawBufferPointer(rebasing: buffer[..<Self.fieldsSize])), Self.slotSize - 8)
         }
         return bytes
@@ -89,11 +86,10 @@ struct StoreHeader: Equatable {
         header.arenaLength = Int(load(32))
         header.journalLength = Int(load(40))
         header.journalChecksum = load(48)
-        header.liveCount = Int(load(56))
-        header.deadArenaBytes = Int(load(64))
-        header.rowsAscendByID = load(72) & 1 != 0
-        header.orderIndexSequence = load(80)
-        header.counts = (0..<8).map { Int(load(88 + 8 * $0)) }
+        header.deadArenaBytes = Int(load(56))
+        header.rowsAscendByID = load(64) & 1 != 0
+        header.orderIndexSequence = load(72)
+        header.counts = (0..<8).map { Int(load(80 + 8 * $0)) }
         return header
     }
 }
