@@ -71,16 +71,13 @@ public final class LMDBItemStore: ItemStore {
     }
 
     public func insertDurably(_ item: Item) throws {
-        try environment.write { transaction in
-            let append = try appendsInOrder(CollectionOfOne(item), in: transaction)
-            try putRecord(item, in: transaction, flags: append ? MDB_APPEND : MDB_NOOVERWRITE)
-            try addIndexEntry(of: item, in: transaction)
-        }
+        // One write transaction, and LMDB syncs every commit.
+        try insert([item])
     }
 
     /// Whether `batch` is in ascending id order and after the last stored id, so that `MDB_APPEND` can skip the
     /// key search and fill pages completely. Any other batch is inserted with ordinary puts.
-    private func appendsInOrder(_ batch: some Collection<Item>, in transaction: LMDBTransaction) throws -> Bool {
+    private func appendsInOrder(_ batch: [Item], in transaction: LMDBTransaction) throws -> Bool {
         guard let first = batch.first else { return false }
         var previous = first.id
         for item in batch.dropFirst() {

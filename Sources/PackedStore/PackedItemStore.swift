@@ -50,7 +50,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     /// Tests set this to stop the next commit at a step.
     var crashAt: CommitStep?
 
-    /// The committed state, for tests and reports.
+    /// The committed state, for tests.
     var state: StoreHeader { header }
 
     public init(directory: URL) throws {

@@ -41,15 +41,37 @@ enum ItemBatches {
 
     /// Generates items batch by batch (untimed) and inserts each batch (timed).
     static func insert(ids: ClosedRange<Int64>, into store: any ItemStore, context: WorkloadContext) throws {
+        try forEachBatch(of: ids, context: context) { batch in
+            try context.stopwatch.measure { try store.insert(batch) }
+            context.progress.advance(by: batch.count)
+        }
+        try context.stopwatch.measure { try store.finishInserting() }
+    }
+
+    /// Calls `body` with the items of `ids`, generated `batchSize` at a time: never all at once.
+    static func forEachBatch(
+        of ids: ClosedRange<Int64>, context: WorkloadContext, _ body: ([Item]) throws -> Void
+    ) throws {
         var start = ids.lowerBound
         while start <= ids.upperBound {
             let end = min(ids.upperBound, start + Int64(context.batchSize) - 1)
-            let batch = context.items.items(start...end)
-            try context.stopwatch.measure { try store.insert(batch) }
-            context.progress.advance(by: batch.count)
+            try body(context.items.items(start...end))
             start = end + 1
         }
-        try context.stopwatch.measure { try store.finishInserting() }
+    }
+
+    /// Calls `body` with the bytes a `ByteLayoutStore` keeps for each batch of items 1...scale (untimed), the
+    /// input of the limit workloads; or an error naming the workload if the store has no byte layout.
+    static func forEachStoredBatch(
+        in store: any Store, for workload: String, context: WorkloadContext,
+        _ body: (_ bytes: [UInt8], _ items: Int) throws -> Void
+    ) throws {
+        guard let layout = store as? any ByteLayoutStore else {
+            throw BenchError("workload \(workload) needs a store with a byte layout; \(type(of: store)) has none")
+        }
+        try forEachBatch(of: 1...Int64(context.scale), context: context) { batch in
+            try body(layout.storedBytes(of: batch), batch.count)
+        }
     }
 
     /// Calls `body` with the ids that `update` or `delete` touch, `batchSize` at a time: a seeded 10% of

@@ -14,19 +14,12 @@ public struct LimitScanWorkload: Workload {
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
 
     public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
-        guard let layout = store as? any ByteLayoutStore else {
-            throw BenchError("workload \(name) needs a store with a byte layout; \(type(of: store)) has none")
-        }
         // Untimed: the total, and the buffer's contents.
         var total = 0
         var buffer: [UInt8] = []
-        var start: Int64 = 1
-        while start <= Int64(context.scale) {
-            let end = min(Int64(context.scale), start + Int64(context.batchSize) - 1)
-            let bytes = try layout.storedBytes(of: context.items.items(start...end))
+        try ItemBatches.forEachStoredBatch(in: store, for: name, context: context) { bytes, _ in
             total += bytes.count
             if buffer.count < Self.bufferLimit { buffer += bytes.prefix(Self.bufferLimit - buffer.count) }
-            start = end + 1
         }
         buffer += repeatElement(0, count: (8 - buffer.count % 8) % 8)
         var sum: UInt64 = 0

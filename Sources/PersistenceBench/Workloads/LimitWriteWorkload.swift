@@ -12,10 +12,10 @@ public struct LimitWriteWorkload: Workload {
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
 
     public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
-        guard let layout = store as? any ByteLayoutStore else {
+        guard let directory = (store as? any ByteLayoutStore)?.directory else {
             throw BenchError("workload \(name) needs a store with a byte layout; \(type(of: store)) has none")
         }
-        let path = layout.directory.appendingPathComponent("limit-write.bin").path
+        let path = directory.appendingPathComponent("limit-write.bin").path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))") }
         defer {
@@ -23,10 +23,7 @@ public struct LimitWriteWorkload: Workload {
             unlink(path)
         }
         var written = 0
-        var start: Int64 = 1
-        while start <= Int64(context.scale) {
-            let end = min(Int64(context.scale), start + Int64(context.batchSize) - 1)
-            let bytes = try layout.storedBytes(of: context.items.items(start...end))
+        try ItemBatches.forEachStoredBatch(in: store, for: name, context: context) { bytes, items in
             try context.stopwatch.measure {
                 try bytes.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: written, path: path) }
                 guard fdatasync(descriptor) == 0 else {
@@ -34,8 +31,7 @@ public struct LimitWriteWorkload: Workload {
                 }
             }
             written += bytes.count
-            context.progress.advance(by: Int(end - start + 1))
-            start = end + 1
+            context.progress.advance(by: items)
         }
         var digest = Digest()
         digest.add(written)
