@@ -16,7 +16,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", exact: "0.2.0"),
     ],
     targets: [
-        // The system SQLite (libsqlite3-dev), for the `sqlite` store only. GRDB links the same library.
+        // The system SQLite (libsqlite3-dev), for the SQLite-based stores through SQLiteSupport. GRDB links the
+        // same library.
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -34,7 +35,11 @@ let package = Package(
             name: "PersistenceBench",
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
-        .target(name: "SQLiteStore", dependencies: ["PersistenceBench", "CSQLite"]),
+        // A thin wrapper of the SQLite C API (connection, prepared statements) shared by `sqlite` and `orm`, so
+        // that neither store imports the other and the C API is wrapped once.
+        .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
+        .target(name: "SQLiteStore", dependencies: ["PersistenceBench", "SQLiteSupport"]),
+        .target(name: "ORMStore", dependencies: ["PersistenceBench", "SQLiteSupport"]),
         .target(
             name: "GRDBStore",
             dependencies: [
@@ -49,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "persistbench",
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore", "PackedStore",
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -57,7 +62,8 @@ let package = Package(
             name: "PersistenceBenchTests",
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "LMDBStore", "PackedStore", "persistbench",
+                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore",
+                "persistbench",
             ]
         ),
     ],

@@ -1,6 +1,6 @@
-import CSQLite
 import Foundation
 import PersistenceBench
+import SQLiteSupport
 
 /// `sqlite`: the SQLite C API used directly: prepared statements, `sqlite3_step`, column getters.
 ///

@@ -2,12 +2,14 @@ import ArgumentParser
 import Foundation
 import GRDBStore
 import LMDBStore
+import ORMStore
 import PackedStore
 import PersistenceBench
 import SQLiteStore
 
 /// Every store this build knows, in the order reports list them.
-let allStores: [StoreKind] = [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
+let allStores: [StoreKind] =
+    [SQLiteItemStore.kind] + GRDBItemStore.kinds + ORMItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
 
 @main
 struct PersistBench: ParsableCommand {

@@ -6,19 +6,6 @@ import Testing
 
 /// `sqlite` and the `grdb` variants must differ only in the layer: same schema, indexes and pragmas.
 @Suite struct SQLiteSchemaTests {
-    /// Runs a query with the sqlite3 command-line tool, which opens the file as any outside user would.
-    func sqlite3(_ path: URL, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path.path, sql]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test(arguments: GRDBItemStore.kinds.map(\.name))
     func grdbVariantsHaveTheSameSchemaAsSQLite(store name: String) throws {
         var schemas: [String] = []

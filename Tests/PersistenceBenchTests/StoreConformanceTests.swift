@@ -15,7 +15,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
         let expected = expectedItems(count)
-        try store.insert(expected)
+        try load(expected, into: store)
         #expect(try allItems(in: store) == expected)
         for filter in ItemFilter.all {
             #expect(try store.count(where: filter) == expected.filter(filter.matches).count)
@@ -45,6 +45,7 @@ import Testing
         try first.insert(Array(expected[..<500]))
         try first.insertDurably(expected[500])
         try first.insert(Array(expected[501...]))
+        try first.finishInserting()
         try first.close()
         let reopened = try openItemStore(kind, at: directory.url)
         #expect(try allItems(in: reopened) == expected)
@@ -57,7 +58,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
         let expected = expectedItems(1000)
-        try store.insert(expected)
+        try load(expected, into: store)
         for priority in [nil, Item.Priority.low, .medium, .high] {
             let matching = expected.filter { $0.priority == priority }.sorted(by: ItemPageQuery.areInIncreasingOrder)
             for offset in [0, 20, 180, matching.count - 5, matching.count + 10] {
@@ -74,7 +75,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
         var expected = expectedItems(1000)
-        try store.insert(expected)
+        try load(expected, into: store)
         let updates = [3, 500, 999, 1].map { generator.update(id: Int64($0)) }
         try store.update(updates)
         for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }

@@ -1,13 +1,14 @@
 import Foundation
 import GRDBStore
 import LMDBStore
+import ORMStore
 import PackedStore
 import PersistenceBench
 import SQLiteStore
 
 /// Every store under test, as the tool lists them.
 let allStoreKinds: [StoreKind] =
-    [SQLiteItemStore.kind] + GRDBItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
+    [SQLiteItemStore.kind] + GRDBItemStore.kinds + ORMItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
 let allStoreNames = allStoreKinds.map(\.name)
 
 func storeKind(_ name: String) throws -> StoreKind {
@@ -41,11 +42,30 @@ func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore
     return store
 }
 
+/// A bulk load as the workloads do it: the batch, then `finishInserting()` (where an object-graph store saves).
+func load(_ items: [Item], into store: any ItemStore) throws {
+    try store.insert(items)
+    try store.finishInserting()
+}
+
 /// Every item in `store`, in id order.
 func allItems(in store: any ItemStore) throws -> [Item] {
     var items: [Item] = []
     try store.forEachItem { items.append($0) }
     return items
+}
+
+/// Runs SQL with the sqlite3 command-line tool, which opens the file as any outside user would; its output.
+func sqlite3(_ path: URL, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = [path.path, sql]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
 }
 
 /// The result of running the real `persistbench` executable.

@@ -1,6 +1,5 @@
 import CSQLite
 import Foundation
-import PersistenceBench
 
 /// An error from the SQLite C API, with SQLite's message and the statement or operation that failed.
 public struct SQLiteError: Error, CustomStringConvertible {
@@ -8,15 +7,24 @@ public struct SQLiteError: Error, CustomStringConvertible {
     public let message: String
     public let operation: String
 
+    public init(code: Int32, message: String, operation: String) {
+        self.code = code
+        self.message = message
+        self.operation = operation
+    }
+
     public var description: String { "SQLite error \(code) (\(message)) in \(operation)" }
 }
 
-/// One SQLite connection, used from one thread.
-final class SQLiteConnection {
-    let handle: OpaquePointer
-    let path: String
+/// One SQLite connection, used from one thread: the part of the C API that the SQLite-based stores share.
+///
+/// The hot calls are `@inlinable`, so that a store's loop over `sqlite3_step` and the column getters compiles
+/// to the same code as if the wrapper lived in the store's own module.
+public final class SQLiteConnection {
+    public let handle: OpaquePointer
+    public let path: String
 
-    init(path: String) throws {
+    public init(path: String) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -30,11 +38,12 @@ final class SQLiteConnection {
     }
 
     /// Runs SQL with no results (schema, pragmas, transactions).
-    func execute(_ sql: String) throws {
+    public func execute(_ sql: String) throws {
         try check(sqlite3_exec(handle, sql, nil, nil, nil), sql)
     }
 
-    func prepare(_ sql: String) throws -> SQLiteStatement {
+    /// A statement prepared for reuse (`SQLITE_PREPARE_PERSISTENT`).
+    public func prepare(_ sql: String) throws -> SQLiteStatement {
         var statement: OpaquePointer?
         try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql)
         guard let statement else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement", operation: sql) }
@@ -42,36 +51,40 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` in one write transaction, rolled back if it throws.
-    func transaction(_ body: () throws -> Void) throws {
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
-            try body()
+            let result = try body()
             try execute("COMMIT")
+            return result
         } catch {
             try? execute("ROLLBACK")
             throw error
         }
     }
 
-    func close() throws {
+    /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+    @inlinable public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    public func close() throws {
         try check(sqlite3_close(handle), "close \(path)")
     }
 
-    @inline(__always)
-    func check(_ code: Int32, _ operation: @autoclosure () -> String) throws {
+    @inlinable @inline(__always)
+    public func check(_ code: Int32, _ operation: @autoclosure () -> String) throws {
         guard code == SQLITE_OK || code == SQLITE_DONE || code == SQLITE_ROW else {
             throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), operation: operation())
         }
     }
 
     /// The linked library's version, "SQLite 3.40.1".
-    static var engine: String { "SQLite \(String(cString: sqlite3_libversion()))" }
+    public static var engine: String { "SQLite \(String(cString: sqlite3_libversion()))" }
 }
 
 /// A prepared statement, reset and reused for every execution.
-final class SQLiteStatement {
-    let handle: OpaquePointer
-    unowned let connection: SQLiteConnection
+public final class SQLiteStatement {
+    public let handle: OpaquePointer
+    public unowned let connection: SQLiteConnection
 
     init(handle: OpaquePointer, connection: SQLiteConnection) {
         self.handle = handle
@@ -83,30 +96,57 @@ final class SQLiteStatement {
     deinit { finalize() }
 
     /// Releases the statement; a connection closes only once all its statements are finalized.
-    func finalize() {
+    public func finalize() {
         guard !isFinalized else { return }
         isFinalized = true
         sqlite3_finalize(handle)
     }
 
-    @inline(__always) func bind(_ value: Int64, at index: Int32) {
+    @inlinable @inline(__always) public func bind(_ value: Int64, at index: Int32) {
         sqlite3_bind_int64(handle, index, value)
     }
 
-    @inline(__always) func bind(_ value: Bool, at index: Int32) {
+    @inlinable @inline(__always) public func bind(_ value: Bool, at index: Int32) {
         sqlite3_bind_int64(handle, index, value ? 1 : 0)
     }
 
-    @inline(__always) func bind(_ value: Double, at index: Int32) {
+    @inlinable @inline(__always) public func bind(_ value: Double, at index: Int32) {
         sqlite3_bind_double(handle, index, value)
     }
 
-    @inline(__always) func bindNull(at index: Int32) {
+    @inlinable @inline(__always) public func bindNull(at index: Int32) {
         sqlite3_bind_null(handle, index)
     }
 
+    /// Binds a copy of `text` (`SQLITE_TRANSIENT`), for statements whose texts cannot all be kept alive in
+    /// nested `withText` calls until they step.
+    @inlinable public func bindCopy(_ text: String, at index: Int32) {
+        var text = text
+        _ = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { characters in
+                // A zero-length buffer may have no address; SQLite reads a nil pointer as NULL, not "".
+                if let address = characters.baseAddress {
+                    sqlite3_bind_text(
+                        handle, index, address, Int32(characters.count),
+                        unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                } else {
+                    sqlite3_bind_text(handle, index, "", 0, nil)
+                }
+            }
+        }
+    }
+
+    /// Binds a copy of `bytes` as a blob.
+    public func bindCopy(_ bytes: [UInt8], at index: Int32) {
+        _ = bytes.withUnsafeBytes { buffer in
+            sqlite3_bind_blob(
+                handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count),
+                unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        }
+    }
+
     /// Steps once; true while it yields a row.
-    @inline(__always) func step() throws -> Bool {
+    @inlinable @inline(__always) public func step() throws -> Bool {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }
         if code == SQLITE_DONE { return false }
@@ -119,7 +159,8 @@ final class SQLiteStatement {
     ///
     /// SQLITE_STATIC (a nil destructor) tells SQLite not to copy: the bytes stay valid until `body` returns,
     /// and `body` must step and reset the statement before then.
-    @inline(__always) func withText<T>(_ text: String, at index: Int32, _ body: () throws -> T) rethrows -> T {
+    @inlinable @inline(__always)
+    public func withText<T>(_ text: String, at index: Int32, _ body: () throws -> T) rethrows -> T {
         var text = text
         return try text.withUTF8 { bytes in
             try bytes.withMemoryRebound(to: CChar.self) { characters in
@@ -135,18 +176,32 @@ final class SQLiteStatement {
     }
 
     /// Clears the bindings' use and makes the statement ready for its next run.
-    @inline(__always) func reset() {
+    @inlinable @inline(__always) public func reset() {
         sqlite3_reset(handle)
     }
 
-    @inline(__always) func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
-    @inline(__always) func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
-    @inline(__always) func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    /// The statement's SQL, for error messages.
+    public var sql: String { String(cString: sqlite3_sql(handle)) }
 
-    @inline(__always) func text(at column: Int32) -> String {
+    @inlinable @inline(__always) public func int64(at column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+    @inlinable @inline(__always) public func double(at column: Int32) -> Double {
+        sqlite3_column_double(handle, column)
+    }
+    @inlinable @inline(__always) public func isNull(at column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    @inlinable @inline(__always) public func text(at column: Int32) -> String {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         return String(
             decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self
         )
+    }
+
+    public func blob(at column: Int32) -> [UInt8] {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
     }
 }

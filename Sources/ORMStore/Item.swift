@@ -1,0 +1,53 @@
+import Foundation
+
+/// The `Item` model, as a SwiftData user declares it (`@Model final class Item` with `@Attribute(.unique)
+/// var id` and an `#Index` for the list query). Table `ZITEM`.
+///
+/// `priority` is stored as its raw value, as SwiftData users store enums they filter on.
+final class Item: ManagedObject, PersistentModel {
+    static let id = Attribute<Item, Int64>(0, "id")
+    static let title = Attribute<Item, String>(1, "title")
+    static let notes = Attribute<Item, String>(2, "notes")
+    static let isInStock = Attribute<Item, Bool>(3, "isInStock")
+    static let priority = Attribute<Item, Int64?>(4, "priority")
+    static let price = Attribute<Item, Double>(5, "price")
+    static let createdAt = Attribute<Item, Date>(6, "createdAt")
+
+    static let entityDescription = EntityDescription(
+        name: "Item",
+        attributes: [
+            id.description, title.description, notes.description, isInStock.description, priority.description,
+            price.description, createdAt.description,
+        ],
+        uniqueAttributes: ["id"],
+        indexes: [(name: "byPriorityStockTitleID", attributes: ["priority", "isInStock", "title", "id"])])
+
+    var id: Int64 {
+        get { value(of: Self.id) }
+        set { setValue(newValue, for: Self.id) }
+    }
+    var title: String {
+        get { value(of: Self.title) }
+        set { setValue(newValue, for: Self.title) }
+    }
+    var notes: String {
+        get { value(of: Self.notes) }
+        set { setValue(newValue, for: Self.notes) }
+    }
+    var isInStock: Bool {
+        get { value(of: Self.isInStock) }
+        set { setValue(newValue, for: Self.isInStock) }
+    }
+    var priority: Int64? {
+        get { value(of: Self.priority) }
+        set { setValue(newValue, for: Self.priority) }
+    }
+    var price: Double {
+        get { value(of: Self.price) }
+        set { setValue(newValue, for: Self.price) }
+    }
+    var createdAt: Date {
+        get { value(of: Self.createdAt) }
+        set { setValue(newValue, for: Self.createdAt) }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import PersistenceBench
+import SQLiteSupport
+
+/// `orm` and `orm+batched`: the workloads done the object-graph way, through `ModelContext`, as a SwiftData or
+/// Core Data user writes them. An emulation of their cost structure on Linux, not SwiftData or Core Data.
+///
+/// Inserts create objects in the context; `orm` saves once at the end of the load, as SwiftData users do,
+/// `orm+batched` saves and resets every batch. Reads fetch objects and read their attributes; updates and
+/// deletes fetch the objects, change or delete them, and save.
+public final class ORMItemStore: ItemStore {
+    public static let kinds = [
+        StoreKind(
+            name: "orm",
+            summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
+                + "faults, row cache, change tracking; one save after a bulk load",
+            durability: "every save fsynced (WAL, synchronous=FULL)", engine: { SQLiteConnection.engine },
+            type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
+        StoreKind(
+            name: "orm+batched",
+            summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
+            durability: "every save fsynced (WAL, synchronous=FULL)", engine: { SQLiteConnection.engine },
+            type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
+    ]
+
+    /// The store's model: `Item` alone until other records arrive.
+    static func makeModel() throws -> ManagedObjectModel { try ManagedObjectModel([Item.self]) }
+
+    private let container: ModelContainer
+    private let context: ModelContext
+    private let savesEveryBatch: Bool
+
+    public init(directory: URL, savesEveryBatch: Bool) throws {
+        container = try ModelContainer(
+            model: Self.makeModel(), url: directory.appendingPathComponent("store.sqlite"))
+        context = ModelContext(container)
+        self.savesEveryBatch = savesEveryBatch
+    }
+
+    /// Closes without saving: like a process that ends, it drops what was not saved.
+    public func close() throws {
+        context.reset()
+        try container.close()
+    }
+
+    public func insert(_ batch: [PersistenceBench.Item]) throws {
+        for item in batch { make(item) }
+        if savesEveryBatch {
+            try context.save()
+            context.reset()
+        }
+    }
+
+    public func finishInserting() throws {
+        try context.save()
+    }
+
+    public func insertDurably(_ item: PersistenceBench.Item) throws {
+        make(item)
+        try context.save()
+    }
+
+    private func make(_ item: PersistenceBench.Item) {
+        let object = Item(context: context)
+        object.id = item.id
+        object.title = item.title
+        object.notes = item.notes
+        object.isInStock = item.isInStock
+        object.priority = item.priority.map { Int64($0.rawValue) }
+        object.price = item.price
+        object.createdAt = item.createdAt
+    }
+
+    public func item(id: Int64) throws -> PersistenceBench.Item? {
+        try context.fetch(FetchDescriptor<Item>(predicate: Item.id == id, fetchLimit: 1)).first.map(Self.value)
+    }
+
+    /// Fetches every item, as a SwiftData user's `fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.id)]))`:
+    /// all objects are in memory at once.
+    public func forEachItem(_ body: (PersistenceBench.Item) throws -> Void) throws {
+        for object in try context.fetch(FetchDescriptor<Item>(sortBy: [FetchSortDescriptor(Item.id)])) {
+            try body(Self.value(object))
+        }
+    }
+
+    public func count(where filter: ItemFilter) throws -> Int {
+        try context.fetchCount(
+            FetchDescriptor(predicate: Self.predicate(filter.priority) && Item.isInStock == filter.isInStock))
+    }
+
+    public func page(_ query: ItemPageQuery) throws -> [PersistenceBench.Item] {
+        let descriptor = FetchDescriptor<Item>(
+            predicate: Self.predicate(query.priority),
+            sortBy: [
+                FetchSortDescriptor(Item.isInStock), FetchSortDescriptor(Item.title), FetchSortDescriptor(Item.id),
+            ],
+            fetchLimit: query.limit, fetchOffset: query.offset)
+        return try context.fetch(descriptor).map(Self.value)
+    }
+
+    /// Fetches the batch's objects, sets their attributes (in the batch's order, so an id named twice ends with
+    /// its last update) and saves.
+    public func update(_ updates: [ItemUpdate]) throws {
+        let objects = try fetchByID(updates.map(\.id))
+        for update in updates {
+            guard let object = objects[update.id] else { throw BenchError("orm: no item \(update.id) to update") }
+            object.title = update.title
+            object.isInStock = update.isInStock
+            object.price = update.price
+        }
+        try context.save()
+    }
+
+    public func delete(ids: [Int64]) throws {
+        let objects = try fetchByID(ids)
+        for id in ids {
+            guard let object = objects[id] else { throw BenchError("orm: no item \(id) to delete") }
+            context.delete(object)
+        }
+        try context.save()
+    }
+
+    private func fetchByID(_ ids: [Int64]) throws -> [Int64: Item] {
+        let objects = try context.fetch(FetchDescriptor<Item>(predicate: Item.id.isIn(ids)))
+        return Dictionary(objects.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    private static func predicate(_ priority: PersistenceBench.Item.Priority?) -> FetchPredicate<Item> {
+        Item.priority == priority.map { Int64($0.rawValue) }
+    }
+
+    private static func value(_ object: Item) -> PersistenceBench.Item {
+        PersistenceBench.Item(
+            id: object.id, title: object.title, notes: object.notes, isInStock: object.isInStock,
+            priority: object.priority.flatMap { PersistenceBench.Item.Priority(rawValue: Int($0)) },
+            price: object.price, createdAt: object.createdAt)
+    }
+}

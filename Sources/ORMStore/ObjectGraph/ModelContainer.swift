@@ -1,0 +1,157 @@
+import Foundation
+import SQLiteSupport
+
+/// The persistent side of the object graph: one SQLite file in Core Data's layout, its model, its row cache
+/// and its statements. Contexts fetch and save through it.
+///
+/// Opening an empty file creates Core Data's tables (`Z<ENTITY>`, `Z_PRIMARYKEY`, `Z_METADATA`,
+/// `Z_MODELCACHE`); opening an existing one checks that its metadata's entity hashes match the model.
+public final class ModelContainer {
+    public let model: ManagedObjectModel
+    public let url: URL
+    let connection: SQLiteConnection
+    let rowCache: RowCache
+    private var statements: [String: SQLiteStatement] = [:]
+    /// Queries run (fetches, counts, fault and relationship fault fulfilments, prefetches): what N+1 costs.
+    public private(set) var queryCount = 0
+
+    /// Opens or creates the store at `url` (a file) in WAL mode with `synchronous=FULL`, so that a save is on
+    /// disk when it returns, as the other SQLite stores' commits are.
+    ///
+    /// - Throws: `SQLiteError`, or `ORMError.incompatibleStore` when the file was written with another model.
+    public init(model: ManagedObjectModel, url: URL) throws {
+        self.model = model
+        self.url = url
+        connection = try SQLiteConnection(path: url.path)
+        rowCache = RowCache(entityCount: model.entities.count)
+        do {
+            try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+            try connection.transaction {
+                if try isEmpty() { try createSchema() } else { try checkMetadata() }
+            }
+        } catch {
+            try? close()
+            throw error
+        }
+    }
+
+    public func close() throws {
+        for statement in statements.values { statement.finalize() }
+        statements = [:]
+        try connection.close()
+    }
+
+    /// A prepared statement for `sql`, prepared once and cached, as Core Data caches its SQL.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try connection.prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs a query: binds `bindings`, then calls `body` for each row with the statement positioned on it.
+    func query(_ sql: String, _ bindings: [AttributeValue], _ body: (SQLiteStatement) throws -> Void) throws {
+        let statement = try statement(sql)
+        defer { statement.reset() }
+        bind(bindings, to: statement)
+        queryCount += 1
+        while try statement.step() { try body(statement) }
+    }
+
+    func bind(_ values: [AttributeValue], to statement: SQLiteStatement, from first: Int32 = 1) {
+        for (offset, value) in values.enumerated() { bind(value, at: first + Int32(offset), to: statement) }
+    }
+
+    @inline(__always)
+    func bind(_ value: AttributeValue, at index: Int32, to statement: SQLiteStatement) {
+        switch value {
+        case .null: statement.bindNull(at: index)
+        case .integer(let integer): statement.bind(integer, at: index)
+        case .real(let real): statement.bind(real, at: index)
+        case .text(let text): statement.bindCopy(text, at: index)
+        }
+    }
+
+    /// The columns of `entity` from a row of its `selectSQL`, which start at column 2 (after Z_PK, Z_OPT).
+    func values(of entity: Entity, in row: SQLiteStatement) -> [AttributeValue] {
+        var values: [AttributeValue] = []
+        values.reserveCapacity(entity.columns.count)
+        for (offset, column) in entity.columns.enumerated() {
+            let index = Int32(offset + 2)
+            if row.isNull(at: index) {
+                values.append(.null)
+                continue
+            }
+            switch column.storage {
+            case .integer: values.append(.integer(row.int64(at: index)))
+            case .real, .timestamp: values.append(.real(row.double(at: index)))
+            case .text: values.append(.text(row.text(at: index)))
+            }
+        }
+        return values
+    }
+
+    /// Reserves `count` primary keys of `entity` in `Z_PRIMARYKEY` and returns the first. Runs inside the
+    /// save's transaction.
+    func allocatePrimaryKeys(for entity: Entity, count: Int) throws -> Int64 {
+        var maximum: Int64 = 0
+        try query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity.number)]) {
+            maximum = $0.int64(at: 0)
+        }
+        let update = try statement("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
+        defer { update.reset() }
+        update.bind(maximum + Int64(count), at: 1)
+        update.bind(entity.number, at: 2)
+        _ = try update.step()
+        return maximum + 1
+    }
+
+    private func isEmpty() throws -> Bool {
+        var tables = 0
+        try query("SELECT count(*) FROM sqlite_master WHERE type = 'table'", []) { tables = Int($0.int64(at: 0)) }
+        return tables == 0
+    }
+
+    private func createSchema() throws {
+        for sql in model.schema { try connection.execute(sql) }
+        let insertKey = try connection.prepare(
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, 0)")
+        defer { insertKey.finalize() }
+        for entity in model.entities {
+            insertKey.bind(entity.number, at: 1)
+            insertKey.bindCopy(entity.name, at: 2)
+            defer { insertKey.reset() }
+            _ = try insertKey.step()
+        }
+        let metadata: [String: Any] = [
+            "NSStoreType": "SQLite", "NSStoreUUID": UUID().uuidString,
+            "NSStoreModelVersionHashes": model.versionHashes,
+            "NSPersistenceFrameworkVersion": "PersistenceBench ORM emulation",
+        ]
+        let plist = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+        let insertMetadata = try connection.prepare(
+            "INSERT INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)")
+        defer { insertMetadata.finalize() }
+        insertMetadata.bindCopy(metadata["NSStoreUUID"] as? String ?? "", at: 1)
+        insertMetadata.bindCopy([UInt8](plist), at: 2)
+        _ = try insertMetadata.step()
+    }
+
+    private func checkMetadata() throws {
+        var plist: [UInt8] = []
+        do {
+            try query("SELECT Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1", []) { plist = $0.blob(at: 0) }
+        } catch {
+            throw ORMError.incompatibleStore(url.path, "it has no Core Data metadata (\(error))")
+        }
+        let metadata = try? PropertyListSerialization.propertyList(from: Data(plist), format: nil) as? [String: Any]
+        guard let stored = metadata?["NSStoreModelVersionHashes"] as? [String: Data] else {
+            throw ORMError.incompatibleStore(url.path, "its metadata holds no entity version hashes")
+        }
+        let current = model.versionHashes
+        guard stored != current else { return }
+        let differing = Set(stored.keys).union(current.keys).filter { stored[$0] != current[$0] }.sorted()
+        throw ORMError.incompatibleStore(
+            url.path, "entities \(differing.joined(separator: ", ")) differ from the model; it needs a migration")
+    }
+}

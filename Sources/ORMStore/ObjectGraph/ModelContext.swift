@@ -1,0 +1,484 @@
+import SQLiteSupport
+
+/// A scratchpad of managed objects over a container, as SwiftData's `ModelContext` and Core Data's
+/// `NSManagedObjectContext`: it fetches objects, keeps one object per row (the identity map), tracks inserted,
+/// changed and deleted objects, and writes them at `save()`.
+///
+/// Registered objects that are unchanged are not retained: when the last reference to one goes away it
+/// leaves the identity map (Core Data's default). Inserted, changed and deleted objects are retained until
+/// saved. One thread at a time, like the objects.
+public final class ModelContext {
+    public let container: ModelContainer
+    /// Per entity, primary key → the object registered for that row.
+    private var registered: [[Int64: Unmanaged<ManagedObject>]]
+    private var inserted: [ManagedObject] = []
+    private var updated: [ManagedObject] = []
+    private var deleted: [ManagedObject] = []
+    private var lastTemporaryKey: Int64 = 0
+    /// Per entity and changed-column mask, the prepared `UPDATE` (Core Data writes only changed columns).
+    private var updateStatements: [UpdateShape: String] = [:]
+
+    /// Saves on its own at the first `processPendingChanges()` after this interval has passed since the last
+    /// save, as SwiftData's main context saves from its run loop; nil (the default) never autosaves. Unsaved
+    /// changes are lost if the process ends first.
+    public var autosaveInterval: Duration?
+    /// The error of the last autosave that failed; its changes stay pending.
+    public private(set) var autosaveError: (any Error)?
+    private var lastSave = ContinuousClock.now
+
+    public init(_ container: ModelContainer) {
+        self.container = container
+        registered = Array(repeating: [:], count: container.model.entities.count)
+    }
+
+    deinit { reset() }
+
+    // MARK: Changes
+
+    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+    public var insertedModels: [ManagedObject] { inserted.filter { !$0.isDeleted } }
+    public var changedModels: [ManagedObject] { updated.filter { !$0.isDeleted } }
+    public var deletedModels: [ManagedObject] { deleted }
+    /// Objects in the identity map: fetched or saved, and still referenced.
+    public var registeredModelCount: Int { registered.reduce(0) { $0 + $1.count } }
+
+    func nextTemporaryKey() -> Int64 {
+        lastTemporaryKey -= 1
+        return lastTemporaryKey
+    }
+
+    func insert(_ object: ManagedObject) {
+        object.context = self
+        object.state.insert(.inserted)
+        inserted.append(object)
+    }
+
+    /// Marks `object` deleted: its row goes at the next save, after its relationships' delete rules ran.
+    public func delete(_ object: ManagedObject) {
+        guard object.context === self, !object.isDeleted else { return }
+        // The row's version is needed for the optimistic-locking check of the DELETE.
+        if object.primaryKey > 0, object.snapshot == nil { object.fireFault() }
+        object.state.insert(.deleted)
+        deleted.append(object)
+    }
+
+    /// Registers a change to a stored object, firing its fault first: a save checks its row's version.
+    func markUpdated(_ object: ManagedObject) {
+        guard object.state.isDisjoint(with: [.inserted, .updated, .deleted]) else { return }
+        if object.isFault { object.fireFault() }
+        object.state.insert(.updated)
+        updated.append(object)
+    }
+
+    /// Applies the delete rules of deleted objects, and autosaves when the interval has passed: what the main
+    /// context does at the end of each run-loop turn.
+    public func processPendingChanges() {
+        applyDeleteRules()
+        guard let interval = autosaveInterval, hasChanges, ContinuousClock.now - lastSave >= interval else { return }
+        do {
+            try save()
+            autosaveError = nil
+        } catch {
+            autosaveError = error
+        }
+    }
+
+    /// Forgets every object: pending changes are dropped, registered objects are cut off from the context and
+    /// its row cache, and relationship cycles between them are broken. Objects must not be used afterwards.
+    public func reset() {
+        var objects = inserted + updated + deleted
+        for table in registered { objects += table.values.map { $0.takeUnretainedValue() } }
+        registered = Array(repeating: [:], count: registered.count)
+        inserted = []
+        updated = []
+        deleted = []
+        // `objects` keeps every object alive until all are detached, so no deinit runs while this loop does.
+        for object in objects { object.detach() }
+    }
+
+    // MARK: Identity map
+
+    /// Called by an object going away: it leaves the identity map.
+    func forget(_ object: ManagedObject) {
+        let index = object.entity.index
+        let key = object.primaryKey
+        if registered[index][key]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registered[index][key] = nil
+        }
+    }
+
+    /// The object registered for a row, or a new fault for it (filled with one query when first used).
+    func registeredObject(_ entity: Entity, primaryKey: Int64) -> ManagedObject {
+        if let object = registered[entity.index][primaryKey] { return object.takeUnretainedValue() }
+        let object = makeFault(entity, primaryKey: primaryKey)
+        object.snapshot = container.rowCache.snapshot(entityIndex: entity.index, primaryKey: primaryKey)
+        return object
+    }
+
+    private func makeFault(_ entity: Entity, primaryKey: Int64) -> ManagedObject {
+        let object = entity.type.init(entity: entity, primaryKey: primaryKey)
+        object.context = self
+        object.state = .fault
+        registered[entity.index][primaryKey] = Unmanaged.passUnretained(object)
+        return object
+    }
+
+    /// The object for the row `row` is positioned on (a `selectSQL` row of `entity`): the registered one if
+    /// any, else a new fault whose row goes to the row cache.
+    private func object(for row: SQLiteStatement, of entity: Entity) -> ManagedObject {
+        let primaryKey = row.int64(at: 0)
+        if let object = registered[entity.index][primaryKey] { return object.takeUnretainedValue() }
+        let version = row.int64(at: 1)
+        let cache = container.rowCache
+        let snapshot: RowSnapshot
+        if let cached = cache.snapshot(entityIndex: entity.index, primaryKey: primaryKey) {
+            if cached.version != version {
+                cached.values = container.values(of: entity, in: row)
+                cached.version = version
+            }
+            snapshot = cached
+        } else {
+            snapshot = RowSnapshot(
+                primaryKey: primaryKey, entityIndex: entity.index, version: version,
+                values: container.values(of: entity, in: row), cache: cache)
+            cache.insert(snapshot)
+        }
+        let object = makeFault(entity, primaryKey: primaryKey)
+        object.snapshot = snapshot
+        return object
+    }
+
+    /// Fills a fault whose row is not in the row cache: one query.
+    func fulfillFault(_ object: ManagedObject) throws {
+        let entity = object.entity
+        try container.query(entity.selectSQL + " WHERE t0.Z_PK = ?", [.integer(object.primaryKey)]) { row in
+            let snapshot = RowSnapshot(
+                primaryKey: object.primaryKey, entityIndex: entity.index, version: row.int64(at: 1),
+                values: container.values(of: entity, in: row), cache: container.rowCache)
+            container.rowCache.insert(snapshot)
+            object.snapshot = snapshot
+        }
+        guard let snapshot = object.snapshot else {
+            throw ORMError.objectNotFound(object.persistentModelID.description)
+        }
+        object.values = snapshot.values
+        object.state.remove(.fault)
+    }
+
+    // MARK: Fetching
+
+    /// The objects matching `descriptor`, as faults backed by the row cache (or the objects already registered
+    /// for those rows). Reads what is saved: objects deleted in this context are left out, unsaved inserts are
+    /// not matched.
+    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
+        let entity = try container.model.entity(for: Model.self)
+        let (sql, bindings) = descriptor.sql(after: entity.selectSQL)
+        var results: [Model] = []
+        try container.query(sql, bindings) { row in
+            let object = object(for: row, of: entity)
+            if !object.isDeleted { results.append(unsafeDowncast(object, to: Model.self)) }
+        }
+        for name in descriptor.relationshipKeyPathsForPrefetching {
+            guard let index = entity.description.relationships.firstIndex(where: { $0.name == name }) else {
+                throw ORMError.model("\(entity.name) has no relationship \(name) to prefetch")
+            }
+            try prefetch(index, of: results)
+        }
+        return results
+    }
+
+    /// How many saved objects match the descriptor's predicate: `SELECT COUNT(*)`, no objects.
+    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+        let entity = try container.model.entity(for: Model.self)
+        let (sql, bindings) = FetchDescriptor(predicate: descriptor.predicate).sql(
+            after: "SELECT COUNT(*) FROM \(entity.table) t0")
+        var count = 0
+        try container.query(sql, bindings) { count = Int($0.int64(at: 0)) }
+        return count
+    }
+
+    /// The members of a to-many relationship fault: one query, in stored order if ordered. Objects deleted or
+    /// moved to another owner in memory are left out.
+    func fetchRelated(of object: ManagedObject, _ index: Int) throws -> [ManagedObject] {
+        guard object.primaryKey > 0 else { return [] }
+        let relationship = object.entity.relationships[index]
+        let destination = relationship.destination
+        var members: [ManagedObject] = []
+        try container.query(
+            membersSQL(of: relationship, "= ?"),
+            [.integer(object.primaryKey)]
+        ) { members.append(self.object(for: $0, of: destination)) }
+        return members.filter { isMember($0, of: object, inverse: relationship.inverseIndex) }
+    }
+
+    /// The query for the members of a to-many relationship whose owners' keys satisfy `condition`, by owner,
+    /// then in stored order (ordered) or by primary key.
+    private func membersSQL(of relationship: Relationship, _ condition: String) -> String {
+        let destination = relationship.destination
+        let key = "t0." + destination.columns[relationship.foreignKeyColumn].name
+        let order = relationship.orderColumn.map { ", t0." + destination.columns[$0].name } ?? ""
+        return destination.selectSQL + " WHERE \(key) \(condition) ORDER BY \(key)\(order), t0.Z_PK"
+    }
+
+    private func isMember(_ member: ManagedObject, of owner: ManagedObject, inverse: Int) -> Bool {
+        if member.isDeleted { return false }
+        if case .toOne(let current) = member.relations[inverse] { return current === owner }
+        return true
+    }
+
+    /// Fills relationship `index` of every object in `objects` with one query.
+    private func prefetch(_ index: Int, of objects: [ManagedObject]) throws {
+        guard let first = objects.first else { return }
+        let relationship = first.entity.relationships[index]
+        let destination = relationship.destination
+        if relationship.kind == .toOne {
+            var keys: [AttributeValue] = []
+            for object in objects {
+                guard case .fault = object.relations[index] else { continue }
+                if object.isFault { object.fireFault() }
+                let key = object.values[relationship.foreignKeyColumn]
+                if case .integer(let primaryKey) = key, registered[destination.index][primaryKey] == nil {
+                    keys.append(key)
+                }
+            }
+            var fetched: [ManagedObject] = []  // alive until every relationship below holds its destination
+            try container.query(
+                destination.selectSQL + " WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [.text(jsonArray(keys))]
+            ) { fetched.append(object(for: $0, of: destination)) }
+            for object in objects { _ = object.relatedObject(index) }
+            return
+        }
+        let owners = objects.filter { object in
+            guard case .fault = object.relations[index] else { return false }
+            return object.primaryKey > 0
+        }
+        var members: [Int64: [ManagedObject]] = [:]
+        let keyColumn = Int32(relationship.foreignKeyColumn + 2)
+        try container.query(
+            membersSQL(of: relationship, "IN (SELECT value FROM json_each(?))"),
+            [.text(jsonArray(owners.map { .integer($0.primaryKey) }))]
+        ) { row in members[row.int64(at: keyColumn), default: []].append(object(for: row, of: destination)) }
+        for owner in owners {
+            owner.relations[index] = .toMany(
+                (members[owner.primaryKey] ?? []).filter {
+                    isMember($0, of: owner, inverse: relationship.inverseIndex)
+                })
+        }
+    }
+
+    // MARK: Saving
+
+    /// Writes every change in one transaction: applies delete rules, validates, allocates primary keys in
+    /// `Z_PRIMARYKEY`, then one `DELETE`, `INSERT` or `UPDATE` per object, each `UPDATE` and `DELETE` checking
+    /// the row's `Z_OPT` (optimistic locking); then updates the row cache.
+    ///
+    /// - Throws: `ORMError.validation`, `ORMError.optimisticLockingFailure` or `SQLiteError`; nothing is
+    ///   written then, and the changes stay pending.
+    public func save() throws {
+        applyDeleteRules()
+        guard hasChanges else { return }
+        try validate()
+        let saving = inserted.filter { !$0.isDeleted }
+        var temporaryKeys: [Int64] = []
+        do {
+            try container.connection.transaction {
+                try assignPrimaryKeys(to: saving, remembering: &temporaryKeys)
+                writeRelationshipColumns(saving)
+                for object in deleted where object.primaryKey > 0 { try writeDelete(object) }
+                for object in saving { try writeInsert(object) }
+                for object in updated where !object.isDeleted { try writeUpdate(object) }
+            }
+        } catch {
+            for (object, key) in zip(saving, temporaryKeys) { object.primaryKey = key }
+            throw error
+        }
+        didSave(saving)
+    }
+
+    private func applyDeleteRules() {
+        var position = 0
+        while position < deleted.count {
+            let object = deleted[position]
+            position += 1
+            guard !object.state.contains(.deleteRulesApplied) else { continue }
+            object.state.insert(.deleteRulesApplied)
+            for (index, relationship) in object.entity.relationships.enumerated() {
+                let cascades = relationship.description.deleteRule == .cascade
+                if relationship.kind == .toOne {
+                    guard let destination = object.relatedObject(index), !destination.isDeleted else { continue }
+                    if cascades {
+                        delete(destination)
+                    } else {
+                        destination.removeLoaded(object, at: relationship.inverseIndex)
+                        markUpdated(destination)
+                    }
+                } else {
+                    for member in object.relatedObjects(index) where !member.isDeleted {
+                        if cascades {
+                            delete(member)
+                        } else {
+                            member.relations[relationship.inverseIndex] = .toOne(nil)
+                            markUpdated(member)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func validate() throws {
+        for objects in [inserted, updated] {
+            for object in objects where !object.isDeleted {
+                for attribute in object.entity.description.attributes where !attribute.isOptional {
+                    if case .null = object.values[attribute.index] {
+                        throw ORMError.validation(object.persistentModelID.description, attribute.name)
+                    }
+                }
+            }
+        }
+    }
+
+    private func assignPrimaryKeys(to objects: [ManagedObject], remembering temporaryKeys: inout [Int64]) throws {
+        var next = [Int64](repeating: 0, count: registered.count)
+        var counts = [Int](repeating: 0, count: registered.count)
+        for object in objects { counts[object.entity.index] += 1 }
+        for (index, count) in counts.enumerated() where count > 0 {
+            next[index] = try container.allocatePrimaryKeys(for: container.model.entities[index], count: count)
+        }
+        temporaryKeys.reserveCapacity(objects.count)
+        for object in objects {
+            temporaryKeys.append(object.primaryKey)
+            object.primaryKey = next[object.entity.index]
+            next[object.entity.index] += 1
+        }
+    }
+
+    /// Copies to-one relationships into their foreign key columns and ordered to-many positions into their
+    /// members' order columns; a member whose position changed becomes an updated object.
+    private func writeRelationshipColumns(_ saving: [ManagedObject]) {
+        func write(_ object: ManagedObject) {
+            for (index, relationship) in object.entity.relationships.enumerated() {
+                switch object.relations[index] {
+                case .toOne(let destination):
+                    object.values[relationship.foreignKeyColumn] = destination.map { .integer($0.primaryKey) } ?? .null
+                    if destination == nil, let order = relationship.orderColumn { object.values[order] = .null }
+                case .toMany(let members):
+                    guard let orderColumn = relationship.orderColumn else { continue }
+                    for (position, member) in members.enumerated() {
+                        let order = AttributeValue.integer(Int64(position + 1))
+                        if member.isFault { member.fireFault() }
+                        guard member.values[orderColumn] != order else { continue }
+                        member.values[orderColumn] = order
+                        markUpdated(member)
+                    }
+                case .fault: continue
+                }
+            }
+        }
+        for object in saving { write(object) }
+        var position = 0
+        while position < updated.count {  // grows while members move
+            if !updated[position].isDeleted { write(updated[position]) }
+            position += 1
+        }
+    }
+
+    private func writeInsert(_ object: ManagedObject) throws {
+        let entity = object.entity
+        let statement = try container.statement(entity.insertSQL)
+        defer { statement.reset() }
+        statement.bind(object.primaryKey, at: 1)
+        statement.bind(entity.number, at: 2)
+        statement.bind(Int64(1), at: 3)
+        for (offset, value) in object.values.enumerated() {
+            container.bind(value, at: Int32(offset + 4), to: statement)
+        }
+        _ = try statement.step()
+    }
+
+    private func writeUpdate(_ object: ManagedObject) throws {
+        guard let snapshot = object.snapshot else {
+            throw ORMError.objectNotFound(object.persistentModelID.description)
+        }
+        let entity = object.entity
+        var mask: UInt64 = 0
+        for index in object.values.indices where object.values[index] != snapshot.values[index] {
+            mask |= 1 << UInt64(index)
+        }
+        let shape = UpdateShape(entity: entity.index, columns: mask)
+        let sql: String
+        if let cached = updateStatements[shape] {
+            sql = cached
+        } else {
+            let assignments = entity.columns.indices.filter { mask & (1 << UInt64($0)) != 0 }
+                .map { ", \(entity.columns[$0].name) = ?" }.joined()
+            sql = "UPDATE \(entity.table) SET Z_OPT = ?\(assignments) WHERE Z_PK = ? AND Z_OPT = ?"
+            updateStatements[shape] = sql
+        }
+        let statement = try container.statement(sql)
+        defer { statement.reset() }
+        statement.bind(snapshot.version + 1, at: 1)
+        var parameter: Int32 = 2
+        for index in object.values.indices where mask & (1 << UInt64(index)) != 0 {
+            container.bind(object.values[index], at: parameter, to: statement)
+            parameter += 1
+        }
+        statement.bind(object.primaryKey, at: parameter)
+        statement.bind(snapshot.version, at: parameter + 1)
+        _ = try statement.step()
+        guard container.connection.changes == 1 else {
+            throw ORMError.optimisticLockingFailure(object.persistentModelID.description)
+        }
+    }
+
+    private func writeDelete(_ object: ManagedObject) throws {
+        guard let snapshot = object.snapshot else {
+            throw ORMError.objectNotFound(object.persistentModelID.description)
+        }
+        let statement = try container.statement("DELETE FROM \(object.entity.table) WHERE Z_PK = ? AND Z_OPT = ?")
+        defer { statement.reset() }
+        statement.bind(object.primaryKey, at: 1)
+        statement.bind(snapshot.version, at: 2)
+        _ = try statement.step()
+        guard container.connection.changes == 1 else {
+            throw ORMError.optimisticLockingFailure(object.persistentModelID.description)
+        }
+    }
+
+    /// After the commit: saved objects join the identity map and the row cache, changed rows' snapshots take
+    /// the new values and version, deleted objects leave the context.
+    private func didSave(_ saved: [ManagedObject]) {
+        for object in deleted {
+            if object.primaryKey > 0 { forget(object) }
+            object.state = .deleted
+            object.detach()
+        }
+        let cache = container.rowCache
+        for object in saved {
+            let snapshot = RowSnapshot(
+                primaryKey: object.primaryKey, entityIndex: object.entity.index, version: 1, values: object.values,
+                cache: cache)
+            cache.insert(snapshot)
+            object.snapshot = snapshot
+            object.state.remove(.inserted)
+            registered[object.entity.index][object.primaryKey] = Unmanaged.passUnretained(object)
+        }
+        for object in updated where !object.isDeleted {
+            if let snapshot = object.snapshot {
+                snapshot.values = object.values
+                snapshot.version += 1
+            }
+            object.state.remove(.updated)
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        lastSave = .now
+    }
+}
+
+/// An `UPDATE`'s shape: which entity, which columns.
+private struct UpdateShape: Hashable {
+    let entity: Int
+    let columns: UInt64
+}

@@ -1,0 +1,53 @@
+/// One stored row as last read or written: the row cache's entry, shared by the object filled from it.
+///
+/// Core Data keeps such snapshots in its coordinator's row cache, reference-counted by the objects that use
+/// them; they carry the row's version (`Z_OPT`) for the optimistic-locking check at save.
+final class RowSnapshot {
+    let primaryKey: Int64
+    let entityIndex: Int
+    var version: Int64
+    var values: [AttributeValue]
+    /// Unretained: every snapshot is held by a registered object, and a context detaches its objects before its
+    /// container, which owns the cache, can go away.
+    unowned(unsafe) let cache: RowCache
+
+    init(primaryKey: Int64, entityIndex: Int, version: Int64, values: [AttributeValue], cache: RowCache) {
+        self.primaryKey = primaryKey
+        self.entityIndex = entityIndex
+        self.version = version
+        self.values = values
+        self.cache = cache
+    }
+
+    deinit { cache.remove(self) }
+}
+
+/// The container's row cache: every stored row some live object was filled from, by entity and primary key.
+///
+/// Entries are not retained; a snapshot leaves the cache when the last object using it goes away.
+final class RowCache {
+    private var rows: [[Int64: Unmanaged<RowSnapshot>]]
+
+    init(entityCount: Int) {
+        rows = Array(repeating: [:], count: entityCount)
+    }
+
+    /// The cached row, or nil.
+    func snapshot(entityIndex: Int, primaryKey: Int64) -> RowSnapshot? {
+        rows[entityIndex][primaryKey]?.takeUnretainedValue()
+    }
+
+    func insert(_ snapshot: RowSnapshot) {
+        rows[snapshot.entityIndex][snapshot.primaryKey] = Unmanaged.passUnretained(snapshot)
+    }
+
+    func remove(_ snapshot: RowSnapshot) {
+        let key = snapshot.primaryKey
+        if rows[snapshot.entityIndex][key]?.toOpaque() == Unmanaged.passUnretained(snapshot).toOpaque() {
+            rows[snapshot.entityIndex][key] = nil
+        }
+    }
+
+    /// Rows cached, over all entities.
+    var count: Int { rows.reduce(0) { $0 + $1.count } }
+}

@@ -1,0 +1,417 @@
+import Foundation
+import PersistenceBench
+import Testing
+
+@testable import ORMStore
+
+// Models for the relationship tests: a to-many with nullify (Sport.teams), ordered to-many with cascade
+// (House.floors, Floor.rooms).
+
+final class Sport: ManagedObject, PersistentModel {
+    static let name = Attribute<Sport, String>(0, "name")
+    static let teams = ToMany<Sport, Team>(0, "teams", inverse: "sport")
+    static let entityDescription = EntityDescription(
+        name: "Sport", attributes: [name.description], relationships: [teams.description])
+    var name: String {
+        get { value(of: Self.name) }
+        set { setValue(newValue, for: Self.name) }
+    }
+    var teams: [Team] { objects(for: Self.teams) }
+}
+
+final class Team: ManagedObject, PersistentModel {
+    static let name = Attribute<Team, String>(0, "name")
+    static let sport = ToOne<Team, Sport>(0, "sport", inverse: "teams")
+    static let entityDescription = EntityDescription(
+        name: "Team", attributes: [name.description], relationships: [sport.description])
+    var name: String {
+        get { value(of: Self.name) }
+        set { setValue(newValue, for: Self.name) }
+    }
+    var sport: Sport? {
+        get { object(for: Self.sport) }
+        set { setObject(newValue, for: Self.sport) }
+    }
+}
+
+final class House: ManagedObject, PersistentModel {
+    static let name = Attribute<House, String>(0, "name")
+    static let floors = ToMany<House, Floor>(0, "floors", inverse: "house", ordered: true, deleteRule: .cascade)
+    static let entityDescription = EntityDescription(
+        name: "House", attributes: [name.description], relationships: [floors.description])
+    var name: String {
+        get { value(of: Self.name) }
+        set { setValue(newValue, for: Self.name) }
+    }
+    var floors: [Floor] { objects(for: Self.floors) }
+}
+
+final class Floor: ManagedObject, PersistentModel {
+    static let level = Attribute<Floor, Int64>(0, "level")
+    static let house = ToOne<Floor, House>(0, "house", inverse: "floors")
+    static let rooms = ToMany<Floor, Room>(1, "rooms", inverse: "floor", ordered: true, deleteRule: .cascade)
+    static let entityDescription = EntityDescription(
+        name: "Floor", attributes: [level.description], relationships: [house.description, rooms.description])
+    var level: Int64 {
+        get { value(of: Self.level) }
+        set { setValue(newValue, for: Self.level) }
+    }
+    var house: House? {
+        get { object(for: Self.house) }
+        set { setObject(newValue, for: Self.house) }
+    }
+    var rooms: [Room] { objects(for: Self.rooms) }
+}
+
+final class Room: ManagedObject, PersistentModel {
+    static let name = Attribute<Room, String>(0, "name")
+    static let floor = ToOne<Room, Floor>(0, "floor", inverse: "rooms")
+    static let entityDescription = EntityDescription(
+        name: "Room", attributes: [name.description], relationships: [floor.description])
+    var name: String {
+        get { value(of: Self.name) }
+        set { setValue(newValue, for: Self.name) }
+    }
+}
+
+@Suite struct ORMStoreTests {
+    let items = ItemGenerator(seed: 11).items(1...300)
+
+    func open(_ directory: TemporaryDirectory, _ types: [any PersistentModel.Type] = [ORMStore.Item.self]) throws
+        -> ModelContext
+    {
+        let model = try ManagedObjectModel(types)
+        return ModelContext(try ModelContainer(model: model, url: directory.url.appendingPathComponent("store.sqlite")))
+    }
+
+    func saveItems(_ count: Int, in context: ModelContext) throws {
+        for item in items.prefix(count) {
+            let object = ORMStore.Item(context: context)
+            object.id = item.id
+            object.title = item.title
+            object.notes = item.notes
+            object.isInStock = item.isInStock
+            object.priority = item.priority.map { Int64($0.rawValue) }
+            object.price = item.price
+            object.createdAt = item.createdAt
+        }
+        try context.save()
+    }
+
+    @Test func theFileIsLaidOutAsCoreDataLaysItOut() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(
+            directory, [ORMStore.Item.self, Sport.self, Team.self, House.self, Floor.self, Room.self])
+        try saveItems(3, in: context)
+        context.reset()
+        try context.container.close()
+        let file = directory.url.appendingPathComponent("store.sqlite")
+        #expect(
+            try sqlite3(file, "SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+                == "1|Floor|0|0\n2|House|0|0\n3|Item|0|3\n4|Room|0|0\n5|Sport|0|0\n6|Team|0|0\n")
+        #expect(
+            try sqlite3(file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                == "ZFLOOR\nZHOUSE\nZITEM\nZROOM\nZSPORT\nZTEAM\nZ_METADATA\nZ_MODELCACHE\nZ_PRIMARYKEY\n")
+        #expect(
+            try sqlite3(file, "SELECT name FROM pragma_table_info('ZFLOOR')")
+                == "Z_PK\nZ_ENT\nZ_OPT\nZLEVEL\nZHOUSE\nZ_FOK_HOUSE\n")
+        #expect(
+            try sqlite3(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
+                == "ZFLOOR_ZHOUSE_INDEX\nZROOM_ZFLOOR_INDEX\nZTEAM_ZSPORT_INDEX\nZ_Item_byPriorityStockTitleID\n")
+        #expect(
+            try sqlite3(file, "SELECT Z_PK, Z_ENT, Z_OPT, ZID FROM ZITEM ORDER BY Z_PK")
+                == "1|3|1|1\n2|3|1|2\n3|3|1|3\n")
+        // Dates are seconds since 2001-01-01.
+        let stored = try sqlite3(file, "SELECT ZCREATEDAT FROM ZITEM WHERE ZID = 1")
+        #expect(
+            abs(
+                Double(stored.trimmingCharacters(in: .whitespacesAndNewlines))!
+                    - items[0].createdAt.timeIntervalSinceReferenceDate) < 0.001)
+        #expect(try sqlite3(file, "SELECT Z_VERSION, length(Z_UUID) FROM Z_METADATA") == "1|36\n")
+    }
+
+    @Test func oneObjectPerRowAndFaultsFillFromTheRowCache() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        try saveItems(50, in: context)
+        #expect(context.registeredModelCount == 0, "saved objects nobody holds leave the identity map")
+        let queries = context.container.queryCount
+        let all = try context.fetch(FetchDescriptor<ORMStore.Item>(sortBy: [FetchSortDescriptor(ORMStore.Item.id)]))
+        #expect(all.count == 50 && all.allSatisfy(\.isFault))
+        #expect(context.container.rowCache.count == 50)
+        #expect(all[9].title == items[9].title && !all[9].isFault)
+        #expect(context.container.queryCount == queries + 1, "a fault fills from the row cache, without a query")
+        let again = try context.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 10))
+        #expect(again.count == 1 && again[0] === all[9])
+        #expect(all[9].persistentModelID == PersistentIdentifier(entityName: "Item", key: 10))
+        #expect(context.registeredModelCount == 50)
+    }
+
+    @Test func objectsNobodyHoldsLeaveTheIdentityMapAndTheRowCache() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        try saveItems(20, in: context)
+        do {
+            let all = try context.fetch(FetchDescriptor<ORMStore.Item>())
+            #expect(all.count == 20 && context.registeredModelCount == 20)
+        }
+        #expect(context.registeredModelCount == 0)
+        #expect(context.container.rowCache.count == 0)
+    }
+
+    @Test func fetchesCompilePredicatesSortsLimitsAndOffsetsToSQL() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        try saveItems(300, in: context)
+        typealias Model = ORMStore.Item
+        func ids(_ descriptor: FetchDescriptor<Model>) throws -> [Int64] { try context.fetch(descriptor).map(\.id) }
+
+        let expensive = items.filter { $0.price >= 500 && $0.isInStock }.map(\.id)
+        #expect(
+            try ids(
+                FetchDescriptor(predicate: Model.price >= 500 && Model.isInStock == true, sortBy: [.init(Model.id)]))
+                == expensive)
+        #expect(
+            try context.fetchCount(FetchDescriptor(predicate: Model.price >= 500 && Model.isInStock == true))
+                == expensive.count)
+        let withoutPriority = items.filter { $0.priority == nil }.map(\.id)
+        #expect(
+            try ids(FetchDescriptor(predicate: Model.priority == nil, sortBy: [.init(Model.id)])) == withoutPriority)
+        #expect(
+            try ids(FetchDescriptor(predicate: !(Model.priority == nil) || Model.id == 1, sortBy: [.init(Model.id)]))
+                == items.filter { $0.priority != nil || $0.id == 1 }.map(\.id))
+        let byTitleDescending = items.sorted { ($0.title, $0.id) > ($1.title, $1.id) }.map(\.id)
+        #expect(
+            try ids(
+                FetchDescriptor(
+                    sortBy: [.init(Model.title, ascending: false), .init(Model.id, ascending: false)], fetchLimit: 7,
+                    fetchOffset: 20))
+                == Array(byTitleDescending[20..<27]))
+        #expect(try Set(ids(FetchDescriptor(predicate: Model.id.isIn([5, 77, 300, 301])))) == [5, 77, 300])
+        #expect(
+            try ids(
+                FetchDescriptor(
+                    predicate: Model.title.isIn([items[3].title, "no \"such\" \\ title\n"]), sortBy: [.init(Model.id)]))
+                == items.filter { $0.title == items[3].title }.map(\.id))
+    }
+
+    @Test func saveWritesOnlyChangedObjectsAndBumpsTheirVersion() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        try saveItems(10, in: context)
+        let all = try context.fetch(FetchDescriptor<ORMStore.Item>(sortBy: [FetchSortDescriptor(ORMStore.Item.id)]))
+        all[2].title = "changed"
+        all[2].title = "changed twice"
+        all[4].price = 1.25
+        #expect(context.changedModels.count == 2 && context.hasChanges)
+        try context.save()
+        #expect(!context.hasChanges && !all[2].isUpdated)
+        let file = directory.url.appendingPathComponent("store.sqlite")
+        #expect(try sqlite3(file, "SELECT ZID, Z_OPT FROM ZITEM WHERE Z_OPT > 1 ORDER BY ZID") == "3|2\n5|2\n")
+        #expect(try sqlite3(file, "SELECT ZTITLE FROM ZITEM WHERE ZID = 3") == "changed twice\n")
+        #expect(all[2].snapshot?.version == 2)
+    }
+
+    @Test func aRowChangedByAnotherContextFailsTheOptimisticLockCheck() throws {
+        let directory = try TemporaryDirectory()
+        let first = try open(directory)
+        try saveItems(5, in: first)
+        let second = try open(directory)
+        let mine = try #require(try first.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 2)).first)
+        let theirs = try #require(
+            try second.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 2)).first)
+        mine.title = "mine"
+        try first.save()
+        theirs.price = 9.99
+        #expect(throws: ORMError.optimisticLockingFailure("Item 2")) { try second.save() }
+        #expect(second.hasChanges, "a failed save keeps its changes")
+        second.reset()
+        let reread = try #require(
+            try second.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 2)).first)
+        #expect(reread.title == "mine" && reread.price == items[1].price)
+    }
+
+    @Test func aMissingRequiredAttributeFailsValidationAndWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        try saveItems(2, in: context)
+        let incomplete = ORMStore.Item(context: context)
+        incomplete.id = 99
+        #expect(throws: ORMError.validation("Item (temporary 3)", "title")) { try context.save() }
+        #expect(incomplete.persistentModelID.isTemporary)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Item>()) == 2)
+        context.delete(incomplete)
+        try context.save()
+        #expect(
+            try sqlite3(directory.url.appendingPathComponent("store.sqlite"), "SELECT Z_MAX FROM Z_PRIMARYKEY") == "2\n"
+        )
+    }
+
+    @Test func relationshipsKeepInversesAndFireOneQueryEachUnlessPrefetched() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory, [Sport.self, Team.self])
+        let sports = (0..<3).map { number in
+            let sport = Sport(context: context)
+            sport.name = "sport \(number)"
+            return sport
+        }
+        for number in 0..<12 {
+            let team = Team(context: context)
+            team.name = "team \(number)"
+            team.sport = sports[number % 3]
+        }
+        #expect(sports[1].teams.map(\.name) == ["team 1", "team 4", "team 7", "team 10"])
+        try context.save()
+        let moved = sports[1].teams[0]
+        moved.sport = sports[2]
+        #expect(sports[1].teams.count == 3 && sports[2].teams.count == 5 && sports[2].teams.last === moved)
+        try context.save()
+        context.reset()
+
+        let fetched = try context.fetch(FetchDescriptor<Sport>(sortBy: [FetchSortDescriptor(Sport.name)]))
+        var queries = context.container.queryCount
+        #expect(fetched.map(\.teams.count) == [4, 3, 5])
+        #expect(context.container.queryCount == queries + 3, "one relationship fault, one query")
+        #expect(fetched[2].teams.allSatisfy { $0.sport === fetched[2] })
+        context.reset()
+
+        let prefetched = try context.fetch(
+            FetchDescriptor<Sport>(
+                sortBy: [FetchSortDescriptor(Sport.name)], relationshipKeyPathsForPrefetching: ["teams"]))
+        queries = context.container.queryCount
+        #expect(prefetched.map(\.teams.count) == [4, 3, 5])
+        #expect(prefetched[1].teams.map(\.name) == ["team 4", "team 7", "team 10"])
+        #expect(context.container.queryCount == queries)
+        #expect(throws: ORMError.model("Sport has no relationship players to prefetch")) {
+            try context.fetch(FetchDescriptor<Sport>(relationshipKeyPathsForPrefetching: ["players"]))
+        }
+    }
+
+    @Test func deletingNullifiesOrCascadesAtSave() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory, [Sport.self, Team.self, House.self, Floor.self, Room.self])
+        let sport = Sport(context: context)
+        sport.name = "curling"
+        for number in 0..<3 {
+            let team = Team(context: context)
+            team.name = "team \(number)"
+            sport.append(team, to: Sport.teams)
+        }
+        for number in 0..<4 {
+            let house = House(context: context)
+            house.name = "house \(number)"
+            for level in 0..<3 {
+                let floor = Floor(context: context)
+                floor.level = Int64(level)
+                house.append(floor, to: House.floors)
+                for room in 0..<2 {
+                    let made = Room(context: context)
+                    made.name = "room \(room)"
+                    floor.append(made, to: Floor.rooms)
+                }
+            }
+        }
+        try context.save()
+        context.reset()
+
+        let teams = try context.fetch(FetchDescriptor<Team>(sortBy: [FetchSortDescriptor(Team.name)]))
+        context.delete(teams[0])
+        try context.save()
+        let curling = try #require(try context.fetch(FetchDescriptor<Sport>()).first)
+        #expect(curling.teams.map(\.name) == ["team 1", "team 2"])
+        context.delete(curling)
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Team>()) == 2)
+        let file = directory.url.appendingPathComponent("store.sqlite")
+        #expect(try sqlite3(file, "SELECT count(*) FROM ZTEAM WHERE ZSPORT IS NULL") == "2\n")
+
+        let houses = try context.fetch(FetchDescriptor<House>(sortBy: [FetchSortDescriptor(House.name)]))
+        context.delete(houses[1])
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<House>()) == 3)
+        #expect(try context.fetchCount(FetchDescriptor<Floor>()) == 9)
+        #expect(try context.fetchCount(FetchDescriptor<Room>()) == 18)
+        #expect(try sqlite3(file, "SELECT count(*) FROM ZROOM WHERE ZFLOOR NOT IN (SELECT Z_PK FROM ZFLOOR)") == "0\n")
+    }
+
+    @Test func orderedRelationshipsKeepTheirOrderThroughZFOK() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory, [House.self, Floor.self, Room.self])
+        let house = House(context: context)
+        house.name = "tower"
+        for level in [5, 1, 3, 2] {
+            let floor = Floor(context: context)
+            floor.level = Int64(level)
+            house.append(floor, to: House.floors)
+        }
+        try context.save()
+        context.reset()
+        let tower = try #require(try context.fetch(FetchDescriptor<House>()).first)
+        #expect(tower.floors.map(\.level) == [5, 1, 3, 2])
+        let first = tower.floors[0]
+        tower.remove(first, from: House.floors)
+        tower.append(first, to: House.floors)
+        #expect(tower.floors.map(\.level) == [1, 3, 2, 5])
+        try context.save()
+        context.reset()
+        #expect(try context.fetch(FetchDescriptor<House>()).first?.floors.map(\.level) == [1, 3, 2, 5])
+        #expect(
+            try sqlite3(
+                directory.url.appendingPathComponent("store.sqlite"),
+                "SELECT ZLEVEL, Z_FOK_HOUSE FROM ZFLOOR ORDER BY Z_FOK_HOUSE")
+                == "1|1\n3|2\n2|3\n5|4\n")
+    }
+
+    @Test func autosaveSavesAfterItsIntervalAndOnlyWhenOn() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        let reader = try open(directory)
+        try saveItems(1, in: context)
+        let item = try #require(try context.fetch(FetchDescriptor<ORMStore.Item>()).first)
+        item.title = "autosaved"
+        Thread.sleep(forTimeInterval: 0.06)
+        context.processPendingChanges()
+        #expect(context.hasChanges, "autosave is off by default")
+        context.autosaveInterval = .milliseconds(50)
+        context.processPendingChanges()
+        #expect(!context.hasChanges)
+        #expect(try reader.fetch(FetchDescriptor<ORMStore.Item>()).first?.title == "autosaved")
+        item.title = "too soon"
+        context.processPendingChanges()
+        #expect(context.hasChanges, "the interval counts from the last save")
+    }
+
+    @Test func aStoreWrittenWithAnotherModelIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let context = try open(directory)
+        try saveItems(1, in: context)
+        context.reset()
+        try context.container.close()
+        #expect(throws: ORMError.self) { try open(directory, [ORMStore.Item.self, Sport.self, Team.self]) }
+        do {
+            _ = try open(directory, [ORMStore.Item.self, Sport.self, Team.self])
+        } catch {
+            #expect("\(error)".contains("entities Sport, Team differ from the model; it needs a migration"))
+        }
+    }
+
+    @Test func aModelWhoseInverseIsMissingIsRefused() throws {
+        #expect(throws: ORMError.model("Team.sport: no relationship Sport.teams")) {
+            try ManagedObjectModel([Team.self])
+        }
+    }
+
+    @Test(arguments: ["orm", "orm+batched"])
+    func unsavedObjectsAreLostWhenTheStoreCloses(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let kind = try storeKind(name)
+        let store = try openItemStore(kind, at: directory.url)
+        try load(Array(items.prefix(10)), into: store)
+        try store.insert(Array(items[10..<15]))
+        try store.close()
+        let reopened = try openItemStore(kind, at: directory.url)
+        let expected = name == "orm" ? 10 : 15
+        #expect(try allItems(in: reopened).count == expected)
+        try reopened.close()
+    }
+}
