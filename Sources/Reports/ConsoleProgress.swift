@@ -38,7 +38,7 @@ public final class ConsoleProgress: RunObserver {
             line =
                 "\(label): \(formatCount(metrics?.operationsPerSecond ?? 0)) ops/s"
                 + " (\(String(format: "%.3f", metrics?.timedSeconds ?? 0)) s timed)"
-            if let peak = result.process?.peakRSSBytes { line += ", peak \(Quantity.formatBytes(peak))" }
+            if let peak = result.peakRSSBytes { line += ", peak \(Quantity.formatBytes(peak))" }
         case .notApplicable: line = "\(label): n/a"
         case .dnf: line = "\(label): DNF — \(result.reason ?? "")"
         case .error: line = "\(label): ERROR — \(result.reason ?? "")"

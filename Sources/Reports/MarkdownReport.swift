@@ -52,7 +52,8 @@ public enum MarkdownReport {
         out.append(
             "Each cell shows the median throughput over the repetitions that finished, its min–max spread, the "
                 + "ratio to the best store at that scale (best throughput ÷ this one: 1.00× is the best, 2.00× takes "
-                + "twice as long), and the median peak RSS of the cell's process. ★ marks the best. DNF: did not "
+                + "twice as long), and the median peak RSS of the cell's process up to the end of its timed phase (the digest read-back "
+                + "after it is not counted). ★ marks the best. DNF: did not "
                 + "finish, with the reason. n/a: the store cannot answer this workload.")
         out.append("")
         let agreed = results.digestChecks.filter(\.agreed).count

@@ -8,8 +8,9 @@ struct CellSummary {
     var finished: [CellMetrics] { cells.compactMap { $0.status == .ok ? $0.metrics : nil } }
     var throughputs: [Double] { finished.map(\.operationsPerSecond) }
     var medianThroughput: Double? { median(throughputs) }
+    /// The median of the repetitions' `peakRSSBytes`: up to the end of the timed phase.
     var medianPeakRSS: Double? {
-        median(cells.filter { $0.status == .ok }.compactMap { $0.process.map { Double($0.peakRSSBytes) } })
+        median(cells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) })
     }
     var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
     /// The first reason a repetition did not finish, if none finished.

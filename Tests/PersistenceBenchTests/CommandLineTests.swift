@@ -49,7 +49,10 @@ import Testing
         let get = try #require(results.cells.first { $0.workload == "get" && $0.store == "sqlite" })
         #expect(get.metrics?.operations == 300)
         #expect(get.metrics?.latency?.count == 300)
-        #expect((get.process?.peakRSSBytes ?? 0) > 1 << 20)
+        let processPeak = try #require(get.process?.peakRSSBytes)
+        let timedPeak = try #require(get.metrics?.timedPeakRSSBytes)
+        #expect(timedPeak > 1 << 20 && timedPeak <= processPeak, "the timed phase's peak is part of the process's")
+        #expect(get.peakRSSBytes == timedPeak)
         #expect(results.environment.engines["sqlite"]?.hasPrefix("SQLite 3.") == true)
         // --keep-stores leaves the last repetition's files for outside tools.
         #expect(FileManager.default.fileExists(atPath: "\(out)/stores/grdb/insert-300/store.sqlite"))

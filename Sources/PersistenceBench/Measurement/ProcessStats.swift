@@ -8,6 +8,8 @@ public struct ProcessStats: Sendable {
     public var rssFileBytes: Int64?
     /// Bytes this process caused to be sent to storage: `write_bytes` in /proc/self/io.
     public var storageWriteBytes: Int64?
+    /// The most resident memory this process has held so far: `VmHWM`.
+    public var peakRSSBytes: Int64?
 
     /// Reads the current values; a field is nil where the kernel does not provide it.
     public static func current() -> ProcessStats {
@@ -15,7 +17,8 @@ public struct ProcessStats: Sendable {
         let io = fields(of: "/proc/self/io")
         return ProcessStats(
             rssAnonBytes: status["RssAnon"].flatMap(kilobytes), rssFileBytes: status["RssFile"].flatMap(kilobytes),
-            storageWriteBytes: io["write_bytes"].flatMap { Int64($0) })
+            storageWriteBytes: io["write_bytes"].flatMap { Int64($0) }, peakRSSBytes: status["VmHWM"].flatMap(kilobytes)
+        )
     }
 
     /// The resident set of another process, in bytes (`VmRSS` of /proc/PID/status), or nil once it has exited.

@@ -25,6 +25,11 @@ public struct CellResult: Codable, Equatable, Sendable {
     /// What the parent read with wait4 once the cell's process ended; nil for n/a cells.
     public var process: ProcessUsage?
 
+    /// The peak resident set that belongs to the cell's work: up to the end of its timed phase where measured
+    /// (`metrics.timedPeakRSSBytes`), else the whole process's (a DNF cell, or results from before it was
+    /// recorded).
+    public var peakRSSBytes: Int64? { metrics?.timedPeakRSSBytes ?? process?.peakRSSBytes }
+
     public init(
         store: String, workload: String, scale: Scale, repetition: Int, status: Status, reason: String? = nil,
         metrics: CellMetrics? = nil, process: ProcessUsage? = nil
@@ -54,6 +59,10 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var rssFileBytes: Int64?
     /// Bytes sent to storage during the timed phase (/proc/self/io write_bytes), where the kernel counts them.
     public var storageWriteBytes: Int64?
+    /// The peak resident set of the cell's process up to the end of the timed phase (`VmHWM`): opening the
+    /// store and the timed phase, not the digest read-back after it, which for a store that reads everything
+    /// into memory (`orm`) would otherwise set the peak of every write workload.
+    public var timedPeakRSSBytes: Int64?
     /// The store's files after it was closed.
     public var bytesOnDisk: Int64
     public var digest: Digest
@@ -62,7 +71,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
 
     public init(
         timedSeconds: Double, operations: Int, latency: LatencySummary?, rssAnonBytes: Int64?, rssFileBytes: Int64?,
-        storageWriteBytes: Int64?, bytesOnDisk: Int64, digest: Digest
+        storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
@@ -70,13 +79,14 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         self.rssAnonBytes = rssAnonBytes
         self.rssFileBytes = rssFileBytes
         self.storageWriteBytes = storageWriteBytes
+        self.timedPeakRSSBytes = timedPeakRSSBytes
         self.bytesOnDisk = bytesOnDisk
         self.digest = digest
     }
 
     enum CodingKeys: String, CodingKey {
         case timedSeconds, operations, operationsPerSecond, latency, rssAnonBytes, rssFileBytes, storageWriteBytes
-        case bytesOnDisk, digest
+        case timedPeakRSSBytes, bytesOnDisk, digest
     }
 
     public init(from decoder: any Decoder) throws {
@@ -88,6 +98,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             rssAnonBytes: try c.decodeIfPresent(Int64.self, forKey: .rssAnonBytes),
             rssFileBytes: try c.decodeIfPresent(Int64.self, forKey: .rssFileBytes),
             storageWriteBytes: try c.decodeIfPresent(Int64.self, forKey: .storageWriteBytes),
+            timedPeakRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .timedPeakRSSBytes),
             bytesOnDisk: try c.decode(Int64.self, forKey: .bytesOnDisk),
             digest: try c.decode(Digest.self, forKey: .digest))
     }
@@ -102,6 +113,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(rssAnonBytes, forKey: .rssAnonBytes)
         try c.encodeIfPresent(rssFileBytes, forKey: .rssFileBytes)
         try c.encodeIfPresent(storageWriteBytes, forKey: .storageWriteBytes)
+        try c.encodeIfPresent(timedPeakRSSBytes, forKey: .timedPeakRSSBytes)
         try c.encode(bytesOnDisk, forKey: .bytesOnDisk)
         try c.encode(digest, forKey: .digest)
     }

@@ -86,7 +86,8 @@ public enum CellExecution {
                 timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations,
                 latency: stopwatch.latencySummary, rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes,
                 storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
-                bytesOnDisk: try kind.type.bytesOnDisk(at: directory), digest: digest)
+                timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
+                digest: digest)
         }
     }
 }
