@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceBench
 
 /// The `Item` model, as a SwiftData user declares it (`@Model final class Item` with `@Attribute(.unique)
 /// var id` and an `#Index` for the list query). Table `ZITEM`.
@@ -49,5 +50,27 @@ final class Item: ManagedObject, PersistentModel {
     var createdAt: Date {
         get { value(of: Self.createdAt) }
         set { setValue(newValue, for: Self.createdAt) }
+    }
+}
+
+extension Item {
+    /// Inserts an object holding `value`'s attributes into `context`.
+    convenience init(_ value: PersistenceBench.Item, context: ModelContext) {
+        self.init(context: context)
+        id = value.id
+        title = value.title
+        notes = value.notes
+        isInStock = value.isInStock
+        priority = value.priority.map { Int64($0.rawValue) }
+        price = value.price
+        createdAt = value.createdAt
+    }
+
+    /// The object's attributes as the value every store returns (firing the fault if needed).
+    var value: PersistenceBench.Item {
+        PersistenceBench.Item(
+            id: id, title: title, notes: notes, isInStock: isInStock,
+            priority: priority.flatMap { PersistenceBench.Item.Priority(rawValue: Int($0)) }, price: price,
+            createdAt: createdAt)
     }
 }

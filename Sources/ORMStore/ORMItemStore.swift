@@ -44,7 +44,7 @@ public final class ORMItemStore: ItemStore {
     }
 
     public func insert(_ batch: [PersistenceBench.Item]) throws {
-        for item in batch { make(item) }
+        for item in batch { _ = Item(item, context: context) }
         if savesEveryBatch {
             try context.save()
             context.reset()
@@ -56,30 +56,19 @@ public final class ORMItemStore: ItemStore {
     }
 
     public func insertDurably(_ item: PersistenceBench.Item) throws {
-        make(item)
+        _ = Item(item, context: context)
         try context.save()
     }
 
-    private func make(_ item: PersistenceBench.Item) {
-        let object = Item(context: context)
-        object.id = item.id
-        object.title = item.title
-        object.notes = item.notes
-        object.isInStock = item.isInStock
-        object.priority = item.priority.map { Int64($0.rawValue) }
-        object.price = item.price
-        object.createdAt = item.createdAt
-    }
-
     public func item(id: Int64) throws -> PersistenceBench.Item? {
-        try context.fetch(FetchDescriptor<Item>(predicate: Item.id == id, fetchLimit: 1)).first.map(Self.value)
+        try context.fetch(FetchDescriptor<Item>(predicate: Item.id == id, fetchLimit: 1)).first?.value
     }
 
     /// Fetches every item, as a SwiftData user's `fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.id)]))`:
     /// all objects are in memory at once.
     public func forEachItem(_ body: (PersistenceBench.Item) throws -> Void) throws {
         for object in try context.fetch(FetchDescriptor<Item>(sortBy: [FetchSortDescriptor(Item.id)])) {
-            try body(Self.value(object))
+            try body(object.value)
         }
     }
 
@@ -95,7 +84,7 @@ public final class ORMItemStore: ItemStore {
                 FetchSortDescriptor(Item.isInStock), FetchSortDescriptor(Item.title), FetchSortDescriptor(Item.id),
             ],
             fetchLimit: query.limit, fetchOffset: query.offset)
-        return try context.fetch(descriptor).map(Self.value)
+        return try context.fetch(descriptor).map(\.value)
     }
 
     /// Fetches the batch's objects, sets their attributes (in the batch's order, so an id named twice ends with
@@ -127,12 +116,5 @@ public final class ORMItemStore: ItemStore {
 
     private static func predicate(_ priority: PersistenceBench.Item.Priority?) -> FetchPredicate<Item> {
         Item.priority == priority.map { Int64($0.rawValue) }
-    }
-
-    private static func value(_ object: Item) -> PersistenceBench.Item {
-        PersistenceBench.Item(
-            id: object.id, title: object.title, notes: object.notes, isInStock: object.isInStock,
-            priority: object.priority.flatMap { PersistenceBench.Item.Priority(rawValue: Int($0)) },
-            price: object.price, createdAt: object.createdAt)
     }
 }

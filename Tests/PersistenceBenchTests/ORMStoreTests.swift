@@ -85,16 +85,7 @@ final class Room: ManagedObject, PersistentModel {
     }
 
     func saveItems(_ count: Int, in context: ModelContext) throws {
-        for item in items.prefix(count) {
-            let object = ORMStore.Item(context: context)
-            object.id = item.id
-            object.title = item.title
-            object.notes = item.notes
-            object.isInStock = item.isInStock
-            object.priority = item.priority.map { Int64($0.rawValue) }
-            object.price = item.price
-            object.createdAt = item.createdAt
-        }
+        for item in items.prefix(count) { _ = ORMStore.Item(item, context: context) }
         try context.save()
     }
 
