@@ -180,9 +180,6 @@ public final class SQLiteStatement {
         sqlite3_reset(handle)
     }
 
-    /// The statement's SQL, for error messages.
-    public var sql: String { String(cString: sqlite3_sql(handle)) }
-
     @inlinable @inline(__always) public func int64(at column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }

@@ -91,11 +91,8 @@ open class ManagedObject {
 
     /// True until the object's values are first read or written.
     public var isFault: Bool { state.contains(.fault) }
-    public var isInserted: Bool { state.contains(.inserted) }
     public var isUpdated: Bool { state.contains(.updated) }
     public var isDeleted: Bool { state.contains(.deleted) }
-    /// The object's context; nil after the context was reset or the object's deletion was saved.
-    public var modelContext: ModelContext? { context }
 
     // MARK: Attributes
 

@@ -36,9 +36,7 @@ public final class ModelContext {
     // MARK: Changes
 
     public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
-    public var insertedModels: [ManagedObject] { inserted.filter { !$0.isDeleted } }
     public var changedModels: [ManagedObject] { updated.filter { !$0.isDeleted } }
-    public var deletedModels: [ManagedObject] { deleted }
     /// Objects in the identity map: fetched or saved, and still referenced.
     public var registeredModelCount: Int { registered.reduce(0) { $0 + $1.count } }
 
