@@ -8,6 +8,8 @@ let package = Package(
     products: [
         .executable(name: "persistbench", targets: ["persistbench"]),
         .library(name: "PersistenceBench", targets: ["PersistenceBench"]),
+        // The stores, for the package-benchmark suites in Benchmarks/ (a nested package) and other users.
+        .library(name: "StoreCatalog", targets: ["StoreCatalog"]),
     ],
     dependencies: [
         // Exact versions: the build machines resolve packages from a local mirror that holds only these.
@@ -50,11 +52,16 @@ let package = Package(
         ),
         .target(name: "LMDBStore", dependencies: ["PersistenceBench", "CLMDB"]),
         .target(name: "PackedStore", dependencies: ["PersistenceBench"]),
+        // Every store in one list, for the tool, the tests and Benchmarks/.
+        .target(
+            name: "StoreCatalog",
+            dependencies: ["PersistenceBench", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore"]
+        ),
         .target(name: "Reports", dependencies: ["PersistenceBench"]),
         .executableTarget(
             name: "persistbench",
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore",
+                "PersistenceBench", "Reports", "StoreCatalog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,8 +69,8 @@ let package = Package(
             name: "PersistenceBenchTests",
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
             dependencies: [
-                "PersistenceBench", "Reports", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore",
-                "persistbench",
+                "PersistenceBench", "Reports", "StoreCatalog", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore",
+                "PackedStore", "persistbench",
             ]
         ),
     ],

@@ -28,14 +28,6 @@ struct CellSummary {
     }
 }
 
-/// The median (mean of the two middle values for an even count), or nil for no values.
-func median(_ values: [Double]) -> Double? {
-    guard !values.isEmpty else { return nil }
-    let sorted = values.sorted()
-    let middle = sorted.count / 2
-    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
 /// Numbers as people read them: 1.23M, 456k, 78.9.
 func formatCount(_ value: Double) -> String {
     for (suffix, unit) in [("G", 1e9), ("M", 1e6), ("k", 1e3)] where value >= unit {

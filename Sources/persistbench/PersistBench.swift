@@ -1,22 +1,17 @@
 import ArgumentParser
 import Foundation
-import GRDBStore
-import LMDBStore
-import ORMStore
-import PackedStore
 import PersistenceBench
-import SQLiteStore
+import StoreCatalog
 
 /// Every store this build knows, in the order reports list them.
-let allStores: [StoreKind] =
-    [SQLiteItemStore.kind] + GRDBItemStore.kinds + ORMItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
+let allStores = StoreCatalog.all
 
 @main
 struct PersistBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "persistbench",
         abstract: "Identical, verified workloads against Swift persistence strategies: throughput, latency, memory.",
-        subcommands: [Run.self, List.self, Report.self, Cell.self])
+        subcommands: [Run.self, List.self, Report.self, Compare.self, Check.self, Cell.self])
 
     /// Bad input exits with status 2 and a message naming it; runtime failures exit with 1.
     static func main() {

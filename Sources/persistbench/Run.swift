@@ -50,7 +50,7 @@ struct Run: ParsableCommand {
     }
 
     /// The run's configuration, or a ValidationError naming the bad value.
-    private func parsed() throws -> (RunConfiguration, [StoreKind], [any Workload]) {
+    private func parsed() throws -> RunConfiguration {
         let storeNames = try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name)
         let workloadNames =
             try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
@@ -71,12 +71,9 @@ struct Run: ParsableCommand {
         guard let bytes = Quantity.bytes(parsing: memoryBudget) else {
             throw ValidationError("invalid --memory-budget '\(memoryBudget)': use a size such as 512MiB or 8GiB")
         }
-        let configuration = RunConfiguration(
+        return RunConfiguration(
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores)
-        let kinds = storeNames.compactMap { name in allStores.first { $0.name == name } }
-        let chosen = workloadNames.compactMap(WorkloadCatalog.workload(named:))
-        return (configuration, kinds, chosen)
     }
 
     private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {
@@ -92,8 +89,15 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let (configuration, kinds, chosen) = try parsed()
-        let output = URL(fileURLWithPath: out)
+        let results = try Self.execute(try parsed(), output: URL(fileURLWithPath: out))
+        if results.failed(strict: strict) { throw ExitCode.failure }
+    }
+
+    /// Runs a matrix whose names are known to this build, writing the reports to `output` after every cell;
+    /// prints where they are, and any digest mismatch, error and DNF.
+    static func execute(_ configuration: RunConfiguration, output: URL) throws -> RunResults {
+        let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
+        let chosen = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
         let environment = RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments)
         let runner = Runner(
             configuration: configuration, stores: kinds, workloads: chosen, environment: environment,
@@ -111,10 +115,16 @@ struct Run: ParsableCommand {
         let unfinished = results.cells.filter { $0.status == .dnf }
         if !errors.isEmpty { print("\(errors.count) cell(s) failed with an error; see report.md") }
         if !unfinished.isEmpty { print("\(unfinished.count) cell(s) did not finish (DNF); see report.md") }
-        if !mismatches.isEmpty || !errors.isEmpty || (strict && !unfinished.isEmpty) {
-            throw ExitCode.failure
-        }
         if mismatches.isEmpty { print("Digests agree: \(results.digestChecks.count) (workload, scale) groups checked") }
+        return results
+    }
+}
+
+extension RunResults {
+    /// A digest mismatch or a cell error fails a run; with `strict`, so does a cell that did not finish.
+    func failed(strict: Bool) -> Bool {
+        digestChecks.contains { !$0.agreed } || cells.contains { $0.status == .error }
+            || (strict && cells.contains { $0.status == .dnf })
     }
 }
 

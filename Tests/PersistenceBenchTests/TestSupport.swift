@@ -1,14 +1,9 @@
 import Foundation
-import GRDBStore
-import LMDBStore
-import ORMStore
-import PackedStore
 import PersistenceBench
-import SQLiteStore
+import StoreCatalog
 
 /// Every store under test, as the tool lists them.
-let allStoreKinds: [StoreKind] =
-    [SQLiteItemStore.kind] + GRDBItemStore.kinds + ORMItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
+let allStoreKinds = StoreCatalog.all
 let allStoreNames = allStoreKinds.map(\.name)
 
 func storeKind(_ name: String) throws -> StoreKind {

@@ -66,12 +66,16 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// The store's files after it was closed.
     public var bytesOnDisk: Int64
     public var digest: Digest
+    /// Seconds of one round of the fixed CPU and memory loop (`Calibration`), timed in the cell's process after
+    /// its timed phase: how fast the machine was, for comparisons between runs.
+    public var calibrationSeconds: Double?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
     public init(
         timedSeconds: Double, operations: Int, latency: LatencySummary?, rssAnonBytes: Int64?, rssFileBytes: Int64?,
-        storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest
+        storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
+        calibrationSeconds: Double? = nil
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
@@ -82,11 +86,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         self.timedPeakRSSBytes = timedPeakRSSBytes
         self.bytesOnDisk = bytesOnDisk
         self.digest = digest
+        self.calibrationSeconds = calibrationSeconds
     }
 
     enum CodingKeys: String, CodingKey {
         case timedSeconds, operations, operationsPerSecond, latency, rssAnonBytes, rssFileBytes, storageWriteBytes
-        case timedPeakRSSBytes, bytesOnDisk, digest
+        case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -100,7 +105,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             storageWriteBytes: try c.decodeIfPresent(Int64.self, forKey: .storageWriteBytes),
             timedPeakRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .timedPeakRSSBytes),
             bytesOnDisk: try c.decode(Int64.self, forKey: .bytesOnDisk),
-            digest: try c.decode(Digest.self, forKey: .digest))
+            digest: try c.decode(Digest.self, forKey: .digest),
+            calibrationSeconds: try c.decodeIfPresent(Double.self, forKey: .calibrationSeconds))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -116,6 +122,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(timedPeakRSSBytes, forKey: .timedPeakRSSBytes)
         try c.encode(bytesOnDisk, forKey: .bytesOnDisk)
         try c.encode(digest, forKey: .digest)
+        try c.encodeIfPresent(calibrationSeconds, forKey: .calibrationSeconds)
     }
 }
 

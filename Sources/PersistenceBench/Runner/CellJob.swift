@@ -65,29 +65,51 @@ public enum CellExecution {
             let line = Array("\(done)\n".utf8)
             _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         }
-        let stopwatch = Stopwatch()
         let context = WorkloadContext(
-            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: stopwatch, progress: progress)
+            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress)
         let directory = URL(fileURLWithPath: job.directory)
-        let store = try kind.open(directory)
         switch job.mode {
         case .loadFixture:
-            guard let fixture = workload.fixture else { throw BenchError("workload \(workload.name) has no fixture") }
-            try fixture.load(store, context)
-            try store.close()
+            try loadFixture(of: workload, into: kind, at: directory, context: context)
             return nil
         case .measure:
-            let before = ProcessStats.current()
-            let outcome = try workload.run(on: store, context: context)
-            let after = ProcessStats.current()
-            let digest = try outcome.digest ?? workload.digestAfterRun(of: store)
-            try store.close()
-            return CellMetrics(
-                timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations,
-                latency: stopwatch.latencySummary, rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes,
-                storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
-                timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
-                digest: digest)
+            var metrics = try measure(workload, on: kind, at: directory, context: context)
+            metrics.calibrationSeconds = Calibration.measure()
+            return metrics
         }
+    }
+
+    /// Loads `workload`'s fixture into a new store of `kind` in `directory` and closes it (untimed setup).
+    public static func loadFixture(
+        of workload: any Workload, into kind: StoreKind, at directory: URL, context: WorkloadContext
+    ) throws {
+        guard let fixture = workload.fixture else { throw BenchError("workload \(workload.name) has no fixture") }
+        let store = try kind.open(directory)
+        try fixture.load(store, context)
+        try store.close()
+    }
+
+    /// One cell in this process: opens the store of `kind` in `directory`, runs `workload`'s timed phase, reads
+    /// its digest and closes the store. `begin` and `end` bracket the timed phase and nothing else, for a harness
+    /// that measures around it (package-benchmark's start/stopMeasurement).
+    public static func measure(
+        _ workload: any Workload, on kind: StoreKind, at directory: URL, context: WorkloadContext,
+        begin: () -> Void = {}, end: () -> Void = {}
+    ) throws -> CellMetrics {
+        let store = try kind.open(directory)
+        let before = ProcessStats.current()
+        begin()
+        let outcome = try workload.run(on: store, context: context)
+        end()
+        let after = ProcessStats.current()
+        let digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+        try store.close()
+        let stopwatch = context.stopwatch
+        return CellMetrics(
+            timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
+            rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes,
+            storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
+            timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
+            digest: digest)
     }
 }

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+import Reports
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a run against a baseline: exit 1 on a regression.",
+        discussion: """
+            With --current, judges that finished run; without it, runs the baseline's own matrix now (its stores, \
+            workloads, scales, repetitions, seed and budgets) into --out, then judges it. Writes a Markdown \
+            summary to --summary (and appends it to $GITHUB_STEP_SUMMARY when that is set). Exit status: 0 when \
+            nothing regressed, 1 on a regression (a store slower beyond its band, a cell slower beyond its band, \
+            memory beyond its band, more bytes on disk, a changed or disagreeing digest, a cell that no longer \
+            finishes), 2 on bad input.
+            """)
+
+    @Option(help: "The baseline: a run's directory or its results.json.")
+    var baseline: String
+
+    @Option(help: "A finished run to judge (directory or results.json). Default: run the baseline's matrix now.")
+    var current: String?
+
+    @Option(help: "Where the run made now is written (without --current).")
+    var out: String = "results/check"
+
+    @Option(help: "Where the Markdown summary is written. Default: check.md in the current run's directory.")
+    var summary: String?
+
+    func validate() throws {
+        let base = try ResultsFile.load(baseline)
+        if current == nil {
+            let unknownStores = base.configuration.stores.filter { name in !allStores.contains { $0.name == name } }
+            let unknownWorkloads = base.configuration.workloads.filter { WorkloadCatalog.workload(named: $0) == nil }
+            guard unknownStores.isEmpty, unknownWorkloads.isEmpty else {
+                throw ValidationError(
+                    "the baseline's matrix names what this build does not have: "
+                        + (unknownStores + unknownWorkloads).joined(separator: ", "))
+            }
+        }
+    }
+
+    func run() throws {
+        let base = try ResultsFile.load(baseline)
+        let now: RunResults
+        let currentLabel: String
+        let currentDirectory: URL
+        if let current {
+            now = try ResultsFile.load(current)
+            currentLabel = current
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: current, isDirectory: &isDirectory)
+            let url = URL(fileURLWithPath: current)
+            currentDirectory = exists && isDirectory.boolValue ? url : url.deletingLastPathComponent()
+        } else {
+            currentDirectory = URL(fileURLWithPath: out)
+            now = try Run.execute(base.configuration, output: currentDirectory)
+            currentLabel = out
+        }
+        let comparison = try ResultsFile.compare(base, now)
+        let markdown = ComparisonReport.render(comparison, baseline: baseline, current: currentLabel)
+        let summaryURL = summary.map { URL(fileURLWithPath: $0) } ?? currentDirectory.appendingPathComponent("check.md")
+        try FileSystem.writeAtomically(Data(markdown.utf8), to: summaryURL)
+        if let jobSummary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !jobSummary.isEmpty,
+            let handle = FileHandle(forWritingAtPath: jobSummary)
+        {
+            handle.seekToEndOfFile()
+            handle.write(Data(markdown.utf8))
+            handle.closeFile()
+        }
+        let regressions = comparison.regressions
+        let storeLine = comparison.stores.map { "\($0.store) ×\(RunComparison.format($0.timeRatio))" }
+            .joined(separator: ", ")
+        print("Time by store (calibrated, geometric mean; band ×\(RunComparison.format(ComparisonRule.standard.minimumStoreBand))): \(storeLine)")
+        print("Compared \(comparison.cells.count) cells; summary in \(summaryURL.path)")
+        if regressions.isEmpty {
+            print("PASS: no regression against \(baseline)")
+        } else {
+            print("FAIL: \(regressions.count) regression(s) against \(baseline):")
+            for line in regressions { print("  \(line)") }
+            throw ExitCode.failure
+        }
+    }
+}
