@@ -5,6 +5,7 @@ import PersistenceBench
 /// cell's changes. Fit for a terminal and for a CI job summary (GitHub renders it).
 public enum ComparisonReport {
     public static func render(_ comparison: RunComparison, baseline: String, current: String) -> String {
+        let rule = comparison.rule
         var out: [String] = []
         let regressions = comparison.regressions
         out.append(regressions.isEmpty ? "# ✅ No regression" : "# ❌ \(regressions.count) regression(s)")
@@ -28,21 +29,29 @@ public enum ComparisonReport {
         }
         out.append("## Time by store")
         out.append("")
-        out.append("Geometric mean over the store's cells of (current ÷ baseline time per operation, calibrated).")
+        out.append(
+            "Time ratio: the geometric mean over the store's cells of current ÷ baseline time per operation, "
+                + "calibrated. The typical store (the median) changed ×"
+                + RunComparison.format(comparison.typicalTimeRatio) + " (band ×"
+                + RunComparison.format(rule.typicalBand) + ": \(mark(comparison.typicalVerdict))): a change every "
+                + "store shares, the machine's or the code's. Each store is judged relative to it.")
         out.append("")
-        out.append("| store | cells | time ratio | band | verdict |")
-        out.append("|---|--:|--:|--:|---|")
+        out.append("| store | cells | time ratio | relative to typical | band | verdict |")
+        out.append("|---|--:|--:|--:|--:|---|")
         for store in comparison.stores {
             out.append(
                 "| `\(store.store)` | \(store.cells) | ×\(RunComparison.format(store.timeRatio)) | "
-                    + "×\(RunComparison.format(store.band)) | \(mark(store.verdict)) |")
+                    + "×\(RunComparison.format(store.relativeRatio)) | ×\(RunComparison.format(store.band)) | "
+                    + "\(mark(store.verdict)) |")
         }
         out.append("")
         out.append("## Cells")
         out.append("")
         out.append(
-            "Time: ratio of calibrated medians, judged against the band (the wider of the minimum and the "
-                + "repetitions' spread). Bytes on disk and digests: strict.")
+            "Time: ratio of calibrated medians per operation, relative to the typical store, judged against the band (the wider of ×"
+                + RunComparison.format(rule.minimumCellBand) + " and the repetitions' spread (slowest ÷ fastest) "
+                + "to the power " + RunComparison.format(rule.spreadMultiplier) + "). Peak RSS: band ×"
+                + RunComparison.format(rule.memoryBand) + ". Bytes on disk and digests: strict.")
         out.append("")
         out.append("| store | workload | scale | metric | baseline | current | ratio | band | verdict |")
         out.append("|---|---|--:|---|--:|--:|--:|--:|---|")

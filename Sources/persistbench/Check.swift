@@ -69,9 +69,11 @@ struct Check: ParsableCommand {
             handle.closeFile()
         }
         let regressions = comparison.regressions
-        let storeLine = comparison.stores.map { "\($0.store) ×\(RunComparison.format($0.timeRatio))" }
+        let storeLine = comparison.stores.map { "\($0.store) ×\(RunComparison.format($0.relativeRatio))" }
             .joined(separator: ", ")
-        print("Time by store (calibrated, geometric mean; band ×\(RunComparison.format(ComparisonRule.standard.minimumStoreBand))): \(storeLine)")
+        print(
+            "Typical store's time ×\(RunComparison.format(comparison.typicalTimeRatio)) (calibrated); each store "
+                + "relative to it (band ×\(RunComparison.format(comparison.rule.storeBand))): \(storeLine)")
         print("Compared \(comparison.cells.count) cells; summary in \(summaryURL.path)")
         if regressions.isEmpty {
             print("PASS: no regression against \(baseline)")

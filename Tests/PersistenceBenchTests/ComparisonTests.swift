@@ -5,7 +5,7 @@ import Testing
 
 /// `RunComparison`'s rule on synthetic runs, and `compare`/`check` on the real executable.
 @Suite struct ComparisonTests {
-    static let stores = ["a", "b"]
+    static let stores = ["a", "b", "c", "d"]
     static let workloads = ["insert", "scan", "get", "update", "delete"]
 
     /// A run of `stores` × `workloads` at 1k with three repetitions. `seconds(store, workload, repetition)` gives
@@ -52,8 +52,8 @@ import Testing
     @Test func anUnchangedRunPasses() throws {
         let comparison = try RunComparison(baseline: Self.run(seconds: Self.noisy), current: Self.run())
         #expect(comparison.regressions.isEmpty, "\(comparison.regressions)")
-        #expect(comparison.cells.count == 10)
-        #expect(comparison.stores.map(\.verdict) == [.same, .same])
+        #expect(comparison.cells.count == 20)
+        #expect(comparison.stores.map(\.verdict) == [.same, .same, .same, .same])
     }
 
     @Test func aSlowerMachineIsNotARegression() throws {
@@ -62,10 +62,23 @@ import Testing
         let comparison = try RunComparison(baseline: Self.run(seconds: Self.noisy), current: slow)
         #expect(comparison.regressions.isEmpty, "\(comparison.regressions)")
         #expect(abs(comparison.stores[0].timeRatio - 1) < 0.05)
-        // Without calibration in one run, times are compared as measured: the same change is a regression.
+        // Without calibration in one run, times are compared as measured: the typical store is ×1.6, a change
+        // every store shares, beyond its band; no store is worse than the others.
         let uncalibrated = try RunComparison(
             baseline: Self.run(calibration: nil, seconds: Self.noisy), current: slow)
-        #expect(uncalibrated.stores.allSatisfy { $0.verdict == .worse })
+        #expect(uncalibrated.typicalVerdict == .worse)
+        #expect(uncalibrated.stores.allSatisfy { $0.verdict == .same })
+        #expect(uncalibrated.regressions.count == 1)
+    }
+
+    @Test func aDriftTheCalibrationMissesIsJudgedAgainstTheTypicalStore() throws {
+        // Every store 20 % slower with the calibration unchanged (the disk, not the CPU): within the typical
+        // band, and no store stands out.
+        let drift = Self.run { 1.2 * Self.noisy($0, $1, $2) }
+        let comparison = try RunComparison(baseline: Self.run(seconds: Self.noisy), current: drift)
+        #expect(comparison.regressions.isEmpty, "\(comparison.regressions)")
+        #expect(abs(comparison.typicalTimeRatio - 1.2) < 0.05)
+        #expect(comparison.stores.allSatisfy { abs($0.relativeRatio - 1) < 0.05 })
     }
 
     @Test func oneStore30PercentSlowerIsCaughtAndNamed() throws {
@@ -76,7 +89,7 @@ import Testing
         let b = try #require(comparison.stores.first { $0.store == "b" })
         #expect(b.verdict == .worse)
         #expect(abs(b.timeRatio - 1.3) < 0.1)
-        #expect(comparison.stores.first { $0.store == "a" }?.verdict == .same)
+        #expect(comparison.stores.filter { $0.verdict == .same }.map(\.store) == ["a", "c", "d"])
         #expect(comparison.regressions.count == 1)
         #expect(comparison.regressions.first?.hasPrefix("b: time ×1.") == true)
     }
@@ -116,7 +129,7 @@ import Testing
         #expect(digests.regressions.contains { $0.hasPrefix("a get 1k: digest") })
 
         let bigger = Self.run(edit: { cell in cell.metrics!.timedPeakRSSBytes = 60 << 20 })
-        #expect(try RunComparison(baseline: Self.run(), current: bigger).regressions.count == 10)
+        #expect(try RunComparison(baseline: Self.run(), current: bigger).regressions.count == 20)
     }
 
     @Test func aCellThatNoLongerFinishesIsARegression() throws {
@@ -156,12 +169,12 @@ import Testing
 
         let fail = try runTool(["check", "--baseline", base, "--current", slow + "/results.json"])
         #expect(fail.status == 1, "\(fail.output)")
-        #expect(fail.output.contains("a: time ×1.3"))
+        #expect(fail.output.contains("a: time ×1.30 relative to the typical store"))
         #expect(try String(contentsOfFile: slow + "/check.md", encoding: .utf8).contains("## Regressions"))
 
         let compare = try runTool(["compare", base, slow])
         #expect(compare.status == 0)
-        #expect(compare.output.contains("| `a` | 5 | ×1.30 |"))
+        #expect(compare.output.contains("| `a` | 5 | ×1.30 | ×1.30 |"))
 
         for (arguments, message) in [
             (["check", "--baseline", base, "--current", otherSeed], "different seeds"),

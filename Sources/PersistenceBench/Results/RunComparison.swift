@@ -1,26 +1,38 @@
 import Foundation
 
 /// The thresholds of a comparison. The README's "Regression checks" section states the rule these parametrise.
-public struct ComparisonRule: Sendable {
+public struct ComparisonRule: Codable, Sendable {
     /// A cell's time ratio inside this factor either way is "same", however steady its repetitions were.
     public var minimumCellBand: Double
-    /// The observed spread of a cell's repetitions (slowest ÷ fastest, in either run) is multiplied by this to
-    /// give its band, when that is wider than the minimum.
+    /// The observed spread of a cell's repetitions (slowest ÷ fastest, in either run) raised to this power is
+    /// its band, when that is wider than the minimum: on a log scale, the spread times this.
     public var spreadMultiplier: Double
-    /// A store's geometric-mean time ratio inside this factor either way is "same".
-    public var minimumStoreBand: Double
+    /// A store's geometric-mean time ratio, relative to the run's typical store, inside this factor either way is
+    /// "same".
+    public var storeBand: Double
+    /// The typical store's calibrated time ratio (a change every store shares) inside this factor is "same".
+    public var typicalBand: Double
     /// Peak resident memory inside this factor either way is "same".
     public var memoryBand: Double
+    /// Below this many stores there is no typical store: times are judged on their calibrated ratios alone.
+    public var minimumStoresForTypical: Int
 
-    public init(minimumCellBand: Double, spreadMultiplier: Double, minimumStoreBand: Double, memoryBand: Double) {
+    public init(
+        minimumCellBand: Double, spreadMultiplier: Double, storeBand: Double, typicalBand: Double,
+        memoryBand: Double, minimumStoresForTypical: Int
+    ) {
         self.minimumCellBand = minimumCellBand
         self.spreadMultiplier = spreadMultiplier
-        self.minimumStoreBand = minimumStoreBand
+        self.storeBand = storeBand
+        self.typicalBand = typicalBand
         self.memoryBand = memoryBand
+        self.minimumStoresForTypical = minimumStoresForTypical
     }
 
+    /// The README's "Regression checks" gives the observations these come from.
     public static let standard = ComparisonRule(
-        minimumCellBand: 1.5, spreadMultiplier: 1.5, minimumStoreBand: 1.15, memoryBand: 1.25)
+        minimumCellBand: 1.5, spreadMultiplier: 1.5, storeBand: 1.10, typicalBand: 1.5, memoryBand: 1.25,
+        minimumStoresForTypical: 3)
 }
 
 /// What a change in one metric means.
@@ -45,8 +57,10 @@ public enum Verdict: String, Codable, Sendable, Comparable {
 /// Two runs of the same matrix, compared cell by cell and store by store.
 ///
 /// Times are per operation and divided by their run's calibration (`Calibration`), so a slower machine does
-/// not read as a slower store; they are judged against a band drawn from the spread of the repetitions, and,
-/// for each store, as a geometric mean over all its cells, where noise in single cells averages out. Digests
+/// not read as a slower store. Each store's time is the geometric mean over its cells, where noise in single
+/// cells averages out, and is judged relative to the typical (median) store of the run, which cancels whatever
+/// the machine did to every store alike; the typical store's own change is judged against a wide band. Cells
+/// are judged relative to the typical store against a band drawn from the spread of their repetitions. Digests
 /// and bytes on disk are judged strictly. See the README, "Regression checks".
 public struct RunComparison: Codable, Sendable {
     /// One metric of one (store, workload, scale).
@@ -55,7 +69,7 @@ public struct RunComparison: Codable, Sendable {
         public var metric: String
         public var baseline: String
         public var current: String
-        /// Current ÷ baseline for numeric metrics (for time, after calibration).
+        /// Current ÷ baseline for numeric metrics (for time: calibrated, and relative to the typical store).
         public var ratio: Double?
         /// The factor either way within which the change counts as noise; nil for strict metrics.
         public var band: Double?
@@ -76,16 +90,25 @@ public struct RunComparison: Codable, Sendable {
         public var cells: Int
         /// The geometric mean of its cells' calibrated time ratios.
         public var timeRatio: Double
+        /// `timeRatio` ÷ the typical store's: what is judged.
+        public var relativeRatio: Double
         public var band: Double
         public var verdict: Verdict
     }
 
+    /// The thresholds this comparison applied.
+    public var rule: ComparisonRule
     /// The median calibration of each run, seconds per round; nil where a run has none (results from before
     /// calibration was recorded: times are then compared as measured).
     public var baselineCalibration: Double?
     public var currentCalibration: Double?
     public var cells: [Cell]
     public var stores: [StoreSummary]
+    /// The median of the stores' calibrated time ratios (1 with fewer than `rule.minimumStoresForTypical` stores):
+    /// a change all stores share, which is either the machine (what calibration did not catch) or code every
+    /// store runs. Store and cell times are judged relative to it.
+    public var typicalTimeRatio: Double
+    public var typicalVerdict: Verdict
     /// Cells in one run and not the other, or with no finished repetition in either: not compared.
     public var notCompared: [String]
     /// (workload, scale) groups whose stores disagree within the current run.
@@ -94,10 +117,15 @@ public struct RunComparison: Codable, Sendable {
     /// Everything that makes the current run a regression, one line each; empty when it passes.
     public var regressions: [String] {
         var lines = digestDisagreements.map { "digests disagree across stores: \($0)" }
+        if typicalVerdict == .worse {
+            lines.append(
+                "every store: the typical store's time ×\(Self.format(typicalTimeRatio)) after calibration (band "
+                    + "×\(Self.format(rule.typicalBand)))")
+        }
         for store in stores where store.verdict == .worse {
             lines.append(
-                "\(store.store): time ×\(Self.format(store.timeRatio)) over \(store.cells) cells "
-                    + "(band ×\(Self.format(store.band)))")
+                "\(store.store): time ×\(Self.format(store.relativeRatio)) relative to the typical store, over "
+                    + "\(store.cells) cells (band ×\(Self.format(store.band)))")
         }
         for cell in cells {
             for change in cell.changes where change.verdict == .worse {
@@ -119,6 +147,7 @@ public struct RunComparison: Codable, Sendable {
                 "the runs used different seeds (baseline \(baseline.configuration.seed), current "
                     + "\(current.configuration.seed)): their data and digests are not comparable")
         }
+        self.rule = rule
         baselineCalibration = Self.calibration(of: baseline)
         currentCalibration = Self.calibration(of: current)
         // Both normalised, or neither: a ratio of a calibrated and an uncalibrated time would mean nothing.
@@ -132,6 +161,9 @@ public struct RunComparison: Codable, Sendable {
         notCompared = []
         var logRatios: [String: [Double]] = [:]
         var storeOrder: [String] = []
+        // (cell index, change index, calibrated ratio, band) of every time change, judged once the typical store
+        // is known.
+        var timeChanges: [(cell: Int, change: Int, ratio: Double, band: Double)] = []
         for (key, baseCells) in baseGroups.ordered {
             let label = "\(key.store) \(key.workload) \(key.scale)"
             guard let currentCells = currentGroups.byKey[key] else {
@@ -168,11 +200,12 @@ public struct RunComparison: Codable, Sendable {
                 let ratio = currentTime / baseTime
                 let spread = max(Self.spread(baseTimes), Self.spread(currentTimes))
                 let band = max(rule.minimumCellBand, pow(spread, rule.spreadMultiplier))
+                timeChanges.append((cells.count, changes.count, ratio, band))
                 changes.append(
                     Change(
                         metric: "time/op", baseline: Self.formatTime(median(baseFinished.map(\.timePerOperation))!),
                         current: Self.formatTime(median(currentFinished.map(\.timePerOperation))!), ratio: ratio,
-                        band: band, verdict: Verdict(ratio: ratio, band: band)))
+                        band: band, verdict: .same))
                 if logRatios[key.store] == nil { storeOrder.append(key.store) }
                 logRatios[key.store, default: []].append(log(ratio))
             }
@@ -210,12 +243,23 @@ public struct RunComparison: Codable, Sendable {
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
             notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the baseline")
         }
-        stores = storeOrder.map { store in
+        let storeRatios = storeOrder.map { store in
             let logs = logRatios[store]!
-            let ratio = exp(logs.reduce(0, +) / Double(logs.count))
-            return StoreSummary(
-                store: store, cells: logs.count, timeRatio: ratio, band: rule.minimumStoreBand,
-                verdict: Verdict(ratio: ratio, band: rule.minimumStoreBand))
+            return (store: store, cells: logs.count, ratio: exp(logs.reduce(0, +) / Double(logs.count)))
+        }
+        let typical =
+            storeRatios.count >= rule.minimumStoresForTypical ? median(storeRatios.map(\.ratio)) ?? 1 : 1
+        typicalTimeRatio = typical
+        typicalVerdict = Verdict(ratio: typical, band: rule.typicalBand)
+        stores = storeRatios.map { store in
+            StoreSummary(
+                store: store.store, cells: store.cells, timeRatio: store.ratio, relativeRatio: store.ratio / typical,
+                band: rule.storeBand, verdict: Verdict(ratio: store.ratio / typical, band: rule.storeBand))
+        }
+        // Each cell relative to the typical store too, so that a drift every store shares is not a cell's.
+        for time in timeChanges {
+            cells[time.cell].changes[time.change].ratio = time.ratio / typical
+            cells[time.cell].changes[time.change].verdict = Verdict(ratio: time.ratio / typical, band: time.band)
         }
         digestDisagreements = current.digestChecks.filter { !$0.agreed }.map { "\($0.workload) at \($0.scale)" }
     }
