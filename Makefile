@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RUN_ARGS ?=
 
-.PHONY: bench test build deps smoke format lint clean
+.PHONY: bench test build deps smoke check benchmarks format lint clean
 
 # The default matrix (every store, CRUD workloads, 10k and 100k, 3 repetitions) into results/latest/.
 bench: deps
@@ -18,6 +18,18 @@ build: deps
 # Every store and CRUD workload at 10k, once; fails unless every digest agrees and every cell finishes.
 smoke: build
 	.build/release/persistbench run --scales 10k --repetitions 1 --out results/smoke --strict
+
+# The regression check CI runs: the committed baseline's own matrix (every store, the default workloads, 10k,
+# 3 repetitions) run now into results/check/ and judged against it; exit 1 on a regression (README, "Regression
+# checks"). CHECK_ARGS=--current DIR judges a finished run instead.
+CHECK_ARGS ?=
+check: build
+	.build/release/persistbench check --baseline results/ci-baseline $(CHECK_ARGS)
+
+# The package-benchmark suites (nested package Benchmarks/): every store × core workload at 10k, gated on malloc
+# counts and bytes written against the thresholds committed in Benchmarks/Thresholds/.
+benchmarks: deps
+	cd Benchmarks && $(SWIFT) package benchmark thresholds check --no-progress
 
 # Installs what the stores link and the tests use (Debian/Ubuntu) when missing: the SQLite and LMDB libraries,
 # pkg-config, and the sqlite3 and mdb_stat tools (tests open the stores' files with them, as an outside user would).
@@ -37,4 +49,4 @@ lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests
 
 clean:
-	rm -rf .build results/smoke
+	rm -rf .build Benchmarks/.build results/smoke results/check
