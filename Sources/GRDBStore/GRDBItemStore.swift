@@ -127,6 +127,19 @@ public final class GRDBItemStore: ItemStore {
         }
     }
 
+    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+        try pool.read { db in
+            switch flavor {
+            case .records, .statements:
+                try ItemRecord.filter(ItemRecord.Columns.id >= id).order(ItemRecord.Columns.id).limit(limit)
+                    .fetchAll(db).map(\.item)
+            case .codable:
+                try CodableItemRecord.filter(Column("id") >= id).order(Column("id")).limit(limit)
+                    .fetchAll(db).map(\.item)
+            }
+        }
+    }
+
     public func page(_ query: ItemPageQuery) throws -> [Item] {
         try pool.read { db in
             switch flavor {

@@ -145,6 +145,22 @@ public final class LMDBItemStore: ItemStore {
         }
     }
 
+    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+        try environment.read { transaction in
+            try transaction.withCursor(on: items) { cursor in
+                var found: [Item] = []
+                found.reserveCapacity(limit)
+                // Keys sort as ids do (big-endian, sign bit flipped): MDB_SET_RANGE lands on the first id ≥ `id`.
+                var entry = try ItemCodec.withKey(id) { try cursor.move(MDB_SET_RANGE, key: $0) }
+                while let current = entry, found.count < limit {
+                    found.append(try ItemCodec.decode(id: ItemCodec.id(fromKey: current.key), from: current.value))
+                    entry = try cursor.move(MDB_NEXT)
+                }
+                return found
+            }
+        }
+    }
+
     public func count(where filter: ItemFilter) throws -> Int {
         try environment.read { transaction in
             try transaction.withCursor(on: titleIndex) { cursor in

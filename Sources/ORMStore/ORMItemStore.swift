@@ -87,6 +87,12 @@ public final class ORMItemStore: ItemStore {
         return try context.fetch(descriptor).map(\.value)
     }
 
+    public func items(startingAt id: Int64, limit: Int) throws -> [PersistenceBench.Item] {
+        let descriptor = FetchDescriptor<Item>(
+            predicate: Item.id >= id, sortBy: [FetchSortDescriptor(Item.id)], fetchLimit: limit)
+        return try context.fetch(descriptor).map(\.value)
+    }
+
     /// Fetches the batch's objects, sets their attributes (in the batch's order, so an id named twice ends with
     /// its last update) and saves.
     public func update(_ updates: [ItemUpdate]) throws {

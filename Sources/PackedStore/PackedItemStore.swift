@@ -283,6 +283,14 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             ItemRow(rows, at: StoreHeader.rowsStart + index * ItemRow.size)
         }
 
+        /// The id stored in row `index`, read without decoding the rest of the row.
+        @inline(__always)
+        func id(atRow index: Int) -> Int64 {
+            Int64(
+                littleEndian: rows.loadUnaligned(
+                    fromByteOffset: StoreHeader.rowsStart + index * ItemRow.size, as: Int64.self))
+        }
+
         @inline(__always)
         func isDeleted(_ index: Int) -> Bool {
             tombstones[FileMagic.headerSize + index / 8] & UInt8(1) << (index % 8) != 0
@@ -325,47 +333,53 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
 
     /// The row holding live item `id`, or nil.
     private func liveRow(id: Int64) -> Int? {
+        let view = self.view
+        let position = idLowerBound(id, in: view)
         if header.rowsAscendByID {
-            let view = self.view
-            func storedID(at row: Int) -> Int64 {
-                Int64(
-                    littleEndian: view.rows.loadUnaligned(
-                        fromByteOffset: StoreHeader.rowsStart + row * ItemRow.size, as: Int64.self))
+            guard position < header.rowCount, view.id(atRow: position) == id, !view.isDeleted(position) else {
+                return nil
             }
-            var low = 0
-            var high = header.rowCount
-            // Interpolation first: ids appended in order are usually dense, so the estimate lands on the row (one
-            // cache miss where binary search takes log2(n)). Sparse ids narrow the range a little per probe; after
-            // four probes binary search finishes, so the worst case stays O(log n).
-            for _ in 0..<4 where low < high {
-                let lowest = storedID(at: low)
-                let highest = storedID(at: high - 1)
-                guard lowest <= id, id <= highest else { return nil }
-                let fraction =
-                    highest == lowest ? 0 : (Double(id) - Double(lowest)) / (Double(highest) - Double(lowest))
-                let guess = min(high - 1, low + Int(fraction * Double(high - 1 - low)))
-                let found = storedID(at: guess)
-                if found == id { return view.isDeleted(guess) ? nil : guess }
-                if found < id { low = guess + 1 } else { high = guess }
-            }
-            while low < high {
-                let middle = (low + high) / 2
-                let found = storedID(at: middle)
-                if found == id { return view.isDeleted(middle) ? nil : middle }
-                if found < id { low = middle + 1 } else { high = middle }
-            }
-            return nil
+            return position
         }
         let index = idPermutation()
+        guard position < index.count, view.id(atRow: Int(index[position])) == id else { return nil }
+        return Int(index[position])
+    }
+
+    /// The first position in id order whose id is `id` or more: a row (deleted ones included, their ids stay in
+    /// order) when rows ascend by id, else a position in `idPermutation()`; the end when there is none.
+    private func idLowerBound(_ id: Int64, in view: MappedView) -> Int {
         var low = 0
-        var high = index.count
+        if !header.rowsAscendByID {
+            let index = idPermutation()
+            var high = index.count
+            while low < high {
+                let middle = (low + high) / 2
+                if view.id(atRow: Int(index[middle])) < id { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        // The answer stays in low...high.
+        var high = header.rowCount
+        // Interpolation first: ids appended in order are usually dense, so the estimate lands on the row (one
+        // cache miss where binary search takes log2(n)). Sparse ids narrow the range a little per probe; after
+        // four probes binary search finishes, so the worst case stays O(log n).
+        for _ in 0..<4 where low < high {
+            let lowest = view.id(atRow: low)
+            let highest = view.id(atRow: high - 1)
+            if id <= lowest { return low }
+            if id > highest { return high }
+            let fraction = (Double(id) - Double(lowest)) / (Double(highest) - Double(lowest))
+            let guess = min(high - 1, low + Int(fraction * Double(high - 1 - low)))
+            let found = view.id(atRow: guess)
+            if found == id { return guess }
+            if found < id { low = guess + 1 } else { high = guess }
+        }
         while low < high {
             let middle = (low + high) / 2
-            let found = row(Int(index[middle])).id
-            if found == id { return Int(index[middle]) }
-            if found < id { low = middle + 1 } else { high = middle }
+            if view.id(atRow: middle) < id { low = middle + 1 } else { high = middle }
         }
-        return nil
+        return low
     }
 
     /// Live rows sorted by id: built in memory (O(n log n)) the first time a store whose ids do not ascend in row
@@ -483,6 +497,26 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         } else {
             for index in idPermutation() { try body(try view.item(at: Int(index))) }
         }
+    }
+
+    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+        let view = self.view
+        var items: [Item] = []
+        items.reserveCapacity(limit)
+        var position = idLowerBound(id, in: view)
+        if header.rowsAscendByID {
+            while position < header.rowCount, items.count < limit {
+                if !view.isDeleted(position) { items.append(try view.item(at: position)) }
+                position += 1
+            }
+        } else {
+            let index = idPermutation()
+            while position < index.count, items.count < limit {
+                items.append(try view.item(at: Int(index[position])))
+                position += 1
+            }
+        }
+        return items
     }
 
     public func count(where filter: ItemFilter) throws -> Int {

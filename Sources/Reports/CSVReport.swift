@@ -8,7 +8,7 @@ public enum CSVReport {
         "ops_per_second", "latency_p50_us", "latency_p95_us", "latency_p99_us", "latency_p999_us", "latency_max_us",
         "user_cpu_seconds", "sys_cpu_seconds", "peak_rss_bytes", "rss_anon_bytes", "rss_file_bytes",
         "storage_write_bytes", "bytes_on_disk", "digest", "process_wall_seconds", "timed_peak_rss_bytes",
-        "calibration_seconds",
+        "calibration_seconds", "latency_by_operation_us",
     ]
 
     public static func render(_ results: RunResults) -> String {
@@ -27,6 +27,7 @@ public enum CSVReport {
                 metrics?.storageWriteBytes.map { "\($0)" }, metrics.map { "\($0.bytesOnDisk)" },
                 metrics.map { $0.digest.description }, cell.process.map { seconds($0.wallSeconds) },
                 metrics?.timedPeakRSSBytes.map { "\($0)" }, metrics?.calibrationSeconds.map(seconds),
+                metrics?.latencyByOperation.map(operationLatencies),
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }
@@ -37,6 +38,13 @@ public enum CSVReport {
     public static func quote(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `READ 12.300/45.600/78.900/99.000; UPDATE …`: each kind's p50/p95/p99/p99.9 in µs, kinds sorted by name.
+    private static func operationLatencies(_ latencies: [String: LatencySummary]) -> String {
+        latencies.sorted { $0.key < $1.key }.map { kind, latency in
+            "\(kind) " + [latency.p50, latency.p95, latency.p99, latency.p999].map(decimal).joined(separator: "/")
+        }.joined(separator: "; ")
     }
 
     // Plain decimals, never exponents, so that spreadsheets and `sort -n` read them alike.

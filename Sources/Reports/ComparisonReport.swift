@@ -60,7 +60,8 @@ public enum ComparisonReport {
                 out.append(
                     "| `\(cell.store)` | \(cell.workload) | \(cell.scale) | \(change.metric) | \(change.baseline) | "
                         + "\(change.current) | \(change.ratio.map { "×" + RunComparison.format($0) } ?? "") | "
-                        + "\(change.band.map { "×" + RunComparison.format($0) } ?? "strict") | \(mark(change.verdict)) |")
+                        + "\(change.band.map { "×" + RunComparison.format($0) } ?? "strict") | \(mark(change.verdict)) |"
+                )
             }
         }
         if !comparison.notCompared.isEmpty {

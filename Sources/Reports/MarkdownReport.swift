@@ -131,6 +131,7 @@ public enum MarkdownReport {
                 out.append(contentsOf: latencyRows)
                 out.append("")
             }
+            out.append(contentsOf: operationLatencyTable(cells, stores: stores, scales: scales))
             if !memoryRows.isEmpty {
                 out.append(
                     "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "
@@ -178,6 +179,36 @@ public enum MarkdownReport {
             out.append("")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// For workloads that mix kinds of operation (YCSB), each kind's latency under its YCSB name, per store and
+    /// scale; nothing for the others.
+    private static func operationLatencyTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
+        let order = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
+        let present = Set(cells.compactMap { $0.metrics?.latencyByOperation?.keys }.joined())
+        let kinds = order.filter(present.contains) + present.subtracting(order).sorted()
+        guard !kinds.isEmpty else { return [] }
+        var out = [
+            "Latency by operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions), named as YCSB names them:",
+            "",
+            "| store | scale | " + kinds.map { "[\($0)]" }.joined(separator: " | ") + " |",
+            "|---|---|" + kinds.map { _ in "---|" }.joined(),
+        ]
+        for store in stores {
+            for scale in scales {
+                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+                guard !summary.finished.isEmpty else { continue }
+                let columns = kinds.map { kind -> String in
+                    let values = [\LatencySummary.p50, \.p95, \.p99, \.p999].compactMap {
+                        summary.medianLatency(of: kind, $0)
+                    }
+                    return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
+                }
+                out.append("| `\(store)` | \(scale) | " + columns.joined(separator: " | ") + " |")
+            }
+        }
+        out.append("")
+        return out
     }
 
     /// Each store measured beside the machine's limits (`limit-write`, `limit-scan`): its `insert` and `scan` as

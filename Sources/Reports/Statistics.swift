@@ -26,6 +26,11 @@ struct CellSummary {
     func medianLatency(_ percentile: KeyPath<LatencySummary, Double>) -> Double? {
         median(finished.compactMap { $0.latency?[keyPath: percentile] })
     }
+
+    /// The median of one operation kind's percentile (YCSB's `READ`, …) over finished repetitions.
+    func medianLatency(of kind: String, _ percentile: KeyPath<LatencySummary, Double>) -> Double? {
+        median(finished.compactMap { $0.latencyByOperation?[kind]?[keyPath: percentile] })
+    }
 }
 
 /// Numbers as people read them: 1.23M, 456k, 78.9.

@@ -27,6 +27,7 @@ public final class SQLiteItemStore: ItemStore {
     private let insertStatement: SQLiteStatement
     private let selectByID: SQLiteStatement
     private let selectAll: SQLiteStatement
+    private let selectRange: SQLiteStatement
     private let countWithPriority: SQLiteStatement
     private let countWithoutPriority: SQLiteStatement
     private let pageWithPriority: SQLiteStatement
@@ -43,6 +44,7 @@ public final class SQLiteItemStore: ItemStore {
         insertStatement = try connection.prepare("INSERT INTO item (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
         selectByID = try connection.prepare("SELECT \(columns) FROM item WHERE id = ?")
         selectAll = try connection.prepare("SELECT \(columns) FROM item ORDER BY id")
+        selectRange = try connection.prepare("SELECT \(columns) FROM item WHERE id >= ? ORDER BY id LIMIT ?")
         countWithPriority = try connection.prepare("SELECT COUNT(*) FROM item WHERE priority = ? AND isInStock = ?")
         countWithoutPriority = try connection.prepare(
             "SELECT COUNT(*) FROM item WHERE priority IS NULL AND isInStock = ?")
@@ -69,7 +71,8 @@ public final class SQLiteItemStore: ItemStore {
     public func close() throws {
         // Statements must be finalized before the connection closes.
         for statement in [
-            insertStatement, selectByID, selectAll, countWithPriority, countWithoutPriority, pageWithPriority,
+            insertStatement, selectByID, selectAll, selectRange, countWithPriority, countWithoutPriority,
+            pageWithPriority,
             pageWithoutPriority, updateStatement, deleteStatement,
         ] { statement.finalize() }
         try connection.close()
@@ -146,6 +149,16 @@ public final class SQLiteItemStore: ItemStore {
         var items: [Item] = []
         items.reserveCapacity(query.limit)
         while try statement.step() { items.append(Self.item(from: statement)) }
+        return items
+    }
+
+    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+        selectRange.bind(id, at: 1)
+        selectRange.bind(Int64(limit), at: 2)
+        defer { selectRange.reset() }
+        var items: [Item] = []
+        items.reserveCapacity(limit)
+        while try selectRange.step() { items.append(Self.item(from: selectRange)) }
         return items
     }
 

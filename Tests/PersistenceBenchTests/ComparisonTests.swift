@@ -35,7 +35,8 @@ import Testing
                             timedPeakRSSBytes: 30 << 20, bytesOnDisk: 8192,
                             digest: Digest(count: 100, hash: UInt64(workload.count)),
                             calibrationSeconds: calibration),
-                        process: ProcessUsage(wallSeconds: 2, userCPUSeconds: 1, systemCPUSeconds: 0, peakRSSBytes: 40 << 20))
+                        process: ProcessUsage(
+                            wallSeconds: 2, userCPUSeconds: 1, systemCPUSeconds: 0, peakRSSBytes: 40 << 20))
                     edit(&cell)
                     results.cells.append(cell)
                 }

@@ -68,6 +68,21 @@ import Testing
         #expect(!markdown.contains("MISMATCH"))
     }
 
+    @Test func operationKindsGetTheirOwnLatencyTableAndCSVColumn() {
+        var results = sampleResults()
+        let read = LatencySummary(count: 95, p50: 1.5, p95: 2.5, p99: 4, p999: 9, max: 12)
+        let insert = LatencySummary(count: 5, p50: 150, p95: 250, p99: 400, p999: 900, max: 1200)
+        results.cells[0].metrics?.latencyByOperation = ["READ": read, "INSERT": insert]
+        let markdown = MarkdownReport.render(results)
+        #expect(markdown.contains("| store | scale | [READ] | [INSERT] |"))
+        #expect(markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 | 150 / 250 / 400 / 900 |"))
+        #expect(markdown.contains("| `b` | 100 | – | – |"))
+        let csv = CSVReport.render(results)
+        #expect(csv.contains(",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\n"))
+        // Workloads without kinds have no such table.
+        #expect(!MarkdownReport.render(sampleResults()).contains("Latency by operation"))
+    }
+
     @Test func aDigestMismatchIsShownLoudly() {
         var results = sampleResults()
         results.cells[1].metrics?.digest = Digest(count: 100, hash: 43)

@@ -16,6 +16,7 @@ public func monotonicNanoseconds() -> UInt64 {
 public final class Stopwatch {
     public private(set) var elapsedNanoseconds: UInt64 = 0
     private var latencies: Histogram<UInt64>?
+    private var latenciesByKind: [String: Histogram<UInt64>] = [:]
 
     public init() {}
 
@@ -33,25 +34,40 @@ public final class Stopwatch {
     @inline(__always)
     public func measureOperation<T>(_ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
+        defer { record(monotonicNanoseconds() - start) }
+        return try body()
+    }
+
+    /// Times one operation of a kind (YCSB's `READ`, `UPDATE`, …): as `measureOperation`, and into the kind's
+    /// own histogram too.
+    @inline(__always)
+    public func measureOperation<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
+        let start = monotonicNanoseconds()
         defer {
             let duration = monotonicNanoseconds() - start
-            elapsedNanoseconds += duration
-            if latencies == nil {
-                // 1 ns to 1 hour at 3 significant digits: about 200 KB, allocated once.
-                latencies = Histogram(highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
-            }
-            _ = latencies?.record(max(duration, 1))
+            record(duration)
+            _ = latenciesByKind[kind, default: Self.histogram()].record(max(duration, 1))
         }
         return try body()
     }
 
+    private func record(_ duration: UInt64) {
+        elapsedNanoseconds += duration
+        if latencies == nil { latencies = Self.histogram() }
+        _ = latencies?.record(max(duration, 1))
+    }
+
+    /// 1 ns to 1 hour at 3 significant digits: about 200 KB, allocated once per histogram.
+    private static func histogram() -> Histogram<UInt64> {
+        Histogram(highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
+    }
+
     /// Percentiles of the operations timed with `measureOperation`, or nil if there were none.
-    public var latencySummary: LatencySummary? {
-        guard let histogram = latencies, histogram.totalCount > 0 else { return nil }
-        func microseconds(_ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1000 }
-        return LatencySummary(
-            count: Int(histogram.totalCount), p50: microseconds(50), p95: microseconds(95), p99: microseconds(99),
-            p999: microseconds(99.9), max: Double(histogram.max) / 1000)
+    public var latencySummary: LatencySummary? { latencies.flatMap(LatencySummary.init) }
+
+    /// Percentiles per kind of operation, for workloads that name their operations; nil for the others.
+    public var latencySummaryByKind: [String: LatencySummary]? {
+        latenciesByKind.isEmpty ? nil : latenciesByKind.compactMapValues(LatencySummary.init)
     }
 }
 
@@ -71,5 +87,14 @@ public struct LatencySummary: Codable, Equatable, Sendable {
         self.p99 = p99
         self.p999 = p999
         self.max = max
+    }
+
+    /// The histogram's percentiles (recorded in ns) in µs; nil for an empty histogram.
+    init?(_ histogram: Histogram<UInt64>) {
+        guard histogram.totalCount > 0 else { return nil }
+        func microseconds(_ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1000 }
+        self.init(
+            count: Int(histogram.totalCount), p50: microseconds(50), p95: microseconds(95), p99: microseconds(99),
+            p999: microseconds(99.9), max: Double(histogram.max) / 1000)
     }
 }

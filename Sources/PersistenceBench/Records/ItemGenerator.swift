@@ -41,9 +41,19 @@ public struct ItemGenerator: Sendable {
     /// The new values an `update` writes to item `id`.
     public func update(id: Int64) -> ItemUpdate {
         var rng = SplitMix64(seed: seed, stream: .update, index: UInt64(id))
-        return ItemUpdate(
-            id: id, title: Self.title(using: &rng), isInStock: rng.below(2) == 0,
-            price: Double(rng.below(100_000)) / 100)
+        return Self.update(id: id, using: &rng)
+    }
+
+    /// The values the `revision`th write of a workload writes to item `id` (YCSB's UPDATE and READ-MODIFY-WRITE):
+    /// every write differs, so that a store that applied writes out of order or lost one ends with another digest.
+    public func update(id: Int64, revision: Int) -> ItemUpdate {
+        var rng = SplitMix64(seed: seed, stream: .ycsbValues, index: UInt64(revision))
+        return Self.update(id: id, using: &rng)
+    }
+
+    private static func update(id: Int64, using rng: inout SplitMix64) -> ItemUpdate {
+        ItemUpdate(
+            id: id, title: title(using: &rng), isInStock: rng.below(2) == 0, price: Double(rng.below(100_000)) / 100)
     }
 
     /// An item's own title, before duplicates are drawn: a word, then random letters and digits (8–40 chars).

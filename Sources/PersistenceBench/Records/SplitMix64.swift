@@ -49,5 +49,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let deleteSelection = Stream(rawValue: 5)
         public static let getKeys = Stream(rawValue: 6)
         public static let queries = Stream(rawValue: 7)
+        public static let ycsbOperations = Stream(rawValue: 8)
+        public static let ycsbValues = Stream(rawValue: 9)
     }
 }

@@ -13,13 +13,26 @@ public struct ZipfianGenerator: Sendable {
     private let eta: Double
 
     public init(count: Int, theta: Double = 0.99) {
+        self.init(count: count, theta: theta, zetaN: ZipfianGenerator.zeta(count, theta: theta))
+    }
+
+    private init(count: Int, theta: Double, zetaN: Double) {
         precondition(count > 0)
         self.count = count
         self.theta = theta
-        zetaN = ZipfianGenerator.zeta(count, theta: theta)
+        self.zetaN = zetaN
         let zeta2 = ZipfianGenerator.zeta(2, theta: theta)
         alpha = 1 / (1 - theta)
         eta = (1 - pow(2 / Double(count), 1 - theta)) / (1 - zeta2 / zetaN)
+    }
+
+    /// The same distribution over `newCount` (at least `count`) items, as YCSB grows its generator when inserts
+    /// add keys: the harmonic number is extended term by term, O(newCount − count).
+    public func extended(to newCount: Int) -> ZipfianGenerator {
+        precondition(newCount >= count)
+        var sum = zetaN
+        for i in stride(from: count + 1, through: newCount, by: 1) { sum += 1 / pow(Double(i), theta) }
+        return ZipfianGenerator(count: newCount, theta: theta, zetaN: sum)
     }
 
     /// A zipfian rank in `0..<count`: 0 is the most popular.

@@ -53,6 +53,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var operations: Int
     /// Per-operation latency, for workloads that time each operation (get, page, count-where, insert-each).
     public var latency: LatencySummary?
+    /// Latency per kind of operation, for workloads that mix kinds (YCSB: `READ`, `UPDATE`, `INSERT`, `SCAN`,
+    /// `READ-MODIFY-WRITE`); `latency` then covers all of them together.
+    public var latencyByOperation: [String: LatencySummary]?
     /// Resident anonymous memory at the end of the timed phase (RssAnon).
     public var rssAnonBytes: Int64?
     /// Resident file-backed memory at the end of the timed phase (RssFile): mapped files show here.
@@ -73,13 +76,15 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
     public init(
-        timedSeconds: Double, operations: Int, latency: LatencySummary?, rssAnonBytes: Int64?, rssFileBytes: Int64?,
+        timedSeconds: Double, operations: Int, latency: LatencySummary?,
+        latencyByOperation: [String: LatencySummary]? = nil, rssAnonBytes: Int64?, rssFileBytes: Int64?,
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
         calibrationSeconds: Double? = nil
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
         self.latency = latency
+        self.latencyByOperation = latencyByOperation
         self.rssAnonBytes = rssAnonBytes
         self.rssFileBytes = rssFileBytes
         self.storageWriteBytes = storageWriteBytes
@@ -90,7 +95,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case timedSeconds, operations, operationsPerSecond, latency, rssAnonBytes, rssFileBytes, storageWriteBytes
+        case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
+            storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds
     }
 
@@ -100,6 +106,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             timedSeconds: try c.decode(Double.self, forKey: .timedSeconds),
             operations: try c.decode(Int.self, forKey: .operations),
             latency: try c.decodeIfPresent(LatencySummary.self, forKey: .latency),
+            latencyByOperation: try c.decodeIfPresent([String: LatencySummary].self, forKey: .latencyByOperation),
             rssAnonBytes: try c.decodeIfPresent(Int64.self, forKey: .rssAnonBytes),
             rssFileBytes: try c.decodeIfPresent(Int64.self, forKey: .rssFileBytes),
             storageWriteBytes: try c.decodeIfPresent(Int64.self, forKey: .storageWriteBytes),
@@ -116,6 +123,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encode(operations, forKey: .operations)
         try c.encode(operationsPerSecond, forKey: .operationsPerSecond)
         try c.encodeIfPresent(latency, forKey: .latency)
+        try c.encodeIfPresent(latencyByOperation, forKey: .latencyByOperation)
         try c.encodeIfPresent(rssAnonBytes, forKey: .rssAnonBytes)
         try c.encodeIfPresent(rssFileBytes, forKey: .rssFileBytes)
         try c.encodeIfPresent(storageWriteBytes, forKey: .storageWriteBytes)

@@ -129,7 +129,8 @@ public struct RunComparison: Codable, Sendable {
         }
         for cell in cells {
             for change in cell.changes where change.verdict == .worse {
-                var line = "\(cell.store) \(cell.workload) \(cell.scale): \(change.metric) \(change.baseline) → \(change.current)"
+                var line =
+                    "\(cell.store) \(cell.workload) \(cell.scale): \(change.metric) \(change.baseline) → \(change.current)"
                 if let ratio = change.ratio, let band = change.band {
                     line += " (×\(Self.format(ratio)), band ×\(Self.format(band)))"
                 }

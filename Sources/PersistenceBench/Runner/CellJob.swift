@@ -102,12 +102,14 @@ public enum CellExecution {
         let outcome = try workload.run(on: store, context: context)
         end()
         let after = ProcessStats.current()
-        let digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+        var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+        if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
         try store.close()
         let stopwatch = context.stopwatch
         return CellMetrics(
             timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
-            rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes,
+            latencyByOperation: stopwatch.latencySummaryByKind, rssAnonBytes: after.rssAnonBytes,
+            rssFileBytes: after.rssFileBytes,
             storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
             timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
             digest: digest)

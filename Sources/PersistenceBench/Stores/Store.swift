@@ -39,6 +39,8 @@ public protocol ItemStore: Store {
     func count(where filter: ItemFilter) throws -> Int
     /// One page of items, in `ItemPageQuery.areInIncreasingOrder` order.
     func page(_ query: ItemPageQuery) throws -> [Item]
+    /// At most `limit` items with ids from `id` up, in id order: a short range scan by key (YCSB's SCAN).
+    func items(startingAt id: Int64, limit: Int) throws -> [Item]
     /// Applies the updates (to existing items) in one transaction.
     func update(_ updates: [ItemUpdate]) throws
     /// Deletes the items with these ids (all exist) in one transaction.

@@ -26,10 +26,15 @@ public struct WorkloadOutcome: Sendable {
     /// The digest of the answers, or nil for a workload that changes the store: its digest is then
     /// `digestAfterRun(of:)`, taken after the timed phase and after memory is sampled.
     public var digest: Digest?
+    /// For a workload that both answers and changes (YCSB): `digest` holds its answers, and the store's
+    /// `digestAfterRun(of:)` is added to it after the timed phase, so that both the answers and what the writes
+    /// left are checked.
+    public var alsoDigestsStore: Bool
 
-    public init(operations: Int, digest: Digest?) {
+    public init(operations: Int, digest: Digest?, alsoDigestsStore: Bool = false) {
         self.operations = operations
         self.digest = digest
+        self.alsoDigestsStore = alsoDigestsStore
     }
 }
 

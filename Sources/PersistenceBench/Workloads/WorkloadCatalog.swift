@@ -1,6 +1,6 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud + limits
+    public static let all: [any Workload] = crud + limits + ycsb
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -11,6 +11,9 @@ public enum WorkloadCatalog {
 
     /// The machine's limits for moving a compact store's bytes, beside `insert` and `scan`.
     public static let limits: [any Workload] = [LimitWriteWorkload(), LimitScanWorkload()]
+
+    /// YCSB's core workloads A–F over `Item`.
+    public static let ycsb: [any Workload] = YCSBWorkload.Letter.allCases.map(YCSBWorkload.init)
 
     /// What `persistbench run` runs when no workloads are named.
     public static let defaultMatrix: [any Workload] = crud + limits

@@ -1,0 +1,182 @@
+/// YCSB's core workloads A–F (Cooper et al., "Benchmarking Cloud Serving Systems with YCSB", and the
+/// `workloads/workload[a-f]` files of the YCSB distribution), with `Item` as the record and its id as the key.
+///
+/// Load phase: the items fixture (1...N), untimed. Run phase: min(N, 100,000) operations, each a single-record
+/// operation in its own transaction as a YCSB client issues them (writes durable before they return), each
+/// timed into its kind's latency histogram under YCSB's names. The operation sequence is drawn from the seed
+/// before the timed phase, so every store runs the same one. The digest holds every answer (items read and
+/// scanned, in order) and, after the timed phase, every item the store then holds: what the writes left.
+public struct YCSBWorkload: ItemWorkload {
+    public enum Letter: String, CaseIterable, Sendable {
+        case a, b, c, d, e, f
+    }
+
+    /// The request distribution YCSB's workload file names.
+    enum Distribution {
+        /// Scrambled zipfian, constant 0.99, over the records (loaded and inserted).
+        case zipfian
+        /// YCSB's `latest`: the newest record is the most popular (zipfian over recency).
+        case latest
+    }
+
+    /// Proportions of each operation kind, as YCSB's `readproportion`, `updateproportion`, … (they sum to 1).
+    struct Mix {
+        var read = 0.0
+        var update = 0.0
+        var insert = 0.0
+        var scan = 0.0
+        var readModifyWrite = 0.0
+        var distribution = Distribution.zipfian
+    }
+
+    /// One operation of the run phase.
+    enum Operation: Equatable {
+        case read(Int64)
+        case update(Int64)
+        case insert(Int64)
+        case scan(Int64, length: Int)
+        case readModifyWrite(Int64)
+
+        /// YCSB's name for the operation, as its reports print it.
+        var kind: String {
+            switch self {
+            case .read: "READ"
+            case .update: "UPDATE"
+            case .insert: "INSERT"
+            case .scan: "SCAN"
+            case .readModifyWrite: "READ-MODIFY-WRITE"
+            }
+        }
+    }
+
+    /// YCSB's `maxscanlength` in workload E; scan lengths are uniform over 1...this (`scanlengthdistribution`).
+    static let maxScanLength = 100
+
+    public let letter: Letter
+
+    public init(_ letter: Letter) { self.letter = letter }
+
+    public var name: String { "ycsb-\(letter.rawValue)" }
+
+    public var summary: String {
+        let operations = "min(N, 100k) operations, one transaction each"
+        switch letter {
+        case .a: return "YCSB A, update heavy: 50% reads, 50% updates, zipfian keys; \(operations)"
+        case .b: return "YCSB B, read mostly: 95% reads, 5% updates, zipfian keys; \(operations)"
+        case .c: return "YCSB C, read only: 100% reads, zipfian keys; \(operations)"
+        case .d: return "YCSB D, read latest: 95% reads, 5% inserts, latest keys; \(operations)"
+        case .e: return "YCSB E, short ranges: 95% scans of 1–100 items, 5% inserts, zipfian starts; \(operations)"
+        case .f: return "YCSB F, read-modify-write: 50% reads, 50% read-modify-writes, zipfian keys; \(operations)"
+        }
+    }
+
+    public var fixture: Fixture? { .items }
+
+    var mix: Mix {
+        switch letter {
+        case .a: Mix(read: 0.5, update: 0.5)
+        case .b: Mix(read: 0.95, update: 0.05)
+        case .c: Mix(read: 1)
+        case .d: Mix(read: 0.95, insert: 0.05, distribution: .latest)
+        case .e: Mix(insert: 0.05, scan: 0.95)
+        case .f: Mix(read: 0.5, readModifyWrite: 0.5)
+        }
+    }
+
+    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+        let operations = Self.operations(
+            mix, records: context.scale, count: min(context.scale, 100_000), seed: context.seed)
+        let generator = context.items
+        let stopwatch = context.stopwatch
+        var answers = Digest()
+        func answer(_ item: Item?) {
+            if let item { answers.add(item) } else { answers.add(-1) }
+        }
+        for (index, operation) in operations.enumerated() {
+            switch operation {
+            case .read(let id):
+                answer(try stopwatch.measureOperation(operation.kind) { try store.item(id: id) })
+            case .update(let id):
+                let update = generator.update(id: id, revision: index)
+                try stopwatch.measureOperation(operation.kind) { try store.update([update]) }
+            case .insert(let id):
+                let item = generator.items(id...id)[0]
+                try stopwatch.measureOperation(operation.kind) { try store.insertDurably(item) }
+            case .scan(let id, let length):
+                let items = try stopwatch.measureOperation(operation.kind) {
+                    try store.items(startingAt: id, limit: length)
+                }
+                answers.add(items.count)
+                for item in items { answers.add(item) }
+            case .readModifyWrite(let id):
+                // YCSB times the read and the write together; the new values do not depend on what was read.
+                let update = generator.update(id: id, revision: index)
+                let item = try stopwatch.measureOperation(operation.kind) {
+                    let item = try store.item(id: id)
+                    try store.update([update])
+                    return item
+                }
+                answer(item)
+            }
+            context.progress.advance(by: 1)
+        }
+        return WorkloadOutcome(
+            operations: operations.count, digest: answers, alsoDigestsStore: mix.read + mix.scan < 1)
+    }
+
+    /// The run phase's operations, drawn from the seed: each kind with its proportion, keys from the mix's
+    /// distribution over the records there are when the operation runs (inserts add N+1, N+2, …).
+    static func operations(_ mix: Mix, records: Int, count: Int, seed: UInt64) -> [Operation] {
+        var rng = SplitMix64(seed: seed, stream: .ycsbOperations, index: 0)
+        var lastID = Int64(records)
+        // YCSB sizes its zipfian chooser for the keys inserts will add (twice the expected count) and redraws a
+        // key not inserted yet.
+        let expectedInserts = Int(Double(count) * mix.insert * 2)
+        let zipfian = ZipfianGenerator(count: records + expectedInserts)
+        // `latest` draws a zipfian rank over the records there are, grown as they are inserted.
+        var recency = ZipfianGenerator(count: records)
+        func key() -> Int64 {
+            switch mix.distribution {
+            case .zipfian:
+                while true {
+                    let id = 1 + Int64(zipfian.next(using: &rng))
+                    if id <= lastID { return id }
+                }
+            case .latest:
+                if recency.count < Int(lastID) { recency = recency.extended(to: Int(lastID)) }
+                return lastID - Int64(recency.nextRank(using: &rng))
+            }
+        }
+        // The kinds in YCSB's order with their proportions; a draw past the last threshold (rounding) takes the
+        // last kind that has a proportion.
+        let everyKind: [(proportion: Double, make: () -> Operation)] = [
+            (mix.read, { .read(key()) }),
+            (mix.update, { .update(key()) }),
+            (
+                mix.insert,
+                {
+                    lastID += 1
+                    return .insert(lastID)
+                }
+            ),
+            (mix.scan, { .scan(key(), length: 1 + Int(rng.below(UInt64(maxScanLength)))) }),
+            (mix.readModifyWrite, { .readModifyWrite(key()) }),
+        ]
+        let kinds = everyKind.filter { $0.proportion > 0 }
+        var operations: [Operation] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count {
+            var choice = rng.unit()
+            var chosen = kinds[kinds.count - 1]
+            for kind in kinds {
+                if choice < kind.proportion {
+                    chosen = kind
+                    break
+                }
+                choice -= kind.proportion
+            }
+            operations.append(chosen.make())
+        }
+        return operations
+    }
+}
