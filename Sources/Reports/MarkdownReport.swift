@@ -181,15 +181,16 @@ public enum MarkdownReport {
         return out.joined(separator: "\n")
     }
 
-    /// For workloads that mix kinds of operation (YCSB), each kind's latency under its YCSB name, per store and
-    /// scale; nothing for the others.
+    /// For workloads that time kinds of operation apart (YCSB, `open`), each kind's latency (YCSB's names for
+    /// YCSB's kinds), per store and scale; nothing for the others.
     private static func operationLatencyTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
-        let order = ["READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
+        let order = ["OPEN", "FIRST-QUERY", "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
         let present = Set(cells.compactMap { $0.metrics?.latencyByOperation?.keys }.joined())
         let kinds = order.filter(present.contains) + present.subtracting(order).sorted()
         guard !kinds.isEmpty else { return [] }
         var out = [
-            "Latency by operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions), named as YCSB names them:",
+            "Latency by kind of operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions; YCSB's kinds as YCSB "
+                + "names them):",
             "",
             "| store | scale | " + kinds.map { "[\($0)]" }.joined(separator: " | ") + " |",
             "|---|---|" + kinds.map { _ in "---|" }.joined(),

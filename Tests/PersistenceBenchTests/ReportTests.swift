@@ -80,7 +80,7 @@ import Testing
         let csv = CSVReport.render(results)
         #expect(csv.contains(",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\n"))
         // Workloads without kinds have no such table.
-        #expect(!MarkdownReport.render(sampleResults()).contains("Latency by operation"))
+        #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
     }
 
     @Test func aDigestMismatchIsShownLoudly() {

@@ -96,11 +96,21 @@ public enum CellExecution {
         _ workload: any Workload, on kind: StoreKind, at directory: URL, context: WorkloadContext,
         begin: () -> Void = {}, end: () -> Void = {}
     ) throws -> CellMetrics {
-        let store = try kind.open(directory)
-        let before = ProcessStats.current()
-        begin()
-        let outcome = try workload.run(on: store, context: context)
-        end()
+        let store: any Store
+        let outcome: WorkloadOutcome
+        let before: ProcessStats
+        if let opening = workload as? any OpeningWorkload {
+            before = ProcessStats.current()
+            begin()
+            (outcome, store) = try opening.run(opening: { try kind.open(directory) }, at: directory, context: context)
+            end()
+        } else {
+            store = try kind.open(directory)
+            before = ProcessStats.current()
+            begin()
+            outcome = try workload.run(on: store, context: context)
+            end()
+        }
         let after = ProcessStats.current()
         var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
         if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }

@@ -83,6 +83,42 @@ extension FileSystem {
         }
     }
 
+    /// Drops every file under `directory` from the page cache: flushed first, then `posix_fadvise(DONTNEED)`,
+    /// which any process may ask for a file it can open, root or not. Advice: pages another process maps stay.
+    public static func dropFromPageCache(_ directory: URL) throws {
+        for file in try regularFiles(under: directory) {
+            try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
+                guard fsync(descriptor) == 0 else {
+                    throw BenchError("flushing \(file.path): \(String(cString: strerror(errno)))")
+                }
+                _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+            }
+        }
+    }
+
+    /// Bytes of the files under `directory` that are in the page cache now (`mincore`, by page).
+    public static func cachedBytes(under directory: URL) throws -> Int64 {
+        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var cached: Int64 = 0
+        for file in try regularFiles(under: directory) {
+            try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
+                var status = stat()
+                guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return }
+                let length = Int(status.st_size)
+                guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else {
+                    throw BenchError("cannot map \(file.path): \(String(cString: strerror(errno)))")
+                }
+                defer { munmap(map, length) }
+                var resident = [UInt8](repeating: 0, count: (length + pageSize - 1) / pageSize)
+                guard mincore(map, length, &resident) == 0 else {
+                    throw BenchError("mincore of \(file.path): \(String(cString: strerror(errno)))")
+                }
+                cached += Int64(resident.filter { $0 & 1 != 0 }.count * pageSize)
+            }
+        }
+        return cached
+    }
+
     private static func regularFiles(under directory: URL) throws -> [URL] {
         guard
             let enumerator = FileManager.default.enumerator(

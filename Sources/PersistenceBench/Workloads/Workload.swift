@@ -19,6 +19,15 @@ public protocol Workload: Sendable {
     func digestAfterRun(of store: any Store) throws -> Digest
 }
 
+/// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store
+/// instead of an open store, and it times the open itself.
+public protocol OpeningWorkload: Workload {
+    /// Opens the store with `open` (timed as the workload sees fit) and runs the rest of the timed phase; returns
+    /// the outcome and the open store, which the cell digests and closes.
+    func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
+        -> (outcome: WorkloadOutcome, store: any Store)
+}
+
 /// What a workload hands back: how many operations it timed and the digest of its answers.
 public struct WorkloadOutcome: Sendable {
     /// Operations in the timed phase (records written, lookups, rows scanned, queries): ops/s = operations / time.

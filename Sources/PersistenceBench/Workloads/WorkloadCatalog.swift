@@ -1,6 +1,6 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud + limits + ycsb
+    public static let all: [any Workload] = crud + limits + ycsb + system
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -14,6 +14,9 @@ public enum WorkloadCatalog {
 
     /// YCSB's core workloads A–F over `Item`.
     public static let ycsb: [any Workload] = YCSBWorkload.Letter.allCases.map(YCSBWorkload.init)
+
+    /// The store as a program meets it at launch: `open`.
+    public static let system: [any Workload] = [OpenWorkload()]
 
     /// What `persistbench run` runs when no workloads are named.
     public static let defaultMatrix: [any Workload] = crud + limits

@@ -1,0 +1,37 @@
+import Foundation
+
+/// `open`: a store of N items opened cold in a fresh process, then its first query.
+///
+/// The cell's process is new (every cell's is). Before the timed phase the store's files are flushed and dropped
+/// from the page cache (`FileSystem.dropFromPageCache`: `posix_fadvise(DONTNEED)`, which needs no privilege), so
+/// the open and the first lookup read from the disk as after a reboot, as far as the kernel lets them. Timed: the
+/// store's open (`OPEN`) and one lookup of a seeded key (`FIRST-QUERY`), each its own operation kind.
+public struct OpenWorkload: ItemWorkload, OpeningWorkload {
+    public init() {}
+    public let name = "open"
+    public let summary =
+        "open a store of N items in a fresh process, its files dropped from the page cache, then one lookup"
+    public var fixture: Fixture? { .items }
+
+    public func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
+        -> (outcome: WorkloadOutcome, store: any Store)
+    {
+        try FileSystem.dropFromPageCache(directory)
+        let store = try context.stopwatch.measureOperation("OPEN") { try open() }
+        let first = try run(on: ItemBatches.itemStore(store, for: "workload \(name)"), context: context)
+        return (WorkloadOutcome(operations: 1 + first.operations, digest: first.digest), store)
+    }
+
+    /// The first query on the opened store: one lookup of a seeded key.
+    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+        var rng = SplitMix64(seed: context.seed, stream: .getKeys, index: 2)
+        let id = 1 + Int64(rng.below(UInt64(context.scale)))
+        var digest = Digest()
+        if let item = try context.stopwatch.measureOperation("FIRST-QUERY", { try store.item(id: id) }) {
+            digest.add(item)
+        } else {
+            digest.add(-1)
+        }
+        return WorkloadOutcome(operations: 1, digest: digest)
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import PersistenceBench
+import Testing
+
+/// `open`: a cold open in a fresh process. Its digest agreement across stores is in `StoreConformanceTests`.
+@Suite struct OpenWorkloadTests {
+    @Test func droppingAStoreFromThePageCacheLeavesNoneOfItCached() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("data")
+        try Data(repeating: 7, count: 4 << 20).write(to: file)
+        _ = try Data(contentsOf: file)
+        #expect(try FileSystem.cachedBytes(under: directory.url) > 0)
+        try FileSystem.dropFromPageCache(directory.url)
+        #expect(try FileSystem.cachedBytes(under: directory.url) == 0)
+    }
+
+    @Test(arguments: ["sqlite", "lmdb", "packed"])
+    func openTimesTheOpenAndTheFirstQueryApart(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let kind = try storeKind(name)
+        func context() -> WorkloadContext {
+            WorkloadContext(scale: 2000, seed: 42, batchSize: 500, stopwatch: Stopwatch(), progress: ProgressReporter())
+        }
+        let workload = OpenWorkload()
+        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
+        let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
+        #expect(metrics.operations == 2)
+        let byKind = try #require(metrics.latencyByOperation)
+        #expect(Set(byKind.keys) == ["OPEN", "FIRST-QUERY"])
+        #expect(metrics.digest.count == 1)
+    }
+}
