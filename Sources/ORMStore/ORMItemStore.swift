@@ -8,7 +8,7 @@ import SQLiteSupport
 /// Inserts create objects in the context; `orm` saves once at the end of the load, as SwiftData users do,
 /// `orm+batched` saves and resets every batch. Reads fetch objects and read their attributes; updates and
 /// deletes fetch the objects, change or delete them, and save.
-public final class ORMItemStore: ItemStore {
+public final class ORMItemStore: ItemStore, ObjectGraphStore {
     public static let kinds = [
         StoreKind(
             name: "orm",
@@ -21,14 +21,18 @@ public final class ORMItemStore: ItemStore {
             summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
             durability: "every save fsynced (WAL, synchronous=FULL)", engine: { SQLiteConnection.engine },
             type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
+        ORMPrefetchingStore.kind,
     ]
 
-    /// The store's model: `Item` alone until other records arrive.
-    static func makeModel() throws -> ManagedObjectModel { try ManagedObjectModel([Item.self]) }
+    /// The store's model: every record type, as one app's model holds all its entities.
+    static func makeModel() throws -> ManagedObjectModel {
+        try ManagedObjectModel([Item.self, Sport.self, Team.self, House.self, Floor.self, Room.self])
+    }
 
     private let container: ModelContainer
-    private let context: ModelContext
-    private let savesEveryBatch: Bool
+    let context: ModelContext
+    let savesEveryBatch: Bool
+    var prefetchesRelationships: Bool { false }
 
     public init(directory: URL, savesEveryBatch: Bool) throws {
         container = try ModelContainer(

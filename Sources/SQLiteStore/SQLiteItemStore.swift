@@ -23,7 +23,7 @@ public final class SQLiteItemStore: ItemStore {
         """
     static let columns = "id, title, notes, isInStock, priority, price, createdAt"
 
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     private let insertStatement: SQLiteStatement
     private let selectByID: SQLiteStatement
     private let selectAll: SQLiteStatement
@@ -38,8 +38,11 @@ public final class SQLiteItemStore: ItemStore {
     public init(directory: URL) throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
-        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
-        try connection.transaction { try connection.execute(Self.schema) }
+        // Foreign keys on, as GRDB sets them: the house tables cascade deletes through them.
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        try connection.transaction {
+            try connection.execute(Self.schema + Self.leagueSchema + Self.houseSchema)
+        }
         let columns = Self.columns
         insertStatement = try connection.prepare("INSERT INTO item (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
         selectByID = try connection.prepare("SELECT \(columns) FROM item WHERE id = ?")

@@ -4,75 +4,8 @@ import Testing
 
 @testable import ORMStore
 
-// Models for the relationship tests: a to-many with nullify (Sport.teams), ordered to-many with cascade
-// (House.floors, Floor.rooms).
-
-final class Sport: ManagedObject, PersistentModel {
-    static let name = Attribute<Sport, String>(0, "name")
-    static let teams = ToMany<Sport, Team>(0, "teams", inverse: "sport")
-    static let entityDescription = EntityDescription(
-        name: "Sport", attributes: [name.description], relationships: [teams.description])
-    var name: String {
-        get { value(of: Self.name) }
-        set { setValue(newValue, for: Self.name) }
-    }
-    var teams: [Team] { objects(for: Self.teams) }
-}
-
-final class Team: ManagedObject, PersistentModel {
-    static let name = Attribute<Team, String>(0, "name")
-    static let sport = ToOne<Team, Sport>(0, "sport", inverse: "teams")
-    static let entityDescription = EntityDescription(
-        name: "Team", attributes: [name.description], relationships: [sport.description])
-    var name: String {
-        get { value(of: Self.name) }
-        set { setValue(newValue, for: Self.name) }
-    }
-    var sport: Sport? {
-        get { object(for: Self.sport) }
-        set { setObject(newValue, for: Self.sport) }
-    }
-}
-
-final class House: ManagedObject, PersistentModel {
-    static let name = Attribute<House, String>(0, "name")
-    static let floors = ToMany<House, Floor>(0, "floors", inverse: "house", ordered: true, deleteRule: .cascade)
-    static let entityDescription = EntityDescription(
-        name: "House", attributes: [name.description], relationships: [floors.description])
-    var name: String {
-        get { value(of: Self.name) }
-        set { setValue(newValue, for: Self.name) }
-    }
-    var floors: [Floor] { objects(for: Self.floors) }
-}
-
-final class Floor: ManagedObject, PersistentModel {
-    static let level = Attribute<Floor, Int64>(0, "level")
-    static let house = ToOne<Floor, House>(0, "house", inverse: "floors")
-    static let rooms = ToMany<Floor, Room>(1, "rooms", inverse: "floor", ordered: true, deleteRule: .cascade)
-    static let entityDescription = EntityDescription(
-        name: "Floor", attributes: [level.description], relationships: [house.description, rooms.description])
-    var level: Int64 {
-        get { value(of: Self.level) }
-        set { setValue(newValue, for: Self.level) }
-    }
-    var house: House? {
-        get { object(for: Self.house) }
-        set { setObject(newValue, for: Self.house) }
-    }
-    var rooms: [Room] { objects(for: Self.rooms) }
-}
-
-final class Room: ManagedObject, PersistentModel {
-    static let name = Attribute<Room, String>(0, "name")
-    static let floor = ToOne<Room, Floor>(0, "floor", inverse: "rooms")
-    static let entityDescription = EntityDescription(
-        name: "Room", attributes: [name.description], relationships: [floor.description])
-    var name: String {
-        get { value(of: Self.name) }
-        set { setValue(newValue, for: Self.name) }
-    }
-}
+// The relationship tests use the store's own models: Sport.teams (to-many, nullify), House.floors and
+// Floor.rooms (ordered to-many, cascade).
 
 @Suite struct ORMStoreTests {
     let items = ItemGenerator(seed: 11).items(1...300)
@@ -92,7 +25,11 @@ final class Room: ManagedObject, PersistentModel {
     @Test func theFileIsLaidOutAsCoreDataLaysItOut() throws {
         let directory = try TemporaryDirectory()
         let context = try open(
-            directory, [ORMStore.Item.self, Sport.self, Team.self, House.self, Floor.self, Room.self])
+            directory,
+            [
+                ORMStore.Item.self, ORMStore.Sport.self, ORMStore.Team.self, ORMStore.House.self, ORMStore.Floor.self,
+                ORMStore.Room.self,
+            ])
         try saveItems(3, in: context)
         context.reset()
         try context.container.close()
@@ -105,7 +42,7 @@ final class Room: ManagedObject, PersistentModel {
                 == "ZFLOOR\nZHOUSE\nZITEM\nZROOM\nZSPORT\nZTEAM\nZ_METADATA\nZ_MODELCACHE\nZ_PRIMARYKEY\n")
         #expect(
             try sqlite3(file, "SELECT name FROM pragma_table_info('ZFLOOR')")
-                == "Z_PK\nZ_ENT\nZ_OPT\nZLEVEL\nZHOUSE\nZ_FOK_HOUSE\n")
+                == "Z_PK\nZ_ENT\nZ_OPT\nZID\nZNAME\nZHOUSE\nZ_FOK_HOUSE\n")
         #expect(
             try sqlite3(file, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name")
                 == "ZFLOOR_ZHOUSE_INDEX\nZROOM_ZFLOOR_INDEX\nZTEAM_ZSPORT_INDEX\nZ_Item_byPriorityStockTitleID\n")
@@ -240,15 +177,17 @@ final class Room: ManagedObject, PersistentModel {
 
     @Test func relationshipsKeepInversesAndFireOneQueryEachUnlessPrefetched() throws {
         let directory = try TemporaryDirectory()
-        let context = try open(directory, [Sport.self, Team.self])
+        let context = try open(directory, [ORMStore.Sport.self, ORMStore.Team.self])
         let sports = (0..<3).map { number in
-            let sport = Sport(context: context)
+            let sport = ORMStore.Sport(context: context)
             sport.name = "sport \(number)"
+            sport.id = Int64(number)
             return sport
         }
         for number in 0..<12 {
-            let team = Team(context: context)
+            let team = ORMStore.Team(context: context)
             team.name = "team \(number)"
+            team.id = Int64(number)
             team.sport = sports[number % 3]
         }
         #expect(sports[1].teams.map(\.name) == ["team 1", "team 4", "team 7", "team 10"])
@@ -259,7 +198,8 @@ final class Room: ManagedObject, PersistentModel {
         try context.save()
         context.reset()
 
-        let fetched = try context.fetch(FetchDescriptor<Sport>(sortBy: [FetchSortDescriptor(Sport.name)]))
+        let fetched = try context.fetch(
+            FetchDescriptor<ORMStore.Sport>(sortBy: [FetchSortDescriptor(ORMStore.Sport.name)]))
         var queries = context.container.queryCount
         #expect(fetched.map(\.teams.count) == [4, 3, 5])
         #expect(context.container.queryCount == queries + 3, "one relationship fault, one query")
@@ -267,89 +207,100 @@ final class Room: ManagedObject, PersistentModel {
         context.reset()
 
         let prefetched = try context.fetch(
-            FetchDescriptor<Sport>(
-                sortBy: [FetchSortDescriptor(Sport.name)], relationshipKeyPathsForPrefetching: ["teams"]))
+            FetchDescriptor<ORMStore.Sport>(
+                sortBy: [FetchSortDescriptor(ORMStore.Sport.name)], relationshipKeyPathsForPrefetching: ["teams"]))
         queries = context.container.queryCount
         #expect(prefetched.map(\.teams.count) == [4, 3, 5])
         #expect(prefetched[1].teams.map(\.name) == ["team 4", "team 7", "team 10"])
         #expect(context.container.queryCount == queries)
         #expect(throws: ORMError.model("Sport has no relationship players to prefetch")) {
-            try context.fetch(FetchDescriptor<Sport>(relationshipKeyPathsForPrefetching: ["players"]))
+            try context.fetch(FetchDescriptor<ORMStore.Sport>(relationshipKeyPathsForPrefetching: ["players"]))
         }
     }
 
     @Test func deletingNullifiesOrCascadesAtSave() throws {
         let directory = try TemporaryDirectory()
-        let context = try open(directory, [Sport.self, Team.self, House.self, Floor.self, Room.self])
-        let sport = Sport(context: context)
+        let context = try open(
+            directory,
+            [ORMStore.Sport.self, ORMStore.Team.self, ORMStore.House.self, ORMStore.Floor.self, ORMStore.Room.self])
+        let sport = ORMStore.Sport(context: context)
         sport.name = "curling"
+        sport.id = 1
         for number in 0..<3 {
-            let team = Team(context: context)
+            let team = ORMStore.Team(context: context)
             team.name = "team \(number)"
-            sport.append(team, to: Sport.teams)
+            team.id = Int64(number)
+            sport.append(team, to: ORMStore.Sport.teams)
         }
         for number in 0..<4 {
-            let house = House(context: context)
-            house.name = "house \(number)"
+            let house = ORMStore.House(context: context)
+            house.address = "house \(number)"
+            house.id = Int64(number)
             for level in 0..<3 {
-                let floor = Floor(context: context)
-                floor.level = Int64(level)
-                house.append(floor, to: House.floors)
+                let floor = ORMStore.Floor(context: context)
+                floor.name = "\(level)"
+                floor.id = Int64(number * 3 + level)
+                house.append(floor, to: ORMStore.House.floors)
                 for room in 0..<2 {
-                    let made = Room(context: context)
+                    let made = ORMStore.Room(context: context)
                     made.name = "room \(room)"
-                    floor.append(made, to: Floor.rooms)
+                    made.id = Int64((number * 3 + level) * 2 + room)
+                    made.area = 100
+                    floor.append(made, to: ORMStore.Floor.rooms)
                 }
             }
         }
         try context.save()
         context.reset()
 
-        let teams = try context.fetch(FetchDescriptor<Team>(sortBy: [FetchSortDescriptor(Team.name)]))
+        let teams = try context.fetch(FetchDescriptor<ORMStore.Team>(sortBy: [FetchSortDescriptor(ORMStore.Team.name)]))
         context.delete(teams[0])
         try context.save()
-        let curling = try #require(try context.fetch(FetchDescriptor<Sport>()).first)
+        let curling = try #require(try context.fetch(FetchDescriptor<ORMStore.Sport>()).first)
         #expect(curling.teams.map(\.name) == ["team 1", "team 2"])
         context.delete(curling)
         try context.save()
-        #expect(try context.fetchCount(FetchDescriptor<Team>()) == 2)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Team>()) == 2)
         let file = directory.url.appendingPathComponent("store.sqlite")
         #expect(try sqlite3(file, "SELECT count(*) FROM ZTEAM WHERE ZSPORT IS NULL") == "2\n")
 
-        let houses = try context.fetch(FetchDescriptor<House>(sortBy: [FetchSortDescriptor(House.name)]))
+        let houses = try context.fetch(
+            FetchDescriptor<ORMStore.House>(sortBy: [FetchSortDescriptor(ORMStore.House.address)]))
         context.delete(houses[1])
         try context.save()
-        #expect(try context.fetchCount(FetchDescriptor<House>()) == 3)
-        #expect(try context.fetchCount(FetchDescriptor<Floor>()) == 9)
-        #expect(try context.fetchCount(FetchDescriptor<Room>()) == 18)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.House>()) == 3)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Floor>()) == 9)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Room>()) == 18)
         #expect(try sqlite3(file, "SELECT count(*) FROM ZROOM WHERE ZFLOOR NOT IN (SELECT Z_PK FROM ZFLOOR)") == "0\n")
     }
 
     @Test func orderedRelationshipsKeepTheirOrderThroughZFOK() throws {
         let directory = try TemporaryDirectory()
-        let context = try open(directory, [House.self, Floor.self, Room.self])
-        let house = House(context: context)
-        house.name = "tower"
+        let context = try open(directory, [ORMStore.House.self, ORMStore.Floor.self, ORMStore.Room.self])
+        let house = ORMStore.House(context: context)
+        house.address = "tower"
+        house.id = 1
         for level in [5, 1, 3, 2] {
-            let floor = Floor(context: context)
-            floor.level = Int64(level)
-            house.append(floor, to: House.floors)
+            let floor = ORMStore.Floor(context: context)
+            floor.name = "\(level)"
+            floor.id = Int64(level)
+            house.append(floor, to: ORMStore.House.floors)
         }
         try context.save()
         context.reset()
-        let tower = try #require(try context.fetch(FetchDescriptor<House>()).first)
-        #expect(tower.floors.map(\.level) == [5, 1, 3, 2])
+        let tower = try #require(try context.fetch(FetchDescriptor<ORMStore.House>()).first)
+        #expect(tower.floors.map(\.name) == ["5", "1", "3", "2"])
         let first = tower.floors[0]
-        tower.remove(first, from: House.floors)
-        tower.append(first, to: House.floors)
-        #expect(tower.floors.map(\.level) == [1, 3, 2, 5])
+        tower.remove(first, from: ORMStore.House.floors)
+        tower.append(first, to: ORMStore.House.floors)
+        #expect(tower.floors.map(\.name) == ["1", "3", "2", "5"])
         try context.save()
         context.reset()
-        #expect(try context.fetch(FetchDescriptor<House>()).first?.floors.map(\.level) == [1, 3, 2, 5])
+        #expect(try context.fetch(FetchDescriptor<ORMStore.House>()).first?.floors.map(\.name) == ["1", "3", "2", "5"])
         #expect(
             try sqlite3(
                 directory.url.appendingPathComponent("store.sqlite"),
-                "SELECT ZLEVEL, Z_FOK_HOUSE FROM ZFLOOR ORDER BY Z_FOK_HOUSE")
+                "SELECT ZNAME, Z_FOK_HOUSE FROM ZFLOOR ORDER BY Z_FOK_HOUSE")
                 == "1|1\n3|2\n2|3\n5|4\n")
     }
 
@@ -380,9 +331,11 @@ final class Room: ManagedObject, PersistentModel {
         try saveItems(1, in: context)
         context.reset()
         try context.container.close()
-        #expect(throws: ORMError.self) { try open(directory, [ORMStore.Item.self, Sport.self, Team.self]) }
+        #expect(throws: ORMError.self) {
+            try open(directory, [ORMStore.Item.self, ORMStore.Sport.self, ORMStore.Team.self])
+        }
         do {
-            _ = try open(directory, [ORMStore.Item.self, Sport.self, Team.self])
+            _ = try open(directory, [ORMStore.Item.self, ORMStore.Sport.self, ORMStore.Team.self])
         } catch {
             #expect("\(error)".contains("entities Sport, Team differ from the model; it needs a migration"))
         }
@@ -390,7 +343,7 @@ final class Room: ManagedObject, PersistentModel {
 
     @Test func aModelWhoseInverseIsMissingIsRefused() throws {
         #expect(throws: ORMError.model("Team.sport: no relationship Sport.teams")) {
-            try ManagedObjectModel([Team.self])
+            try ManagedObjectModel([ORMStore.Team.self])
         }
     }
 
@@ -406,5 +359,33 @@ final class Room: ManagedObject, PersistentModel {
         let expected = name == "orm" ? 10 : 15
         #expect(try allItems(in: reopened).count == expected)
         try reopened.close()
+    }
+}
+
+@Suite struct ORMGraphStoreTests {
+    /// `orm` counts teams through one relationship fault per sport; `orm+prefetch` with one query for all teams.
+    @Test func teamCountsFaultPerSportUnlessPrefetched() throws {
+        let league = LeagueGenerator(seed: 2, teams: 1_000)
+        var queries: [Int] = []
+        for prefetching in [false, true] {
+            let directory = try TemporaryDirectory()
+            let load: any ObjectGraphStore =
+                prefetching
+                ? try ORMPrefetchingStore(directory: directory.url)
+                : try ORMItemStore(directory: directory.url, savesEveryBatch: false)
+            try load.insert(sports: league.sports)
+            try load.insert(teams: (1...1_000).map(league.team(id:)))
+            try load.finishInserting()
+            try load.close()
+            let store: any ObjectGraphStore =
+                prefetching
+                ? try ORMPrefetchingStore(directory: directory.url)
+                : try ORMItemStore(directory: directory.url, savesEveryBatch: false)
+            let before = store.context.container.queryCount
+            #expect(try store.teamCountsBySport().map(\.teams).reduce(0, +) == 1_000)
+            queries.append(store.context.container.queryCount - before)
+            try store.close()
+        }
+        #expect(queries == [1 + league.sportCount, 2])
     }
 }

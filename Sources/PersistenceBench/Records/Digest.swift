@@ -35,6 +35,12 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         combine(UInt64(bitPattern: Int64(value)))
     }
 
+    /// Adds one answer: a text (a name, an address).
+    public mutating func add(_ text: String) {
+        count += 1
+        combine(text)
+    }
+
     /// Folds another digest in, as one answer (for example one page of a query).
     public mutating func add(_ other: Digest) {
         count += 1

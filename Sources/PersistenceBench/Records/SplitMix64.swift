@@ -51,5 +51,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let queries = Stream(rawValue: 7)
         public static let ycsbOperations = Stream(rawValue: 8)
         public static let ycsbValues = Stream(rawValue: 9)
+        public static let sports = Stream(rawValue: 10)
+        public static let teams = Stream(rawValue: 11)
+        public static let houses = Stream(rawValue: 12)
+        public static let houseSelection = Stream(rawValue: 13)
     }
 }

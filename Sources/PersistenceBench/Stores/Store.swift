@@ -9,11 +9,18 @@ public protocol Store: AnyObject, SendableMetatype {
     /// Flushes and releases everything. The store is not used after this; its files stay.
     func close() throws
 
+    /// Ends a bulk load (items, a league, houses), inside the timed region. A store that commits every batch has
+    /// nothing left to do (the default); an object-graph store that saves its context once, after the last batch,
+    /// saves here.
+    func finishInserting() throws
+
     /// The bytes a closed store occupies in `directory`. The default sums the files' logical sizes.
     static func bytesOnDisk(at directory: URL) throws -> Int64
 }
 
 extension Store {
+    public func finishInserting() throws {}
+
     public static func bytesOnDisk(at directory: URL) throws -> Int64 {
         try FileSystem.logicalSize(of: directory)
     }
@@ -26,9 +33,6 @@ extension Store {
 public protocol ItemStore: Store {
     /// Inserts items that are not yet in the store: one batch of a bulk load, in one transaction.
     func insert(_ batch: [Item]) throws
-    /// Ends a bulk load, inside the timed region. A store that commits every batch has nothing left to do (the
-    /// default); an object-graph store that saves its context once, after the last batch, saves here.
-    func finishInserting() throws
     /// Inserts one item in its own transaction, durable on disk before returning.
     func insertDurably(_ item: Item) throws
     /// The item with this id, or nil.
@@ -47,8 +51,27 @@ public protocol ItemStore: Store {
     func delete(ids: [Int64]) throws
 }
 
-extension ItemStore {
-    public func finishInserting() throws {}
+/// The `Sport` 1—n `Team` association: an aggregate over a to-many relationship.
+public protocol AssociationStore: Store {
+    /// Inserts sports (none stored yet) in one transaction.
+    func insert(sports: [Sport]) throws
+    /// Inserts teams of stored sports in one transaction: one batch of a bulk load (`finishInserting` ends it).
+    func insert(teams: [Team]) throws
+    /// Every sport in id order with its number of teams, 0 where it has none: the store's idiomatic aggregate.
+    func teamCountsBySport() throws -> [TeamCount]
+}
+
+/// Houses, their ordered floors and the floors' ordered rooms: ordered relationships and a cascading delete.
+public protocol HouseStore: Store {
+    /// Inserts houses with their floors and rooms (none stored yet) in one transaction, keeping the order of
+    /// every house's floors and every floor's rooms: one batch of a bulk load (`finishInserting` ends it).
+    func insert(houses: [House]) throws
+    /// Calls `body` with every house in id order, its floors and their rooms in their stored order, streaming.
+    func forEachHouse(_ body: (House) throws -> Void) throws
+    /// Deletes the houses with these ids (all exist) with their floors and rooms, in one transaction.
+    func deleteHouses(ids: [Int64]) throws
+    /// How many houses, floors and rooms are stored, counted by kind and not through their owners.
+    func houseCounts() throws -> HouseCounts
 }
 
 /// How the tool finds, describes and opens a store.

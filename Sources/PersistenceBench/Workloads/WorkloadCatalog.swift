@@ -1,6 +1,6 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud + limits + ycsb + system
+    public static let all: [any Workload] = crud + limits + ycsb + associations + system
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -14,6 +14,11 @@ public enum WorkloadCatalog {
 
     /// YCSB's core workloads A–F over `Item`.
     public static let ycsb: [any Workload] = YCSBWorkload.Letter.allCases.map(YCSBWorkload.init)
+
+    /// Associations, ordered relationships and cascading deletes over `Sport`/`Team` and `House`/`Floor`/`Room`.
+    public static let associations: [any Workload] = [
+        TeamsPerSportWorkload(), OrderedRoomsWorkload(), CascadeDeleteWorkload(),
+    ]
 
     /// The store as a program meets it at launch: `open`.
     public static let system: [any Workload] = [OpenWorkload()]

@@ -1,0 +1,157 @@
+import Foundation
+import PersistenceBench
+import SQLiteSupport
+
+/// `sqlite`'s association and house tables: the same schema as `grdb` writes with `belongsTo` (foreign keys with
+/// `ON DELETE CASCADE`, an index on each), created with the item table when the store is created.
+///
+/// Answers are single SQL statements: a grouped LEFT JOIN for team counts, one ordered LEFT JOIN over house,
+/// floor and room (the indexes on `(houseId, position)` and `(floorId, position)` deliver the order without a
+/// sort; the ids in ORDER BY, the indexes' last columns, are what lets SQLite's planner see that), and `DELETE FROM house` with the foreign keys cascading to floors and rooms.
+extension SQLiteItemStore: AssociationStore, HouseStore {
+    static let leagueSchema = """
+        CREATE TABLE IF NOT EXISTS "sport" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS "team" ("id" INTEGER PRIMARY KEY, \
+        "sportId" INTEGER NOT NULL REFERENCES "sport"("id") ON DELETE CASCADE, "name" TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS "team_on_sportId" ON "team"("sportId");
+        """
+    static let houseSchema = """
+        CREATE TABLE IF NOT EXISTS "house" ("id" INTEGER PRIMARY KEY, "address" TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS "floor" ("id" INTEGER PRIMARY KEY, \
+        "houseId" INTEGER NOT NULL REFERENCES "house"("id") ON DELETE CASCADE, "position" INTEGER NOT NULL, \
+        "name" TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS "floor_on_houseId_position" ON "floor"("houseId", "position");
+        CREATE TABLE IF NOT EXISTS "room" ("id" INTEGER PRIMARY KEY, \
+        "floorId" INTEGER NOT NULL REFERENCES "floor"("id") ON DELETE CASCADE, "position" INTEGER NOT NULL, \
+        "name" TEXT NOT NULL, "area" INTEGER NOT NULL);
+        CREATE INDEX IF NOT EXISTS "room_on_floorId_position" ON "room"("floorId", "position");
+        """
+    static let housesInOrder = """
+        SELECT house.id, house.address, floor.id, floor.name, room.id, room.name, room.area FROM house \
+        LEFT JOIN floor ON floor.houseId = house.id LEFT JOIN room ON room.floorId = floor.id \
+        ORDER BY house.id, floor.position, floor.id, room.position, room.id
+        """
+
+    public func insert(sports: [Sport]) throws {
+        try connection.transaction {
+            try withStatement("INSERT INTO sport (id, name) VALUES (?, ?)") { statement in
+                for sport in sports {
+                    statement.bind(sport.id, at: 1)
+                    try statement.withText(sport.name, at: 2) { try execute(statement) }
+                }
+            }
+        }
+    }
+
+    public func insert(teams: [Team]) throws {
+        try connection.transaction {
+            try withStatement("INSERT INTO team (id, sportId, name) VALUES (?, ?, ?)") { statement in
+                for team in teams {
+                    statement.bind(team.id, at: 1)
+                    statement.bind(team.sportID, at: 2)
+                    try statement.withText(team.name, at: 3) { try execute(statement) }
+                }
+            }
+        }
+    }
+
+    public func teamCountsBySport() throws -> [TeamCount] {
+        try withStatement(
+            "SELECT sport.id, sport.name, COUNT(team.id) FROM sport LEFT JOIN team ON team.sportId = sport.id "
+                + "GROUP BY sport.id ORDER BY sport.id"
+        ) { statement in
+            var counts: [TeamCount] = []
+            while try statement.step() {
+                counts.append(
+                    TeamCount(
+                        sportID: statement.int64(at: 0), sportName: statement.text(at: 1),
+                        teams: Int(statement.int64(at: 2))))
+            }
+            return counts
+        }
+    }
+
+    public func insert(houses: [House]) throws {
+        try connection.transaction {
+            let insertHouse = try connection.prepare("INSERT INTO house (id, address) VALUES (?, ?)")
+            let insertFloor = try connection.prepare(
+                "INSERT INTO floor (id, houseId, position, name) VALUES (?, ?, ?, ?)")
+            let insertRoom = try connection.prepare(
+                "INSERT INTO room (id, floorId, position, name, area) VALUES (?, ?, ?, ?, ?)")
+            defer { [insertHouse, insertFloor, insertRoom].forEach { $0.finalize() } }
+            for house in houses {
+                insertHouse.bind(house.id, at: 1)
+                try insertHouse.withText(house.address, at: 2) { try execute(insertHouse) }
+                for (floorPosition, floor) in house.floors.enumerated() {
+                    insertFloor.bind(floor.id, at: 1)
+                    insertFloor.bind(house.id, at: 2)
+                    insertFloor.bind(Int64(floorPosition), at: 3)
+                    try insertFloor.withText(floor.name, at: 4) { try execute(insertFloor) }
+                    for (roomPosition, room) in floor.rooms.enumerated() {
+                        insertRoom.bind(room.id, at: 1)
+                        insertRoom.bind(floor.id, at: 2)
+                        insertRoom.bind(Int64(roomPosition), at: 3)
+                        insertRoom.bind(room.area, at: 5)
+                        try insertRoom.withText(room.name, at: 4) { try execute(insertRoom) }
+                    }
+                }
+            }
+        }
+    }
+
+    public func forEachHouse(_ body: (House) throws -> Void) throws {
+        try withStatement(Self.housesInOrder) { row in
+            var current: House?
+            while try row.step() {
+                let houseID = row.int64(at: 0)
+                if current?.id != houseID {
+                    if let house = current { try body(house) }
+                    current = House(id: houseID, address: row.text(at: 1), floors: [])
+                }
+                guard !row.isNull(at: 2) else { continue }
+                let floorID = row.int64(at: 2)
+                if current!.floors.last?.id != floorID {
+                    current!.floors.append(Floor(id: floorID, name: row.text(at: 3), rooms: []))
+                }
+                guard !row.isNull(at: 4) else { continue }
+                current!.floors[current!.floors.count - 1].rooms.append(
+                    Room(id: row.int64(at: 4), name: row.text(at: 5), area: row.int64(at: 6)))
+            }
+            if let house = current { try body(house) }
+        }
+    }
+
+    public func deleteHouses(ids: [Int64]) throws {
+        try connection.transaction {
+            try withStatement("DELETE FROM house WHERE id = ?") { statement in
+                for id in ids {
+                    statement.bind(id, at: 1)
+                    try execute(statement)
+                }
+            }
+        }
+    }
+
+    public func houseCounts() throws -> HouseCounts {
+        let counts = try ["house", "floor", "room"].map { table in
+            try withStatement("SELECT COUNT(*) FROM \(table)") { statement in
+                _ = try statement.step()
+                return Int(statement.int64(at: 0))
+            }
+        }
+        return HouseCounts(houses: counts[0], floors: counts[1], rooms: counts[2])
+    }
+
+    /// Runs `body` with a statement prepared for this call and finalized after it.
+    private func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
+        let statement = try connection.prepare(sql)
+        defer { statement.finalize() }
+        return try body(statement)
+    }
+
+    /// Steps a statement that returns no rows, then resets it for its next bindings.
+    private func execute(_ statement: SQLiteStatement) throws {
+        defer { statement.reset() }
+        _ = try statement.step()
+    }
+}

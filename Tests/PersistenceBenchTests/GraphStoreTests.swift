@@ -1,0 +1,115 @@
+import Foundation
+import PersistenceBench
+import Testing
+
+let associationStoreNames = allStoreKinds.filter { $0.type is any AssociationStore.Type }.map(\.name)
+let houseStoreNames = allStoreKinds.filter { $0.type is any HouseStore.Type }.map(\.name)
+
+func open<Capability>(_ name: String, as capability: Capability.Type, at directory: URL) throws -> Capability {
+    guard let store = try storeKind(name).open(directory) as? Capability else {
+        throw BenchError("\(name) is no \(capability)")
+    }
+    return store
+}
+
+/// The associations and ordered trees, every store that has them: answers checked against the generators.
+@Suite struct GraphStoreTests {
+    let league = LeagueGenerator(seed: 5, teams: 2_000)
+    let houses = HouseGenerator(seed: 5, scale: 600)
+
+    var expectedCounts: [TeamCount] {
+        var counts = [Int64: Int]()
+        for id in 1...Int64(league.teamCount) { counts[league.team(id: id).sportID, default: 0] += 1 }
+        return league.sports.map { TeamCount(sportID: $0.id, sportName: $0.name, teams: counts[$0.id] ?? 0) }
+    }
+
+    func allHouses(in store: any HouseStore) throws -> [House] {
+        var all: [House] = []
+        try store.forEachHouse { all.append($0) }
+        return all
+    }
+
+    @Test(arguments: associationStoreNames)
+    func teamCountsIncludeEmptySportsAndSurviveReopening(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try open(name, as: (any AssociationStore).self, at: directory.url)
+        try store.insert(sports: league.sports)
+        try store.insert(teams: (1...1_500).map(league.team(id:)))
+        try store.insert(teams: (1_501...2_000).map(league.team(id:)))
+        try store.finishInserting()
+        let expected = expectedCounts
+        #expect(try store.teamCountsBySport() == expected)
+        try store.close()
+        let reopened = try open(name, as: (any AssociationStore).self, at: directory.url)
+        #expect(try reopened.teamCountsBySport() == expected)
+        try reopened.close()
+    }
+
+    @Test(arguments: houseStoreNames)
+    func housesKeepTheOrderOfTheirFloorsAndRooms(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try open(name, as: (any HouseStore).self, at: directory.url)
+        let expected = houses.houses(1...Int64(houses.houseCount))
+        try store.insert(houses: Array(expected[..<20]))
+        try store.insert(houses: Array(expected[20...]))
+        try store.finishInserting()
+        #expect(try allHouses(in: store) == expected)
+        try store.close()
+        let reopened = try open(name, as: (any HouseStore).self, at: directory.url)
+        #expect(try allHouses(in: reopened) == expected)
+        try reopened.close()
+    }
+
+    @Test(arguments: houseStoreNames)
+    func deletingAHouseDeletesItsFloorsAndRoomsAndNothingElse(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try open(name, as: (any HouseStore).self, at: directory.url)
+        let all = houses.houses(1...Int64(houses.houseCount))
+        try store.insert(houses: all)
+        try store.finishInserting()
+        let deleted: Set<Int64> = [1, 7, 33, 60, 12]
+        try store.deleteHouses(ids: [33, 1, 60])
+        try store.deleteHouses(ids: [7, 12])
+        let remaining = all.filter { !deleted.contains($0.id) }
+        #expect(try allHouses(in: store) == remaining)
+        let counts = HouseCounts(
+            houses: remaining.count, floors: remaining.reduce(0) { $0 + $1.floors.count },
+            rooms: remaining.reduce(0) { $0 + $1.floors.reduce(0) { $0 + $1.rooms.count } })
+        #expect(try store.houseCounts() == counts)
+        try store.close()
+        let reopened = try open(name, as: (any HouseStore).self, at: directory.url)
+        #expect(try reopened.houseCounts() == counts)
+        #expect(try allHouses(in: reopened) == remaining)
+        try reopened.close()
+    }
+}
+
+@Suite struct GraphGeneratorTests {
+    @Test func leaguesAreSkewedAndEveryTenthSportHasNoTeam() {
+        let league = LeagueGenerator(seed: 3, teams: 50_000)
+        #expect(league.sportCount == 1_000)
+        var counts = [Int64: Int]()
+        for id in 1...Int64(league.teamCount) { counts[league.team(id: id).sportID, default: 0] += 1 }
+        #expect(counts.keys.allSatisfy { $0 >= 1 && $0 <= 1_000 && $0 % 10 != 0 })
+        let sorted = counts.values.sorted(by: >)
+        #expect(sorted[0] > 50 * sorted[sorted.count / 2], "zipfian: the top sport dwarfs the median one")
+        #expect(LeagueGenerator(seed: 3, teams: 50_000).team(id: 77) == league.team(id: 77))
+        #expect(LeagueGenerator(seed: 4, teams: 50_000).team(id: 77) != league.team(id: 77))
+    }
+
+    @Test func housesHaveAboutTenRoomsInAStoredOrderThatIsNotIdOrder() {
+        let generator = HouseGenerator(seed: 3, scale: 20_000)
+        #expect(generator.houseCount == 2_000)
+        let all = generator.houses(1...2_000)
+        let rooms = all.reduce(0) { $0 + $1.floors.reduce(0) { $0 + $1.rooms.count } }
+        #expect(rooms > 18_000 && rooms < 22_000)
+        #expect(all.allSatisfy { (1...4).contains($0.floors.count) })
+        let floors = all.flatMap(\.floors)
+        #expect(floors.allSatisfy { (1...7).contains($0.rooms.count) })
+        #expect(Set(floors.map(\.id)).count == floors.count)
+        #expect(Set(floors.flatMap(\.rooms).map(\.id)).count == rooms)
+        #expect(all.contains { $0.floors.map(\.id) != $0.floors.map(\.id).sorted() })
+        #expect(floors.contains { $0.rooms.map(\.id) != $0.rooms.map(\.id).sorted() })
+        #expect(HouseGenerator(seed: 3, scale: 20).house(id: 5) == generator.house(id: 5))
+    }
+}
