@@ -24,7 +24,7 @@ public final class GRDBItemStore: ItemStore {
             open: { try GRDBItemStore(directory: $0, flavor: flavor) })
     }
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let flavor: Flavor
 
     public init(directory: URL, flavor: Flavor) throws {
@@ -51,6 +51,7 @@ public final class GRDBItemStore: ItemStore {
             try db.create(
                 index: "item_on_priority_isInStock_title", on: "item", columns: ["priority", "isInStock", "title"])
         }
+        registerGraphMigrations(in: &migrator)
         return migrator
     }
 
