@@ -24,14 +24,18 @@ public final class LMDBItemStore: ItemStore {
     private let items: LMDBDatabase
     /// `[priority, isInStock]` → title, 0, id: answers `count(where:)` and `page(_:)` without a table scan.
     private let titleIndex: LMDBDatabase
+    /// Sports, teams and houses (`LMDBGraphStore.swift`).
+    let graph: LMDBGraphDatabases
 
     /// Opens the store in `directory` (an LMDB environment: `data.mdb` and `lock.mdb`), creating it if empty.
     public init(directory: URL, mapSize: Int = defaultMapSize) throws {
-        environment = try LMDBEnvironment(directory: directory, maxDatabases: 3, mapSize: mapSize)
+        environment = try LMDBEnvironment(
+            directory: directory, maxDatabases: 3 + LMDBGraphDatabases.count, mapSize: mapSize)
         let meta = try environment.openDatabase("meta")
         try Self.checkFormat(in: meta, of: environment)
         items = try environment.openDatabase("item")
         titleIndex = try environment.openDatabase("item_on_priority_isInStock_title", flags: MDB_DUPSORT)
+        graph = try LMDBGraphDatabases(in: environment)
     }
 
     /// Records the codec's format version in a new store; refuses a store written in another.

@@ -118,3 +118,12 @@ extension UnsafeRawBufferPointer {
         self.init(start: value.mv_data, count: value.mv_size)
     }
 }
+
+extension LMDBTransaction {
+    /// How many entries `database` holds (`mdb_stat`): O(1), kept in the database's root.
+    public func entryCount(in database: LMDBDatabase) throws -> Int {
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_stat(pointer, database.handle, &stat), "mdb_stat on \(database.name)")
+        return stat.ms_entries
+    }
+}
