@@ -49,6 +49,8 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     private var inPlaceUnflushed = false
     /// Tests set this to stop the next commit at a step.
     var crashAt: CommitStep?
+    /// Sports, teams and houses, opened by the first call that needs them.
+    private var openedGraph: PackedGraph?
 
     /// The committed state, for tests.
     var state: StoreHeader { header }
@@ -71,6 +73,16 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         for file in [rows, arena, tombstones, journal] { file.close() }
         order?.close()
         order = nil
+        openedGraph?.close()
+        openedGraph = nil
+    }
+
+    /// The graph in `graph/`, opened (or created) on first use.
+    func graph() throws -> PackedGraph {
+        if let openedGraph { return openedGraph }
+        let graph = try PackedGraph(directory: directory.appendingPathComponent("graph"))
+        openedGraph = graph
+        return graph
     }
 
     // MARK: Opening and recovery

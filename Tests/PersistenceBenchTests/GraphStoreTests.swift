@@ -2,9 +2,6 @@ import Foundation
 import PersistenceBench
 import Testing
 
-let associationStoreNames = allStoreKinds.filter { $0.type is any AssociationStore.Type }.map(\.name)
-let houseStoreNames = allStoreKinds.filter { $0.type is any HouseStore.Type }.map(\.name)
-
 func open<Capability>(_ name: String, as capability: Capability.Type, at directory: URL) throws -> Capability {
     guard let store = try storeKind(name).open(directory) as? Capability else {
         throw BenchError("\(name) is no \(capability)")

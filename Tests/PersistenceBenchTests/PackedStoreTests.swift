@@ -182,3 +182,46 @@ import Testing
         try store.close()
     }
 }
+
+/// `packed`'s graph files: an interrupted commit leaves the last committed houses.
+@Suite struct PackedGraphTests {
+    @Test func bytesAppendedAfterTheLastCommitAndATornSlotAreCutOffOnOpen() throws {
+        let directory = try TemporaryDirectory()
+        let generator = HouseGenerator(seed: 4, scale: 200)
+        let houses = generator.houses(1...20)
+        let store = try PackedItemStore(directory: directory.url)
+        try store.insert(houses: Array(houses[..<15]))
+        try store.deleteHouses(ids: [3])
+        try store.close()
+        // A commit that appended rooms, strings and a deletion, then tore its state slot: the 3rd commit writes
+        // slot 1 (sequences 1 and 2 went to slots 1 and 0).
+        let graph = directory.url.appendingPathComponent("graph")
+        for name in ["rooms.rows", "graph.arena", "houses.deleted"] {
+            let handle = try FileHandle(forWritingTo: graph.appendingPathComponent(name))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(repeating: 0xAB, count: 100))
+            try handle.close()
+        }
+        let state = try FileHandle(forWritingTo: graph.appendingPathComponent("graph.state"))
+        try state.seek(toOffset: UInt64(PackedGraph.State.slotSize + 16))
+        try state.write(contentsOf: Data(repeating: 0xCD, count: 64))
+        try state.close()
+
+        let reopened = try PackedItemStore(directory: directory.url)
+        var read: [House] = []
+        try reopened.forEachHouse { read.append($0) }
+        let expected = houses[..<15].filter { $0.id != 3 }
+        #expect(read == Array(expected))
+        #expect(
+            try reopened.houseCounts()
+                == HouseCounts(
+                    houses: 14, floors: expected.reduce(0) { $0 + $1.floors.count },
+                    rooms: expected.reduce(0) { $0 + $1.floors.reduce(0) { $0 + $1.rooms.count } }))
+        try reopened.insert(houses: Array(houses[15...]))
+        read = []
+        try reopened.forEachHouse { read.append($0) }
+        #expect(read == Array(expected) + houses[15...])
+        #expect(throws: PackedError.self) { try reopened.deleteHouses(ids: [3]) }
+        try reopened.close()
+    }
+}

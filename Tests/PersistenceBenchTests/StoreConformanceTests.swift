@@ -10,7 +10,7 @@ import Testing
         count == 0 ? [] : generator.items(1...Int64(count))
     }
 
-    @Test(arguments: allStoreNames, [0, 1, 1000])
+    @Test(arguments: itemStoreNames, [0, 1, 1000])
     func insertedItemsReadBackExactly(store name: String, count: Int) throws {
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
@@ -25,7 +25,7 @@ import Testing
         try store.close()
     }
 
-    @Test(arguments: allStoreNames)
+    @Test(arguments: itemStoreNames)
     func emptyStoreAnswersEmpty(store name: String) throws {
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
@@ -36,7 +36,7 @@ import Testing
         try store.close()
     }
 
-    @Test(arguments: allStoreNames)
+    @Test(arguments: itemStoreNames)
     func dataSurvivesCloseAndReopen(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
@@ -53,7 +53,7 @@ import Testing
         #expect(try kind.type.bytesOnDisk(at: directory.url) > 0)
     }
 
-    @Test(arguments: allStoreNames)
+    @Test(arguments: itemStoreNames)
     func pagesFilterOnTheEnumAndSortByTheBool(store name: String) throws {
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
@@ -70,7 +70,7 @@ import Testing
         try store.close()
     }
 
-    @Test(arguments: allStoreNames)
+    @Test(arguments: itemStoreNames)
     func updatesAndDeletesChangeExactlyTheirRows(store name: String) throws {
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
@@ -97,7 +97,7 @@ import Testing
         try store.close()
     }
 
-    @Test(arguments: allStoreNames)
+    @Test(arguments: itemStoreNames)
     func shortRangeScansReturnIdsFromTheStartInOrder(store name: String) throws {
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)

@@ -5,6 +5,10 @@ import StoreCatalog
 /// Every store under test, as the tool lists them.
 let allStoreKinds = StoreCatalog.all
 let allStoreNames = allStoreKinds.map(\.name)
+/// The stores with each capability.
+let itemStoreNames = allStoreKinds.filter { $0.type is any ItemStore.Type }.map(\.name)
+let associationStoreNames = allStoreKinds.filter { $0.type is any AssociationStore.Type }.map(\.name)
+let houseStoreNames = allStoreKinds.filter { $0.type is any HouseStore.Type }.map(\.name)
 
 func storeKind(_ name: String) throws -> StoreKind {
     guard let kind = allStoreKinds.first(where: { $0.name == name }) else { throw BenchError("no store \(name)") }
