@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import PersistenceBench
+import Synchronization
 
 /// `grdb`, `grdb+codable` and `grdb+statements`: GRDB 7 used the way its users write it.
 ///
@@ -9,7 +10,7 @@ import PersistenceBench
 /// differ in what users write: hand-written record conformances (`grdb`), Codable-derived ones
 /// (`grdb+codable`), or writes through cached prepared statements, GRDB's documented fast path for bulk
 /// writes (`grdb+statements`, which reads like `grdb`).
-public final class GRDBItemStore: ItemStore {
+public final class GRDBItemStore: MigrationStore {
     public enum Flavor: String, CaseIterable, Sendable {
         case records = "grdb"
         case codable = "grdb+codable"
@@ -189,6 +190,29 @@ public final class GRDBItemStore: ItemStore {
                 }
             }
         }
+    }
+}
+
+extension GRDBItemStore {
+    /// A migration registered after the store's own and run by the migrator, as a GRDB app ships a schema change:
+    /// the query interface deletes every item whose id is not its title's smallest, then a unique index.
+    public func migrateToUniqueTitles() throws -> Int {
+        let deleted = DeletedRows()
+        var migrator = Self.migrator
+        migrator.registerMigration("unique titles") { db in
+            let firstOfEachTitle = ItemRecord.select(min(ItemRecord.Columns.id)).group(ItemRecord.Columns.title)
+            deleted.count.store(
+                try ItemRecord.filter(!firstOfEachTitle.contains(ItemRecord.Columns.id)).deleteAll(db),
+                ordering: .relaxed)
+            try db.create(index: "item_on_title", on: "item", columns: ["title"], unique: true)
+        }
+        try migrator.migrate(pool)
+        return deleted.count.load(ordering: .relaxed)
+    }
+
+    /// What the migration's closure (run by `migrate` before it returns) reports back.
+    private final class DeletedRows: Sendable {
+        let count = Atomic<Int>(0)
     }
 }
 

@@ -8,7 +8,7 @@ import SQLiteSupport
 /// Inserts create objects in the context; `orm` saves once at the end of the load, as SwiftData users do,
 /// `orm+batched` saves and resets every batch. Reads fetch objects and read their attributes; updates and
 /// deletes fetch the objects, change or delete them, and save.
-public final class ORMItemStore: ItemStore, ObjectGraphStore {
+public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     public static let kinds = [
         StoreKind(
             name: "orm",
@@ -117,6 +117,21 @@ public final class ORMItemStore: ItemStore, ObjectGraphStore {
             context.delete(object)
         }
         try context.save()
+    }
+
+    /// The custom stage of a SwiftData migration: every object fetched, the titles seen remembered, the later
+    /// duplicates deleted, one save; then the next model version's unique constraint.
+    public func migrateToUniqueTitles() throws -> Int {
+        var seen = Set<String>()
+        var deleted = 0
+        for object in try context.fetch(FetchDescriptor<Item>(sortBy: [FetchSortDescriptor(Item.id)]))
+        where !seen.insert(object.title).inserted {
+            context.delete(object)
+            deleted += 1
+        }
+        try context.save()
+        try container.addUniqueConstraint(on: Item.title)
+        return deleted
     }
 
     private func fetchByID(_ ids: [Int64]) throws -> [Int64: Item] {

@@ -19,7 +19,7 @@ import PersistenceBench
 /// Access paths: `count(where:)` reads one of eight counts kept in the header; `item(id:)` binary-searches the
 /// rows while ids ascend in row order (the usual case) and otherwise an id permutation built in memory; `page`
 /// reads the `OrderIndex`.
-public final class PackedItemStore: ItemStore, ByteLayoutStore {
+public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     public static let kind = StoreKind(
         name: "packed",
         summary: "48-byte rows and a string arena in memory-mapped files, appended; a checksummed two-slot header "
@@ -49,6 +49,8 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     private var inPlaceUnflushed = false
     /// Tests set this to stop the next commit at a step.
     var crashAt: CommitStep?
+    /// The live titles, when titles are unique: built from the rows the first time a write needs it.
+    private var liveTitles: Set<String>?
     /// Sports, teams and houses, opened by the first call that needs them.
     private var openedGraph: PackedGraph?
 
@@ -426,6 +428,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
                 }
             }
         }
+        if header.titlesAreUnique { try checkUniqueTitles(batch.map { ($0.id, $0.title) }) }
         var next = header
         let (newRows, strings) = try Self.encode(batch, arenaLength: header.arenaLength, counts: &next.counts)
         try strings.withUnsafeBytes { try arena.write($0, at: header.arenaLength) }
@@ -438,6 +441,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         next.orderIndexSequence = 0
         try ensureTombstoneCapacity(rowCount: next.rowCount)
         try commit(next, appendedRows: true, appendedStrings: true)
+        if header.titlesAreUnique { liveTitles?.formUnion(batch.map(\.title)) }
         if !ascending { idIndex = nil }
         dropOrderIndex()
     }
@@ -571,6 +575,9 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
     }
 
     public func update(_ updates: [ItemUpdate]) throws {
+        if header.titlesAreUnique {
+            try checkUniqueTitles(updates.map { ($0.id, $0.title) }, replacing: Set(updates.map(\.id)))
+        }
         var next = header
         var strings: [UInt8] = []
         var changed: [Int: ItemRow] = [:]
@@ -602,10 +609,16 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         next.orderIndexSequence = 0
         try commit(next, inPlace: records, appendedRows: false, appendedStrings: !strings.isEmpty)
         dropOrderIndex()
+        liveTitles = nil
     }
 
     public func delete(ids: [Int64]) throws {
         var next = header
+        try delete(ids: ids, committing: &next)
+    }
+
+    /// Deletes the live items among `ids` in one commit of `next` (which may carry other changes).
+    private func delete(ids: [Int64], committing next: inout StoreHeader) throws {
         var deleted = Set<Int>()
         for id in ids {
             guard let index = liveRow(id: id), deleted.insert(index).inserted else { continue }
@@ -613,14 +626,51 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
             next.counts[image.filterKey] -= 1
             next.deadArenaBytes += image.title.length + image.notes.length
         }
-        guard !deleted.isEmpty else { return }
+        guard !deleted.isEmpty || next != header else { return }
         var records: [UInt8] = []
         records.reserveCapacity(deleted.count * Self.journalRecordSize)
         for index in deleted.sorted() { Self.appendRecord(.tombstone, row: index, image: nil, to: &records) }
         next.orderIndexSequence = 0
         try commit(next, inPlace: records, appendedRows: false, appendedStrings: false)
         idIndex = nil
+        liveTitles = nil
         dropOrderIndex()
+    }
+
+    // MARK: Unique titles
+
+    /// An array store's way: one pass over the live rows in id order with a set of the titles seen, the later
+    /// duplicates deleted and the flag `titlesAreUnique` set in the same commit. From then on a write checks its
+    /// titles against an in-memory set of the live titles (built on the first write), as there is no index.
+    public func migrateToUniqueTitles() throws -> Int {
+        var seen = Set<String>()
+        var duplicates: [Int64] = []
+        try forEachItem { item in
+            if !seen.insert(item.title).inserted { duplicates.append(item.id) }
+        }
+        var next = header
+        next.titlesAreUnique = true
+        try delete(ids: duplicates, committing: &next)
+        liveTitles = seen
+        return duplicates.count
+    }
+
+    /// Refuses writes that would give item ids their titles if another live item, or another write in the same
+    /// batch, has that title; the titles of `replacing` (items being updated) do not count.
+    private func checkUniqueTitles(_ writes: [(id: Int64, title: String)], replacing: Set<Int64> = []) throws {
+        if liveTitles == nil {
+            var titles = Set<String>()
+            try forEachItem { titles.insert($0.title) }
+            liveTitles = titles
+        }
+        var replaced = Set<String>()
+        for id in replacing { if let index = liveRow(id: id) { replaced.insert(try view.string(row(index).title)) } }
+        var batch = Set<String>()
+        for (id, title) in writes
+        where !batch.insert(title).inserted || (liveTitles!.contains(title) && !replaced.contains(title)) {
+            throw PackedError(
+                "storing item \(id) in \(rows.path): its title \"\(title)\" is another item's; titles are unique")
+        }
     }
 
     // MARK: Compaction
@@ -635,6 +685,7 @@ public final class PackedItemStore: ItemStore, ByteLayoutStore {
         let (newRows, newArena, newTombstones, newJournal) = try Self.openFiles(in: target)
         var compacted = StoreHeader()
         compacted.rowsAscendByID = true
+        compacted.titlesAreUnique = header.titlesAreUnique
         var strings: [UInt8] = []
         var rowBytes = [UInt8](repeating: 0, count: ItemRow.size)
         var previous = Int64.min

@@ -17,7 +17,7 @@ import Foundation
 /// | 40–47 | bytes of journal records committed with this state |
 /// | 48–55 | checksum of those journal records |
 /// | 56–63 | arena bytes no longer referenced (reclaimed by `compact`) |
-/// | 64–71 | flags: bit 0, row ids ascend in row order |
+/// | 64–71 | flags: bit 0, row ids ascend in row order; bit 1, titles are unique (after `unique-title`) |
 /// | 72–79 | sequence of the commit that built `items.order`; 0 when it is stale |
 /// | 80–143 | live rows per (priority, isInStock), 8 counts, index `ItemFilter.code` |
 /// | 144–4087 | zero |
@@ -36,6 +36,7 @@ struct StoreHeader: Equatable {
     var journalChecksum: UInt64 = 0
     var deadArenaBytes = 0
     var rowsAscendByID = true
+    var titlesAreUnique = false
     var orderIndexSequence: UInt64 = 0
     var counts = [Int](repeating: 0, count: 8)
 
@@ -57,7 +58,7 @@ struct StoreHeader: Equatable {
             store(UInt64(journalLength), 40)
             store(journalChecksum, 48)
             store(UInt64(deadArenaBytes), 56)
-            store(rowsAscendByID ? 1 : 0, 64)
+            store((rowsAscendByID ? 1 : 0) | (titlesAreUnique ? 2 : 0), 64)
             store(orderIndexSequence, 72)
             for (index, count) in counts.enumerated() { store(UInt64(count), 80 + 8 * index) }
             store(Checksum.of(UnsafeRawBufferPointer(rebasing: buffer[..<Self.fieldsSize])), Self.slotSize - 8)
@@ -88,6 +89,7 @@ struct StoreHeader: Equatable {
         header.journalChecksum = load(48)
         header.deadArenaBytes = Int(load(56))
         header.rowsAscendByID = load(64) & 1 != 0
+        header.titlesAreUnique = load(64) & 2 != 0
         header.orderIndexSequence = load(72)
         header.counts = (0..<8).map { Int(load(80 + 8 * $0)) }
         return header

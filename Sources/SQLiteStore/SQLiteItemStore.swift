@@ -6,7 +6,7 @@ import SQLiteSupport
 ///
 /// Same file name, schema, indexes and pragmas as `grdb` (WAL, synchronous=FULL), so that the ratio between
 /// the two is the cost of GRDB's layer and nothing else.
-public final class SQLiteItemStore: ItemStore {
+public final class SQLiteItemStore: MigrationStore {
     public static let kind = StoreKind(
         name: "sqlite",
         summary: "SQLite C API directly: prepared statements, sqlite3_step, column getters; WAL",
@@ -188,6 +188,16 @@ public final class SQLiteItemStore: ItemStore {
                 defer { statement.reset() }
                 _ = try statement.step()
             }
+        }
+    }
+
+    /// One statement deletes the duplicates, a unique index enforces the rule, in one transaction.
+    public func migrateToUniqueTitles() throws -> Int {
+        try connection.transaction {
+            try connection.execute("DELETE FROM item WHERE id NOT IN (SELECT min(id) FROM item GROUP BY title)")
+            let deleted = connection.changes
+            try connection.execute(#"CREATE UNIQUE INDEX "item_on_title" ON "item"("title")"#)
+            return deleted
         }
     }
 

@@ -110,3 +110,43 @@ func open<Capability>(_ name: String, as capability: Capability.Type, at directo
         #expect(HouseGenerator(seed: 3, scale: 20).house(id: 5) == generator.house(id: 5))
     }
 }
+
+let migrationStoreNames = allStoreKinds.filter { $0.type is any MigrationStore.Type }.map(\.name)
+
+/// `unique-title` in every store that migrates: the first item of each title stays, and the rule holds after.
+@Suite struct UniqueTitleMigrationTests {
+    @Test(arguments: migrationStoreNames)
+    func duplicatesGoAndLaterDuplicatesAreRefused(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let generator = ItemGenerator(seed: 9)
+        let items = generator.items(1...2_000)
+        var seen = Set<String>()
+        let kept = items.filter { seen.insert($0.title).inserted }
+        #expect(items.count - kept.count > 40, "about 5% of 2,000 titles repeat")
+        let store = try open(name, as: (any MigrationStore).self, at: directory.url)
+        try load(items, into: store)
+        #expect(try store.migrateToUniqueTitles() == items.count - kept.count)
+        #expect(try allItems(in: store) == kept)
+        try store.close()
+
+        let reopened = try open(name, as: (any MigrationStore).self, at: directory.url)
+        var copy = generator.item(id: 5_000)
+        copy.title = kept[10].title
+        #expect(throws: (any Error).self, "an insert repeating a title") {
+            try reopened.insert([copy])
+            try reopened.finishInserting()
+        }
+        let update = ItemUpdate(id: kept[3].id, title: kept[4].title, isInStock: true, price: 1)
+        #expect(throws: (any Error).self, "an update repeating a title") { try reopened.update([update]) }
+        try reopened.close()
+
+        // What failed changed nothing; a new title is still welcome.
+        let last = try open(name, as: (any MigrationStore).self, at: directory.url)
+        #expect(try allItems(in: last) == kept)
+        var fresh = generator.item(id: 5_001)
+        fresh.title = "a title nobody has"
+        try load([fresh], into: last)
+        #expect(try last.item(id: 5_001) == fresh)
+        try last.close()
+    }
+}

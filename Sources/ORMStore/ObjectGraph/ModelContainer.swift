@@ -106,6 +106,18 @@ public final class ModelContainer {
         return maximum + 1
     }
 
+    /// Makes an attribute unique in a saved store, as the lightweight migration to a model version that adds
+    /// `@Attribute(.unique)` does: a unique index on its column, which fails while stored rows repeat a value, and
+    /// makes every later save that would repeat one fail.
+    public func addUniqueConstraint<Root, Value>(on attribute: Attribute<Root, Value>) throws {
+        let entity = try model.entity(for: Root.self)
+        let column = "Z" + attribute.name.uppercased()
+        try connection.transaction {
+            try connection.execute(
+                "CREATE UNIQUE INDEX Z_\(entity.name)_UNIQUE_\(attribute.name) ON \(entity.table) (\(column))")
+        }
+    }
+
     private func isEmpty() throws -> Bool {
         var tables = 0
         try query("SELECT count(*) FROM sqlite_master WHERE type = 'table'", []) { tables = Int($0.int64(at: 0)) }

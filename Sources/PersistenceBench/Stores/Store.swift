@@ -51,6 +51,16 @@ public protocol ItemStore: Store {
     func delete(ids: [Int64]) throws
 }
 
+/// The `unique-title` migration: a new constraint that the stored data violates (about 5% of titles repeat).
+public protocol MigrationStore: ItemStore {
+    /// Deletes every item whose title an item with a lower id also has, then enforces unique titles from now on
+    /// (with a unique index where the store has such a thing): an insert or update that would repeat a title
+    /// fails. The store's idiom decides how; the result must be the same.
+    ///
+    /// - Returns: how many items were deleted.
+    func migrateToUniqueTitles() throws -> Int
+}
+
 /// The `Sport` 1—n `Team` association: an aggregate over a to-many relationship.
 public protocol AssociationStore: Store {
     /// Inserts sports (none stored yet) in one transaction.

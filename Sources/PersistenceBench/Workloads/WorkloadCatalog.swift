@@ -1,6 +1,6 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud + limits + ycsb + associations + system
+    public static let all: [any Workload] = crud + limits + ycsb + associations + migrations + system
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -19,6 +19,9 @@ public enum WorkloadCatalog {
     public static let associations: [any Workload] = [
         TeamsPerSportWorkload(), OrderedRoomsWorkload(), CascadeDeleteWorkload(),
     ]
+
+    /// Schema migrations over existing data.
+    public static let migrations: [any Workload] = [UniqueTitleWorkload()]
 
     /// The store as a program meets it at launch: `open`.
     public static let system: [any Workload] = [OpenWorkload()]
