@@ -26,6 +26,8 @@ public final class GRDBItemStore: MigrationStore {
     }
 
     let pool: DatabasePool
+    /// The profile's distinct stacks by id, loaded by the first profile write (`GRDBGraphStore.swift`).
+    var profileStacks: StackInterner?
     private let flavor: Flavor
 
     public init(directory: URL, flavor: Flavor) throws {
@@ -53,6 +55,7 @@ public final class GRDBItemStore: MigrationStore {
                 index: "item_on_priority_isInStock_title", on: "item", columns: ["priority", "isInStock", "title"])
         }
         registerGraphMigrations(in: &migrator)
+        registerProfileMigration(in: &migrator)
         return migrator
     }
 

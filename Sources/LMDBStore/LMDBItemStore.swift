@@ -31,17 +31,23 @@ public final class LMDBItemStore: MigrationStore {
     private var titlesAreUnique: Bool
     /// Sports, teams and houses (`LMDBGraphStore.swift`).
     let graph: LMDBGraphDatabases
+    /// Samples and stacks (`LMDBProfileStore.swift`).
+    let profile: LMDBProfileDatabases
+    /// The profile's distinct stacks by id, loaded by the first profile write.
+    var profileStacks: StackInterner?
 
     /// Opens the store in `directory` (an LMDB environment: `data.mdb` and `lock.mdb`), creating it if empty.
     public init(directory: URL, mapSize: Int = defaultMapSize) throws {
         environment = try LMDBEnvironment(
-            directory: directory, maxDatabases: 4 + LMDBGraphDatabases.count, mapSize: mapSize)
+            directory: directory, maxDatabases: 4 + LMDBGraphDatabases.count + LMDBProfileDatabases.count,
+            mapSize: mapSize)
         meta = try environment.openDatabase("meta")
         try Self.checkFormat(in: meta, of: environment)
         items = try environment.openDatabase("item")
         titleIndex = try environment.openDatabase("item_on_priority_isInStock_title", flags: MDB_DUPSORT)
         titles = try environment.openDatabase("item_on_title")
         graph = try LMDBGraphDatabases(in: environment)
+        profile = try LMDBProfileDatabases(in: environment)
         titlesAreUnique = try environment.read { [meta] transaction in
             try Self.uniqueTitlesKey.withUnsafeBytes { try transaction.value(in: meta, forKey: $0) != nil }
         }

@@ -110,3 +110,57 @@ final class Room: ManagedObject, PersistentModel {
         set { setValue(newValue, for: Self.area) }
     }
 }
+
+/// A profile sample. Its call stack is a relationship to a shared `CallStack`, as a SwiftData model would
+/// normalise a value that thousands of samples repeat.
+final class Sample: ManagedObject, PersistentModel {
+    static let timestamp = Attribute<Sample, Int64>(0, "timestamp")
+    static let pid = Attribute<Sample, Int64>(1, "pid")
+    static let tid = Attribute<Sample, Int64>(2, "tid")
+    static let stack = ToOne<Sample, CallStack>(0, "stack", inverse: "samples")
+    static let entityDescription = EntityDescription(
+        name: "Sample", attributes: [timestamp.description, pid.description, tid.description],
+        relationships: [stack.description], uniqueAttributes: ["timestamp"])
+
+    var timestamp: Int64 {
+        get { value(of: Self.timestamp) }
+        set { setValue(newValue, for: Self.timestamp) }
+    }
+    var pid: Int64 {
+        get { value(of: Self.pid) }
+        set { setValue(newValue, for: Self.pid) }
+    }
+    var tid: Int64 {
+        get { value(of: Self.tid) }
+        set { setValue(newValue, for: Self.tid) }
+    }
+    var stack: CallStack? {
+        get { object(for: Self.stack) }
+        set { setObject(newValue, for: Self.stack) }
+    }
+}
+
+/// A distinct call stack: its frames (a binary attribute) and its leaf frame (an attribute of its own, so that a
+/// fetch can read it without decoding the frames).
+final class CallStack: ManagedObject, PersistentModel {
+    static let id = Attribute<CallStack, Int64>(0, "id")
+    static let leaf = Attribute<CallStack, Int64>(1, "leaf")
+    static let frames = Attribute<CallStack, [UInt64]>(2, "frames")
+    static let samples = ToMany<CallStack, Sample>(0, "samples", inverse: "stack")
+    static let entityDescription = EntityDescription(
+        name: "CallStack", attributes: [id.description, leaf.description, frames.description],
+        relationships: [samples.description], uniqueAttributes: ["id"])
+
+    var id: Int64 {
+        get { value(of: Self.id) }
+        set { setValue(newValue, for: Self.id) }
+    }
+    var leaf: Int64 {
+        get { value(of: Self.leaf) }
+        set { setValue(newValue, for: Self.leaf) }
+    }
+    var frames: [UInt64] {
+        get { value(of: Self.frames) }
+        set { setValue(newValue, for: Self.frames) }
+    }
+}

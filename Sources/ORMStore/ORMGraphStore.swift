@@ -10,8 +10,10 @@ import SQLiteSupport
 /// `Z_FOK_` columns keep. With `prefetchesRelationships` the fetches name the relationships to prefetch
 /// (`relationshipKeyPathsForPrefetching`), one query per relationship instead. Deletes fetch the houses, delete
 /// them and save: the cascade rule deletes floors and rooms at save, firing their faults.
-protocol ObjectGraphStore: AssociationStore, HouseStore {
+protocol ObjectGraphStore: AssociationStore, HouseStore, ProfileStore {
     var context: ModelContext { get }
+    /// The profile's stacks, loaded by the first profile write.
+    var profileStacks: ProfileStacks? { get set }
     /// Saves and resets the context after every batch of a bulk load (`orm+batched`), else once at the end.
     var savesEveryBatch: Bool { get }
     var prefetchesRelationships: Bool { get }
@@ -26,7 +28,7 @@ extension ObjectGraphStore {
             object.name = sport.name
         }
         try context.save()
-        if savesEveryBatch { context.reset() }
+        if savesEveryBatch { resetContext() }
     }
 
     /// Fetches the batch's sports and inserts its teams into them.
@@ -119,10 +121,98 @@ extension ObjectGraphStore {
             rooms: context.fetchCount(FetchDescriptor<Room>()))
     }
 
+    // MARK: Profile
+
+    /// Inserts a sample object per sample, each pointing at its `CallStack` (fetched for the batch, or inserted
+    /// when new).
+    public func insert(samples: [PersistenceBench.Sample]) throws {
+        let stacks = try loadedStacks()
+        var missing: [Int64] = []
+        let objects = samples.map { sample in
+            let (id, isNew) = stacks.interner.id(of: sample.callStack)
+            if isNew {
+                let stack = CallStack(context: context)
+                stack.id = id
+                stack.leaf = Int64(bitPattern: sample.leafFrame)
+                stack.frames = sample.callStack
+                stacks.objects[id] = stack
+            } else if stacks.objects[id] == nil {
+                missing.append(id)
+            }
+            return id
+        }
+        // Stacks saved by an earlier batch whose objects a reset let go.
+        if !missing.isEmpty {
+            for stack in try context.fetch(FetchDescriptor<CallStack>(predicate: CallStack.id.isIn(missing))) {
+                stacks.objects[stack.id] = stack
+            }
+        }
+        for (sample, id) in zip(samples, objects) {
+            let object = Sample(context: context)
+            object.timestamp = sample.timestamp
+            object.pid = Int64(sample.pid)
+            object.tid = Int64(sample.tid)
+            object.stack = stacks.objects[id]
+        }
+        try endBatch()
+    }
+
+    /// Fetches the window's samples (sorted, limited) and counts their stacks' leaves: one fault per distinct
+    /// stack, or one prefetch query.
+    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+        let samples = try context.fetch(
+            FetchDescriptor<Sample>(
+                predicate: Sample.timestamp >= timestamp, sortBy: [FetchSortDescriptor(Sample.timestamp)],
+                fetchLimit: count, relationshipKeyPathsForPrefetching: prefetchesRelationships ? ["stack"] : []))
+        var counts: [UInt64: Int] = [:]
+        for sample in samples {
+            guard let stack = sample.stack else { throw BenchError("orm: sample \(sample.timestamp) has no stack") }
+            counts[UInt64(bitPattern: stack.leaf), default: 0] += 1
+        }
+        return FrameCount.top(limit, of: counts)
+    }
+
+    /// Pages of 100,000 samples, the context reset after each, so that reading a large profile back holds one
+    /// page of objects.
+    public func forEachSample(_ body: (PersistenceBench.Sample) throws -> Void) throws {
+        var last = Int64.min
+        while true {
+            let page = try context.fetch(
+                FetchDescriptor<Sample>(
+                    predicate: Sample.timestamp > last, sortBy: [FetchSortDescriptor(Sample.timestamp)],
+                    fetchLimit: 100_000, relationshipKeyPathsForPrefetching: ["stack"]))
+            for sample in page {
+                try body(
+                    PersistenceBench.Sample(
+                        timestamp: sample.timestamp, pid: Int32(sample.pid), tid: Int32(sample.tid),
+                        callStack: sample.stack?.frames ?? []))
+            }
+            guard let final = page.last else { return }
+            last = final.timestamp
+            resetContext()
+        }
+    }
+
+    private func loadedStacks() throws -> ProfileStacks {
+        if let profileStacks { return profileStacks }
+        let stacks = ProfileStacks()
+        for stack in try context.fetch(FetchDescriptor<CallStack>()) {
+            stacks.interner.register(stack.frames, id: stack.id)
+        }
+        profileStacks = stacks
+        return stacks
+    }
+
     private func endBatch() throws {
         guard savesEveryBatch else { return }
         try context.save()
+        resetContext()
+    }
+
+    /// Resets the context and lets go of the stack objects it held.
+    func resetContext() {
         context.reset()
+        profileStacks?.objects = [:]
     }
 }
 
@@ -140,6 +230,7 @@ public final class ORMPrefetchingStore: ObjectGraphStore {
     let context: ModelContext
     var savesEveryBatch: Bool { false }
     var prefetchesRelationships: Bool { true }
+    var profileStacks: ProfileStacks?
 
     public init(directory: URL) throws {
         container = try ModelContainer(
@@ -148,11 +239,18 @@ public final class ORMPrefetchingStore: ObjectGraphStore {
     }
 
     public func close() throws {
-        context.reset()
+        resetContext()
         try container.close()
     }
 
     public func finishInserting() throws {
         try context.save()
     }
+}
+
+/// The profile's distinct stacks: their ids, and the objects of those the context holds (unsaved ones cannot be
+/// fetched, so the store keeps them until a save and reset).
+final class ProfileStacks {
+    let interner = StackInterner()
+    var objects: [Int64: CallStack] = [:]
 }

@@ -26,13 +26,16 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
 
     /// The store's model: every record type, as one app's model holds all its entities.
     static func makeModel() throws -> ManagedObjectModel {
-        try ManagedObjectModel([Item.self, Sport.self, Team.self, House.self, Floor.self, Room.self])
+        try ManagedObjectModel([
+            Item.self, Sport.self, Team.self, House.self, Floor.self, Room.self, Sample.self, CallStack.self,
+        ])
     }
 
     private let container: ModelContainer
     let context: ModelContext
     let savesEveryBatch: Bool
     var prefetchesRelationships: Bool { false }
+    var profileStacks: ProfileStacks?
 
     public init(directory: URL, savesEveryBatch: Bool) throws {
         container = try ModelContainer(
@@ -43,7 +46,7 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
 
     /// Closes without saving: like a process that ends, it drops what was not saved.
     public func close() throws {
-        context.reset()
+        resetContext()
         try container.close()
     }
 
@@ -51,7 +54,7 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
         for item in batch { _ = Item(item, context: context) }
         if savesEveryBatch {
             try context.save()
-            context.reset()
+            resetContext()
         }
     }
 

@@ -4,11 +4,10 @@ import PersistenceBench
 /// `packed`'s sports, teams and houses: append-only arrays of 32-byte rows, as a profiler keeps its tables, in
 /// `graph/` beside the items' generation directories (an item `compact` leaves them alone).
 ///
-/// Files: `sports.rows`, `teams.rows`, `houses.rows`, `floors.rows`, `rooms.rows` (each a 64-byte file header,
-/// then `GraphRow`s), `graph.arena` (names and addresses), `houses.deleted` (the row numbers of deleted houses,
-/// 4 bytes each, appended), and `graph.state`, two checksummed 4 KiB slots written alternately, as `StoreHeader`'s.
-/// Nothing is changed in place: a commit appends, flushes what it appended, then writes and flushes the slot that
-/// does not hold the current state. Reopening cuts every file to the lengths the newest valid slot commits.
+/// Files (`AppendOnlyFiles`, committed by `graph.state`): `sports.rows`, `teams.rows`, `houses.rows`,
+/// `floors.rows`, `rooms.rows` (`GraphRow`s), `graph.arena` (names and addresses) and `houses.deleted` (the row
+/// numbers of deleted houses, 4 bytes each); the state also counts the live floors and rooms. Nothing is changed
+/// in place.
 ///
 /// A house is stored whole, so its floors are one run of `floors.rows` and each floor's rooms one run of
 /// `rooms.rows`, in their stored order: the house row holds the first floor's row number and the floor count,
@@ -62,118 +61,27 @@ final class PackedGraph {
         }
     }
 
-    /// The committed state: what `graph.state`'s slots hold.
-    struct State: Equatable {
-        static let slotSize = 4096
-        static let magic: UInt64 = 0x0048_5041_5247_4250  // "PBGRAPH\0" read as a little-endian integer
-        static let formatVersion: UInt64 = 1
-
-        var sequence: UInt64 = 0
-        var rowCounts = [Int](repeating: 0, count: Table.allCases.count)
-        var arenaLength = FileMagic.headerSize
-        var deletedHouses = 0
-        var liveFloors = 0
-        var liveRooms = 0
-
-        /// Integers little-endian: magic, version, sequence, 5 row counts, arena length, deleted houses, live floors,
-        /// live rooms; the checksum of those 96 bytes in the slot's last 8.
-        func encode() -> [UInt8] {
-            var bytes: [UInt8] = []
-            let fields: [UInt64] =
-                [Self.magic, Self.formatVersion, sequence] + rowCounts.map(UInt64.init)
-                + [UInt64(arenaLength), UInt64(deletedHouses), UInt64(liveFloors), UInt64(liveRooms)]
-            for field in fields { withUnsafeBytes(of: field.littleEndian) { bytes.append(contentsOf: $0) } }
-            let checksum = bytes.withUnsafeBytes { Checksum.of($0) }
-            bytes += [UInt8](repeating: 0, count: Self.slotSize - 8 - bytes.count)
-            withUnsafeBytes(of: checksum.littleEndian) { bytes.append(contentsOf: $0) }
-            return bytes
-        }
-
-        static let fieldsSize = 12 * 8
-
-        /// The slot's state; nil when it is empty or torn.
-        static func decode(_ slot: UnsafeRawBufferPointer, path: String) throws -> State? {
-            func load(_ field: Int) -> UInt64 {
-                UInt64(littleEndian: slot.loadUnaligned(fromByteOffset: 8 * field, as: UInt64.self))
-            }
-            let checksum = UInt64(littleEndian: slot.loadUnaligned(fromByteOffset: slotSize - 8, as: UInt64.self))
-            guard checksum == Checksum.of(UnsafeRawBufferPointer(rebasing: slot[..<fieldsSize])) else { return nil }
-            guard load(0) == magic, load(1) == formatVersion else {
-                throw PackedError.corrupted(path, "a state slot without the PBGRAPH magic and version \(formatVersion)")
-            }
-            var state = State()
-            state.sequence = load(2)
-            state.rowCounts = (0..<Table.allCases.count).map { Int(load(3 + $0)) }
-            state.arenaLength = Int(load(8))
-            state.deletedHouses = Int(load(9))
-            state.liveFloors = Int(load(10))
-            state.liveRooms = Int(load(11))
-            return state
-        }
+    private enum File: Int {
+        case arena = 5, deletions = 6
+    }
+    private enum Counter: Int {
+        case liveFloors, liveRooms
     }
 
-    private let stateFile: MappedFile
-    private let tables: [MappedFile]
-    private let arena: MappedFile
-    private let deletions: MappedFile
-    private var state = State()
+    private let storage: AppendOnlyFiles
     /// Houses whose row number is in `houses.deleted`.
     private var deletedHouseRows = Set<Int>()
     /// Row number by id, per table, built when a lookup first needs it and kept up to date by inserts.
     private var rowByID: [Table: [Int64: Int]] = [:]
 
     init(directory: URL) throws {
-        try FileSystem.makeDirectory(directory)
-        func open(_ name: String) throws -> MappedFile {
-            try MappedFile(path: directory.appendingPathComponent(name).path, create: true)
-        }
-        stateFile = try open("graph.state")
-        tables = try Table.allCases.map { try open($0.fileName) }
-        arena = try open("graph.arena")
-        deletions = try open("houses.deleted")
-        for (file, magic) in zip(tables, ["PBSPORT", "PBTEAM", "PBHOUSE", "PBFLOOR", "PBROOM"]) {
-            try FileMagic.prepare(file, magic: magic)
-        }
-        try FileMagic.prepare(arena, magic: "PBARENA")
-        try FileMagic.prepare(deletions, magic: "PBDELET")
-        try recover()
-    }
-
-    func close() {
-        for file in tables + [arena, deletions, stateFile] { file.close() }
-    }
-
-    // MARK: Recovery and commit
-
-    private func recover() throws {
-        if stateFile.length < 2 * State.slotSize {
-            // A new graph: an empty state in slot 0 and an empty slot 1, flushed with the files' headers.
-            let bytes = State().encode() + [UInt8](repeating: 0, count: State.slotSize)
-            try bytes.withUnsafeBytes { try stateFile.write($0, at: 0) }
-            for file in tables + [arena, deletions, stateFile] { try file.sync() }
-            return
-        }
-        let slots = try (0..<2).compactMap { slot in
-            try State.decode(
-                UnsafeRawBufferPointer(rebasing: stateFile.bytes[slot * State.slotSize..<(slot + 1) * State.slotSize]),
-                path: stateFile.path)
-        }
-        guard let committed = slots.max(by: { $0.sequence < $1.sequence }) else {
-            throw PackedError.corrupted(stateFile.path, "neither state slot has a valid checksum")
-        }
-        // What was appended after the last commit is not part of the store.
-        let lengths =
-            committed.rowCounts.map { FileMagic.headerSize + $0 * GraphRow.size }
-            + [committed.arenaLength, FileMagic.headerSize + 4 * committed.deletedHouses]
-        for (file, length) in zip(tables + [arena, deletions], lengths) {
-            guard file.length >= length else {
-                throw PackedError.corrupted(file.path, "\(file.length) bytes; \(stateFile.path) commits \(length)")
-            }
-            if file.length > length { try file.truncate(to: length) }
-        }
-        state = committed
-        let deleted = deletions.bytes
-        for index in 0..<state.deletedHouses {
+        storage = try AppendOnlyFiles(
+            directory: directory, state: "graph.state", magic: "PBGRAPH",
+            files: zip(Table.allCases.map(\.fileName), ["PBSPORT", "PBTEAM", "PBHOUSE", "PBFLOOR", "PBROOM"]).map {
+                ($0, $1)
+            } + [("graph.arena", "PBARENA"), ("houses.deleted", "PBDELET")], counters: 2)
+        let deleted = storage.files[File.deletions.rawValue].bytes
+        for index in 0..<deletedHouseCount {
             deletedHouseRows.insert(
                 Int(
                     UInt32(
@@ -182,40 +90,38 @@ final class PackedGraph {
         }
     }
 
-    /// Appends rows and strings beyond the committed lengths, flushes them, then commits `next` (which counts
-    /// them) in the slot not in use.
-    private func commit(_ next: State, rows: [Table: [UInt8]], strings: [UInt8] = [], deleted: [UInt8] = []) throws {
-        var next = next
-        next.sequence = state.sequence + 1
-        for (table, bytes) in rows where !bytes.isEmpty {
-            let file = tables[table.rawValue]
-            try bytes.withUnsafeBytes {
-                try file.write($0, at: FileMagic.headerSize + state.rowCounts[table.rawValue] * GraphRow.size)
-            }
-            try file.sync()
-        }
-        if !strings.isEmpty {
-            try strings.withUnsafeBytes { try arena.write($0, at: state.arenaLength) }
-            try arena.sync()
-        }
-        if !deleted.isEmpty {
-            try deleted.withUnsafeBytes { try deletions.write($0, at: FileMagic.headerSize + 4 * state.deletedHouses) }
-            try deletions.sync()
-        }
-        try next.encode().withUnsafeBytes { try stateFile.write($0, at: Int(next.sequence % 2) * State.slotSize) }
-        try stateFile.sync()
-        state = next
+    func close() { storage.close() }
+
+    private func rowCount(_ table: Table) -> Int {
+        (storage.lengths[table.rawValue] - FileMagic.headerSize) / GraphRow.size
+    }
+
+    private var arenaLength: Int { storage.lengths[File.arena.rawValue] }
+    private var deletedHouseCount: Int { (storage.lengths[File.deletions.rawValue] - FileMagic.headerSize) / 4 }
+
+    /// Appends `rows` to their tables, `strings` to the arena and `deleted` to the deletions, in one commit.
+    private func commit(
+        rows: [Table: [UInt8]], strings: [UInt8] = [], deleted: [UInt8] = [], floors: Int = 0, rooms: Int = 0
+    ) throws {
+        var appended: [Int: [UInt8]] = [File.arena.rawValue: strings, File.deletions.rawValue: deleted]
+        for (table, bytes) in rows { appended[table.rawValue] = bytes }
+        try storage.commit(
+            appending: appended,
+            counters: [
+                storage.counters[Counter.liveFloors.rawValue] + floors,
+                storage.counters[Counter.liveRooms.rawValue] + rooms,
+            ])
     }
 
     // MARK: Reading rows
 
     private func row(_ table: Table, _ index: Int) -> GraphRow {
-        GraphRow(tables[table.rawValue].bytes, at: FileMagic.headerSize + index * GraphRow.size)
+        GraphRow(storage.files[table.rawValue].bytes, at: FileMagic.headerSize + index * GraphRow.size)
     }
 
     private func text(_ reference: ItemRow.StringReference) throws -> String {
-        guard reference.offset >= FileMagic.headerSize, reference.offset + reference.length <= state.arenaLength
-        else {
+        let arena = storage.files[File.arena.rawValue]
+        guard reference.offset >= FileMagic.headerSize, reference.offset + reference.length <= arenaLength else {
             throw PackedError.corrupted(
                 arena.path, "a row refers to bytes \(reference.offset)..<\(reference.offset + reference.length)")
         }
@@ -229,7 +135,7 @@ final class PackedGraph {
     private func rowNumber(of id: Int64, in table: Table) -> Int? {
         if rowByID[table] == nil {
             var index: [Int64: Int] = [:]
-            for number in 0..<state.rowCounts[table.rawValue] { index[row(table, number).id] = number }
+            for number in 0..<rowCount(table) { index[row(table, number).id] = number }
             rowByID[table] = index
         }
         return rowByID[table]?[id]
@@ -237,7 +143,7 @@ final class PackedGraph {
 
     /// Row numbers of `table` in id order, skipping `excluded`.
     private func rowsInIDOrder(_ table: Table, excluding excluded: Set<Int> = []) -> [Int] {
-        var numbers = (0..<state.rowCounts[table.rawValue]).filter { !excluded.contains($0) }
+        var numbers = (0..<rowCount(table)).filter { !excluded.contains($0) }
         var previous = Int64.min
         var ascending = true
         for number in numbers where ascending {
@@ -249,8 +155,9 @@ final class PackedGraph {
         return numbers
     }
 
-    private func appendText(_ text: String, to strings: inout [UInt8], next: State) -> ItemRow.StringReference {
-        let reference = ItemRow.StringReference(offset: next.arenaLength + strings.count, length: text.utf8.count)
+    /// Appends `text` to the strings a commit will append to the arena.
+    private func appendText(_ text: String, to strings: inout [UInt8]) -> ItemRow.StringReference {
+        let reference = ItemRow.StringReference(offset: arenaLength + strings.count, length: text.utf8.count)
         strings.append(contentsOf: text.utf8)
         return reference
     }
@@ -272,35 +179,26 @@ final class PackedGraph {
 
     func insert(sports: [Sport]) throws {
         try checkNew(sports.map(\.id), in: .sports)
-        var next = state
         var rows: [UInt8] = []
         var strings: [UInt8] = []
-        for sport in sports {
-            GraphRow(id: sport.id, text: appendText(sport.name, to: &strings, next: next)).append(to: &rows)
-        }
-        next.rowCounts[Table.sports.rawValue] += sports.count
-        next.arenaLength += strings.count
-        let first = state.rowCounts[Table.sports.rawValue]
-        try commit(next, rows: [.sports: rows], strings: strings)
+        for sport in sports { GraphRow(id: sport.id, text: appendText(sport.name, to: &strings)).append(to: &rows) }
+        let first = rowCount(.sports)
+        try commit(rows: [.sports: rows], strings: strings)
         noteInserted(sports.map(\.id), in: .sports, from: first)
     }
 
     func insert(teams: [Team]) throws {
         try checkNew(teams.map(\.id), in: .teams)
-        var next = state
         var rows: [UInt8] = []
         var strings: [UInt8] = []
         for team in teams {
             guard rowNumber(of: team.sportID, in: .sports) != nil else {
                 throw PackedError("inserting team \(team.id): its sport \(team.sportID) is not stored")
             }
-            GraphRow(id: team.id, first: team.sportID, text: appendText(team.name, to: &strings, next: next))
-                .append(to: &rows)
+            GraphRow(id: team.id, first: team.sportID, text: appendText(team.name, to: &strings)).append(to: &rows)
         }
-        next.rowCounts[Table.teams.rawValue] += teams.count
-        next.arenaLength += strings.count
-        let first = state.rowCounts[Table.teams.rawValue]
-        try commit(next, rows: [.teams: rows], strings: strings)
+        let first = rowCount(.teams)
+        try commit(rows: [.teams: rows], strings: strings)
         noteInserted(teams.map(\.id), in: .teams, from: first)
     }
 
@@ -310,13 +208,14 @@ final class PackedGraph {
         var position: [Int64: Int] = [:]
         for (index, sport) in sports.enumerated() { position[sport.id] = index }
         var counts = [Int](repeating: 0, count: sports.count)
-        let teams = tables[Table.teams.rawValue].bytes
-        for number in 0..<state.rowCounts[Table.teams.rawValue] {
+        let teams = storage.files[Table.teams.rawValue]
+        let bytes = teams.bytes
+        for number in 0..<rowCount(.teams) {
             let sportID = Int64(
-                littleEndian: teams.loadUnaligned(
+                littleEndian: bytes.loadUnaligned(
                     fromByteOffset: FileMagic.headerSize + number * GraphRow.size + 8, as: Int64.self))
             guard let index = position[sportID] else {
-                throw PackedError.corrupted(tables[Table.teams.rawValue].path, "a team of sport \(sportID), not stored")
+                throw PackedError.corrupted(teams.path, "a team of sport \(sportID), which is not stored")
             }
             counts[index] += 1
         }
@@ -327,39 +226,36 @@ final class PackedGraph {
 
     func insert(houses: [House]) throws {
         try checkNew(houses.map(\.id), in: .houses)
-        var next = state
         var houseRows: [UInt8] = []
         var floorRows: [UInt8] = []
         var roomRows: [UInt8] = []
         var strings: [UInt8] = []
-        var floorNumber = state.rowCounts[Table.floors.rawValue]
-        var roomNumber = state.rowCounts[Table.rooms.rawValue]
+        let firstFloor = rowCount(.floors)
+        let firstRoom = rowCount(.rooms)
+        var floorNumber = firstFloor
+        var roomNumber = firstRoom
         for house in houses {
             GraphRow(
                 id: house.id, first: Int64(floorNumber), second: Int64(house.floors.count),
-                text: appendText(house.address, to: &strings, next: next)
+                text: appendText(house.address, to: &strings)
             ).append(to: &houseRows)
             floorNumber += house.floors.count
             for floor in house.floors {
                 GraphRow(
                     id: floor.id, first: Int64(roomNumber), second: Int64(floor.rooms.count),
-                    text: appendText(floor.name, to: &strings, next: next)
+                    text: appendText(floor.name, to: &strings)
                 ).append(to: &floorRows)
                 roomNumber += floor.rooms.count
                 for room in floor.rooms {
-                    GraphRow(id: room.id, first: room.area, text: appendText(room.name, to: &strings, next: next))
+                    GraphRow(id: room.id, first: room.area, text: appendText(room.name, to: &strings))
                         .append(to: &roomRows)
                 }
             }
         }
-        next.rowCounts[Table.houses.rawValue] += houses.count
-        next.liveFloors += floorNumber - state.rowCounts[Table.floors.rawValue]
-        next.liveRooms += roomNumber - state.rowCounts[Table.rooms.rawValue]
-        next.rowCounts[Table.floors.rawValue] = floorNumber
-        next.rowCounts[Table.rooms.rawValue] = roomNumber
-        next.arenaLength += strings.count
-        let first = state.rowCounts[Table.houses.rawValue]
-        try commit(next, rows: [.houses: houseRows, .floors: floorRows, .rooms: roomRows], strings: strings)
+        let first = rowCount(.houses)
+        try commit(
+            rows: [.houses: houseRows, .floors: floorRows, .rooms: roomRows], strings: strings,
+            floors: floorNumber - firstFloor, rooms: roomNumber - firstRoom)
         noteInserted(houses.map(\.id), in: .houses, from: first)
     }
 
@@ -381,28 +277,28 @@ final class PackedGraph {
     }
 
     func deleteHouses(ids: [Int64]) throws {
-        var next = state
         var deleted: [UInt8] = []
         var numbers = Set<Int>()
+        var floors = 0
+        var rooms = 0
         for id in ids {
             guard let number = rowNumber(of: id, in: .houses), !deletedHouseRows.contains(number),
                 numbers.insert(number).inserted
             else { throw PackedError("deleting house \(id): it is not stored") }
             let house = row(.houses, number)
-            next.liveFloors -= Int(house.second)
+            floors += Int(house.second)
             for floorNumber in Int(house.first)..<Int(house.first + house.second) {
-                next.liveRooms -= Int(row(.floors, floorNumber).second)
+                rooms += Int(row(.floors, floorNumber).second)
             }
             withUnsafeBytes(of: UInt32(number).littleEndian) { deleted.append(contentsOf: $0) }
         }
-        next.deletedHouses += numbers.count
-        try commit(next, rows: [:], deleted: deleted)
+        try commit(rows: [:], deleted: deleted, floors: -floors, rooms: -rooms)
         deletedHouseRows.formUnion(numbers)
     }
 
     func houseCounts() -> HouseCounts {
         HouseCounts(
-            houses: state.rowCounts[Table.houses.rawValue] - state.deletedHouses, floors: state.liveFloors,
-            rooms: state.liveRooms)
+            houses: rowCount(.houses) - deletedHouseCount, floors: storage.counters[Counter.liveFloors.rawValue],
+            rooms: storage.counters[Counter.liveRooms.rawValue])
     }
 }

@@ -12,3 +12,12 @@ extension PackedItemStore: AssociationStore, HouseStore {
     public func deleteHouses(ids: [Int64]) throws { try graph().deleteHouses(ids: ids) }
     public func houseCounts() throws -> HouseCounts { try graph().houseCounts() }
 }
+
+/// The time profile on `packed`, through `PackedProfile` (opened the first time it is used).
+extension PackedItemStore: ProfileStore {
+    public func insert(samples: [Sample]) throws { try profile().insert(samples: samples) }
+    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+        try profile().topLeafFrames(from: timestamp, samples: count, limit: limit)
+    }
+    public func forEachSample(_ body: (Sample) throws -> Void) throws { try profile().forEachSample(body) }
+}

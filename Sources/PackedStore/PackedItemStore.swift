@@ -53,6 +53,8 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     private var liveTitles: Set<String>?
     /// Sports, teams and houses, opened by the first call that needs them.
     private var openedGraph: PackedGraph?
+    /// The time profile, likewise.
+    private var openedProfile: PackedProfile?
 
     /// The committed state, for tests.
     var state: StoreHeader { header }
@@ -77,6 +79,16 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         order = nil
         openedGraph?.close()
         openedGraph = nil
+        openedProfile?.close()
+        openedProfile = nil
+    }
+
+    /// The time profile in `profile/`, opened (or created) on first use.
+    func profile() throws -> PackedProfile {
+        if let openedProfile { return openedProfile }
+        let profile = try PackedProfile(directory: directory.appendingPathComponent("profile"))
+        openedProfile = profile
+        return profile
     }
 
     /// The graph in `graph/`, opened (or created) on first use.

@@ -24,6 +24,8 @@ public final class SQLiteItemStore: MigrationStore {
     static let columns = "id, title, notes, isInStock, priority, price, createdAt"
 
     let connection: SQLiteConnection
+    /// The profile's distinct stacks by id, loaded by the first profile write (`SQLiteProfileStore.swift`).
+    var profileStacks: StackInterner?
     private let insertStatement: SQLiteStatement
     private let selectByID: SQLiteStatement
     private let selectAll: SQLiteStatement
@@ -41,7 +43,7 @@ public final class SQLiteItemStore: MigrationStore {
         // Foreign keys on, as GRDB sets them: the house tables cascade deletes through them.
         try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
         try connection.transaction {
-            try connection.execute(Self.schema + Self.leagueSchema + Self.houseSchema)
+            try connection.execute(Self.schema + Self.leagueSchema + Self.houseSchema + Self.profileSchema)
         }
         let columns = Self.columns
         insertStatement = try connection.prepare("INSERT INTO item (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")

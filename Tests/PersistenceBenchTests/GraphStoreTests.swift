@@ -150,3 +150,64 @@ let migrationStoreNames = allStoreKinds.filter { $0.type is any MigrationStore.T
         try last.close()
     }
 }
+
+let profileStoreNames = allStoreKinds.filter { $0.type is any ProfileStore.Type }.map(\.name)
+
+/// The time profile, every store that keeps one: samples read back exactly, windows answered as the generator's
+/// own count says.
+@Suite struct ProfileStoreTests {
+    let generator = SampleGenerator(seed: 21)
+
+    func expectedTop(_ samples: [Sample], from timestamp: Int64, count: Int) -> [FrameCount] {
+        var counts: [UInt64: Int] = [:]
+        for sample in samples.filter({ $0.timestamp >= timestamp }).prefix(count) {
+            counts[sample.leafFrame, default: 0] += 1
+        }
+        return FrameCount.top(20, of: counts)
+    }
+
+    @Test(arguments: profileStoreNames)
+    func samplesReadBackAndWindowsCountTheirLeaves(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let samples = generator.samples(0..<3_000)
+        let store = try open(name, as: (any ProfileStore).self, at: directory.url)
+        try store.insert(samples: Array(samples[..<1_200]))
+        try store.insert(samples: Array(samples[1_200..<2_000]))
+        try store.finishInserting()
+        try store.close()
+        // Reopened, the store must know the stacks it holds: new samples reuse them.
+        let reopened = try open(name, as: (any ProfileStore).self, at: directory.url)
+        try reopened.insert(samples: Array(samples[2_000...]))
+        try reopened.finishInserting()
+        var read: [Sample] = []
+        try reopened.forEachSample { read.append($0) }
+        #expect(read == samples)
+        for (timestamp, count) in [
+            (Int64(0), 500), (samples[700].timestamp - 1, 1_000), (samples[2_990].timestamp, 100),
+        ] {
+            #expect(
+                try reopened.topLeafFrames(from: timestamp, samples: count, limit: 20)
+                    == expectedTop(samples, from: timestamp, count: count), "from \(timestamp), \(count)")
+        }
+        try reopened.close()
+    }
+}
+
+@Suite struct SampleGeneratorTests {
+    @Test func stacksAreFiveToAHundredAndTwentyFramesMeanThirtyWithSkewedLeaves() {
+        let generator = SampleGenerator(seed: 3)
+        let depths = generator.stacks.map(\.count)
+        #expect(depths.min()! >= 5 && depths.max()! <= 120)
+        let mean = Double(depths.reduce(0, +)) / Double(depths.count)
+        #expect(mean > 25 && mean < 35, "mean depth \(mean)")
+        #expect(Set(generator.stacks).count > 4_000)
+        let samples = generator.samples(0..<50_000)
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        var leaves: [UInt64: Int] = [:]
+        for sample in samples { leaves[sample.leafFrame, default: 0] += 1 }
+        let top = FrameCount.top(20, of: leaves)
+        #expect(top[0].samples > 10 * top[19].samples, "skewed: \(top.map(\.samples))")
+        #expect(Set(samples.map(\.callStack)).count > 1_000, "drawn from thousands of stacks")
+        #expect(SampleGenerator(seed: 3).sample(index: 777) == generator.sample(index: 777))
+    }
+}

@@ -203,7 +203,7 @@ import Testing
             try handle.close()
         }
         let state = try FileHandle(forWritingTo: graph.appendingPathComponent("graph.state"))
-        try state.seek(toOffset: UInt64(PackedGraph.State.slotSize + 16))
+        try state.seek(toOffset: UInt64(AppendOnlyFiles.slotSize + 16))
         try state.write(contentsOf: Data(repeating: 0xCD, count: 64))
         try state.close()
 

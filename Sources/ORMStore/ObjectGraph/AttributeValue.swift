@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceBench
 
 /// One stored value of a managed object, as its column holds it: the object's backing data and the row cache
 /// both keep rows as arrays of these.
@@ -7,6 +8,7 @@ public enum AttributeValue: Equatable, Sendable {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob([UInt8])
 }
 
 /// How an attribute is stored: the SQLite column type Core Data declares for it.
@@ -19,6 +21,8 @@ public enum AttributeStorage: Sendable {
     case timestamp
     /// String: `VARCHAR`.
     case text
+    /// Binary data (arrays of addresses, stored as SwiftData stores a composite value): `BLOB`.
+    case binary
 
     var columnType: String {
         switch self {
@@ -26,6 +30,7 @@ public enum AttributeStorage: Sendable {
         case .real: "FLOAT"
         case .timestamp: "TIMESTAMP"
         case .text: "VARCHAR"
+        case .binary: "BLOB"
         }
     }
 }
@@ -87,6 +92,15 @@ extension Date: AttributeType {
         self.init(timeIntervalSinceReferenceDate: Double(stored: stored))
     }
     @inlinable public var stored: AttributeValue { .real(timeIntervalSinceReferenceDate) }
+}
+
+/// An array of 64-bit values (a call stack's addresses): 8 little-endian bytes each, in one `BLOB`.
+extension Array: AttributeType where Element == UInt64 {
+    public static var storage: AttributeStorage { .binary }
+    public init(stored: AttributeValue) {
+        if case .blob(let bytes) = stored { self = bytes.withUnsafeBytes { StackBytes.decode($0) } } else { self = [] }
+    }
+    public var stored: AttributeValue { .blob(StackBytes.encode(self)) }
 }
 
 extension Optional: AttributeType where Wrapped: AttributeType {

@@ -192,8 +192,11 @@ open class ManagedObject {
             context.markUpdated(old)
         }
         if let object {
-            // Fire the inverse's fault before adding to it, so that it holds the stored members too.
-            _ = object.relatedObjects(inverse)
+            // An ordered to-many's fault fires first, so that the new member's position follows the stored ones.
+            // An unordered one stays a fault if it is one, as Core Data's does: when it fires, it reads the stored
+            // members and adds the context's unsaved ones (`ModelContext.fetchRelated`). Firing it here would read
+            // every stored member for each one added.
+            if object.entity.relationships[inverse].kind == .orderedToMany { _ = object.relatedObjects(inverse) }
             object.appendLoaded(self, at: inverse)
             context.markUpdated(object)
         }

@@ -69,6 +69,7 @@ public final class ModelContainer {
         case .integer(let integer): statement.bind(integer, at: index)
         case .real(let real): statement.bind(real, at: index)
         case .text(let text): statement.bindCopy(text, at: index)
+        case .blob(let bytes): statement.bindCopy(bytes, at: index)
         }
     }
 
@@ -86,6 +87,7 @@ public final class ModelContainer {
             case .integer: values.append(.integer(row.int64(at: index)))
             case .real, .timestamp: values.append(.real(row.double(at: index)))
             case .text: values.append(.text(row.text(at: index)))
+            case .binary: values.append(.blob(row.blob(at: index)))
             }
         }
         return values

@@ -198,15 +198,27 @@ public final class ModelContext {
     /// The members of a to-many relationship fault: one query, in stored order if ordered. Objects deleted or
     /// moved to another owner in memory are left out.
     func fetchRelated(of object: ManagedObject, _ index: Int) throws -> [ManagedObject] {
-        guard object.primaryKey > 0 else { return [] }
         let relationship = object.entity.relationships[index]
         let destination = relationship.destination
-        var members: [ManagedObject] = []
-        try container.query(
-            membersSQL(of: relationship, "= ?"),
-            [.integer(object.primaryKey)]
-        ) { members.append(self.object(for: $0, of: destination)) }
-        return members.filter { isMember($0, of: object, inverse: relationship.inverseIndex) }
+        var found: [ManagedObject] = []
+        if object.primaryKey > 0 {
+            try container.query(
+                membersSQL(of: relationship, "= ?"),
+                [.integer(object.primaryKey)]
+            ) { found.append(self.object(for: $0, of: destination)) }
+            found = found.filter { isMember($0, of: object, inverse: relationship.inverseIndex) }
+        }
+        // Objects pointed at the owner in memory since the last save: inserted ones, and saved ones moved here
+        // while this relationship was a fault. Their rows do not say so yet.
+        let stored = Set(found.map(ObjectIdentifier.init))
+        for candidate in inserted + updated
+        where candidate.entity === destination && !candidate.isDeleted && !stored.contains(ObjectIdentifier(candidate))
+        {
+            if case .toOne(let owner) = candidate.relations[relationship.inverseIndex], owner === object {
+                found.append(candidate)
+            }
+        }
+        return found
     }
 
     /// The query for the members of a to-many relationship whose owners' keys satisfy `condition`, by owner,

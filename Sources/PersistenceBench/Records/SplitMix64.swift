@@ -55,5 +55,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let teams = Stream(rawValue: 11)
         public static let houses = Stream(rawValue: 12)
         public static let houseSelection = Stream(rawValue: 13)
+        public static let stacks = Stream(rawValue: 14)
+        public static let samples = Stream(rawValue: 15)
+        public static let profileWindows = Stream(rawValue: 16)
     }
 }

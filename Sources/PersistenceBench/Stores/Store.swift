@@ -84,6 +84,18 @@ public protocol HouseStore: Store {
     func houseCounts() throws -> HouseCounts
 }
 
+/// A time profile: samples with call stacks, at tens of millions of records.
+public protocol ProfileStore: Store {
+    /// Inserts samples (timestamps ascending, after every stored one) in one transaction, each distinct call stack
+    /// stored once: one batch of an ingest (`finishInserting` ends it).
+    func insert(samples: [Sample]) throws
+    /// The `limit` leaf frames seen most often in the `count` samples that start at the first timestamp at or
+    /// after `timestamp`, most frequent first, ties by frame (`FrameCount.top`).
+    func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount]
+    /// Calls `body` with every sample in time order, streaming.
+    func forEachSample(_ body: (Sample) throws -> Void) throws
+}
+
 /// How the tool finds, describes and opens a store.
 public struct StoreKind: Sendable {
     /// The short name used on the command line, in results and in reports: `sqlite`, `grdb+codable`.

@@ -1,6 +1,6 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud + limits + ycsb + associations + migrations + system
+    public static let all: [any Workload] = crud + limits + ycsb + associations + migrations + profile + system
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -22,6 +22,9 @@ public enum WorkloadCatalog {
 
     /// Schema migrations over existing data.
     public static let migrations: [any Workload] = [UniqueTitleWorkload()]
+
+    /// A time profile at tens of millions of samples.
+    public static let profile: [any Workload] = [ProfileIngestWorkload(), ProfileWindowWorkload()]
 
     /// The store as a program meets it at launch: `open`.
     public static let system: [any Workload] = [OpenWorkload()]
