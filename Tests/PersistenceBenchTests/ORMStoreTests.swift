@@ -388,4 +388,26 @@ import Testing
         }
         #expect(queries == [1 + league.sportCount, 2])
     }
+
+    /// A window faults each distinct stack once in `orm`; `orm+prefetch` reads them all with one more query.
+    @Test func profileWindowsFaultEachStackOnceUnlessPrefetched() throws {
+        let samples = SampleGenerator(seed: 4).samples(0..<2_000)
+        let distinct = Set(samples.map(\.callStack)).count
+        var queries: [Int] = []
+        for prefetching in [false, true] {
+            let directory = try TemporaryDirectory()
+            let store: any ObjectGraphStore =
+                prefetching
+                ? try ORMPrefetchingStore(directory: directory.url)
+                : try ORMItemStore(directory: directory.url, savesEveryBatch: false)
+            try store.insert(samples: samples)
+            try store.finishInserting()
+            store.resetContext()
+            let before = store.context.container.queryCount
+            #expect(try store.topLeafFrames(from: 0, samples: 2_000, limit: 20).count == 20)
+            queries.append(store.context.container.queryCount - before)
+            try store.close()
+        }
+        #expect(queries == [1 + distinct, 2])
+    }
 }

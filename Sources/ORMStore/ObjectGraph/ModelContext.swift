@@ -243,11 +243,15 @@ public final class ModelContext {
         let destination = relationship.destination
         if relationship.kind == .toOne {
             var keys: [AttributeValue] = []
+            var seen = Set<Int64>()
             for object in objects {
                 guard case .fault = object.relations[index] else { continue }
                 if object.isFault { object.fireFault() }
                 let key = object.values[relationship.foreignKeyColumn]
-                if case .integer(let primaryKey) = key, registered[destination.index][primaryKey] == nil {
+                // Each destination once: many objects can point at the same one.
+                if case .integer(let primaryKey) = key, registered[destination.index][primaryKey] == nil,
+                    seen.insert(primaryKey).inserted
+                {
                     keys.append(key)
                 }
             }
