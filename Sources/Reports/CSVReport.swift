@@ -8,7 +8,8 @@ public enum CSVReport {
         "ops_per_second", "latency_p50_us", "latency_p95_us", "latency_p99_us", "latency_p999_us", "latency_max_us",
         "user_cpu_seconds", "sys_cpu_seconds", "peak_rss_bytes", "rss_anon_bytes", "rss_file_bytes",
         "storage_write_bytes", "bytes_on_disk", "digest", "process_wall_seconds", "timed_peak_rss_bytes",
-        "calibration_seconds", "latency_by_operation_us",
+        "calibration_seconds", "latency_by_operation_us", "sync_calibration_seconds", "phase_seconds",
+        "phase_cpu_seconds", "phase_waits",
     ]
 
     public static func render(_ results: RunResults) -> String {
@@ -27,7 +28,9 @@ public enum CSVReport {
                 metrics?.storageWriteBytes.map { "\($0)" }, metrics.map { "\($0.bytesOnDisk)" },
                 metrics.map { $0.digest.description }, cell.process.map { seconds($0.wallSeconds) },
                 metrics?.timedPeakRSSBytes.map { "\($0)" }, metrics?.calibrationSeconds.map(seconds),
-                metrics?.latencyByOperation.map(operationLatencies),
+                metrics?.latencyByOperation.map(operationLatencies), metrics?.syncCalibrationSeconds.map(seconds),
+                metrics?.phaseSeconds.map(seconds), metrics?.phaseCPUSeconds.map(seconds),
+                metrics?.phaseWaits.map { "\($0)" },
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }

@@ -69,11 +69,16 @@ struct Check: ParsableCommand {
             handle.closeFile()
         }
         let regressions = comparison.regressions
+        let boundLine = comparison.bounds.map {
+            "\($0.bound.rawValue) ×\(RunComparison.format($0.typicalRatio)) after its probe ×"
+                + RunComparison.format($0.probeRatio)
+        }.joined(separator: ", ")
         let storeLine = comparison.stores.map { "\($0.store) ×\(RunComparison.format($0.relativeRatio))" }
             .joined(separator: ", ")
+        print("Typical store's time by bound (\(comparison.rule.name)): \(boundLine)")
         print(
-            "Typical store's time ×\(RunComparison.format(comparison.typicalTimeRatio)) (calibrated); each store "
-                + "relative to it (band ×\(RunComparison.format(comparison.rule.storeBand))): \(storeLine)")
+            "Each store relative to the typical store (band ×\(RunComparison.format(comparison.rule.storeBand))): "
+                + storeLine)
         print("Compared \(comparison.cells.count) cells; summary in \(summaryURL.path)")
         if regressions.isEmpty {
             print("PASS: no regression against \(baseline)")

@@ -7,9 +7,11 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare two finished runs: each metric's change per (store, workload, scale), with a verdict.",
         discussion: """
-            Times are per operation, divided by each run's calibration, and judged against a band drawn from the \
-            repetitions' spread; bytes on disk and digests strictly (README, "Regression checks"). Prints \
-            Markdown. Exit status: 0 (whatever the verdicts; `check` gates), 2 on bad input.
+            Each cell is classed by what bounds it (CPU and memory, or waits on durable writes, from its own \
+            counters); its time per operation is divided by the matching probe of the machine and by the typical \
+            store's change over cells of its bound, and judged against a band drawn from measured spreads; bytes on \
+            disk and digests strictly (README, "Regression checks"). Prints Markdown. Exit status: 0 (whatever the \
+            verdicts; `check` gates), 2 on bad input.
             """)
 
     @Argument(help: "The baseline: a run's directory or its results.json.")

@@ -1,7 +1,9 @@
 import Foundation
 
-/// A fixed CPU and memory loop, timed in every cell's process after its timed phase, so that a comparison of
-/// two runs can tell a slower machine (or a busier one) from a slower store.
+/// Fixed probes of the machine, timed in every cell's process after its timed phase, so that a comparison of two
+/// runs can tell a slower machine (or a busier one) from a slower store: a CPU and memory loop, and a durable
+/// write. Cells bound by the CPU are judged against the first, cells that wait on `fdatasync` against the second
+/// (`RunComparison`).
 ///
 /// The loop does the same work on every machine: dependent, pseudo-random read-modify-writes over a 16 MiB
 /// table (past the L2 cache of common cores, so both arithmetic and memory latency count), the mix of work a
@@ -34,6 +36,31 @@ public enum Calibration {
         }
         // Keeps the loop from being optimised away: the final state is used.
         if state == 0 { times.append(0) }
+        return times.sorted()[times.count / 2]
+    }
+
+    /// Seconds of one durable write: the median over `rounds` of appending 4 KiB to a new file in `directory` and
+    /// `fdatasync`-ing it, after one untimed round that creates the file. Each append grows the file, so each
+    /// sync also commits the file's new size, as a store's commit that appends to its log or data file does.
+    ///
+    /// - Throws: `BenchError` when the file cannot be written or flushed.
+    public static func measureSync(in directory: URL, rounds: Int = 16) throws -> Double {
+        let file = directory.appendingPathComponent(".sync-probe")
+        defer { try? FileSystem.remove(file) }
+        var times: [Double] = []
+        let block = [UInt8](repeating: 0xA5, count: 4096)
+        try FileSystem.withDescriptor(of: file, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
+            for round in 0...rounds {
+                let start = monotonicNanoseconds()
+                try block.withUnsafeBytes {
+                    try FileSystem.write($0, to: descriptor, at: round * block.count, path: file.path)
+                }
+                guard fdatasync(descriptor) == 0 else {
+                    throw BenchError("flushing \(file.path): \(String(cString: strerror(errno)))")
+                }
+                if round > 0 { times.append(Double(monotonicNanoseconds() - start) / 1e9) }
+            }
+        }
         return times.sorted()[times.count / 2]
     }
 }

@@ -1,7 +1,14 @@
 import Foundation
 
-/// What Linux says about this process's memory and I/O, read from /proc/self.
+/// What Linux says about this process's memory, I/O and CPU, read from /proc/self and getrusage.
 public struct ProcessStats: Sendable {
+    /// Monotonic nanoseconds when these were read.
+    public var monotonicNanoseconds: UInt64
+    /// User plus system CPU seconds this process has used so far (getrusage).
+    public var cpuSeconds: Double
+    /// Times this process gave up the CPU to wait (getrusage's `ru_nvcsw`): a blocking `fdatasync`, a read that
+    /// missed the page cache, a lock. A CPU-bound stretch of code adds none.
+    public var voluntaryContextSwitches: Int64
     /// Resident anonymous memory (heap, stacks): `RssAnon` in /proc/self/status.
     public var rssAnonBytes: Int64?
     /// Resident file-backed memory (mapped files, e.g. an mmap store's pages): `RssFile`.
@@ -15,8 +22,13 @@ public struct ProcessStats: Sendable {
     public static func current() -> ProcessStats {
         let status = fields(of: "/proc/self/status")
         let io = fields(of: "/proc/self/io")
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
         return ProcessStats(
-            rssAnonBytes: status["RssAnon"].flatMap(kilobytes), rssFileBytes: status["RssFile"].flatMap(kilobytes),
+            monotonicNanoseconds: PersistenceBench.monotonicNanoseconds(),
+            cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+            voluntaryContextSwitches: Int64(usage.ru_nvcsw), rssAnonBytes: status["RssAnon"].flatMap(kilobytes), rssFileBytes: status["RssFile"].flatMap(kilobytes),
             storageWriteBytes: io["write_bytes"].flatMap { Int64($0) }, peakRSSBytes: status["VmHWM"].flatMap(kilobytes)
         )
     }

@@ -7,6 +7,10 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
     public var memoryBytes: Int64
     public var kernel: String
     public var hostname: String
+    /// This boot of this machine (`/proc/sys/kernel/random/boot_id`): two runs with the same one ran on the same
+    /// machine, on the same host and kernel, which a comparison judges with its closest bands. Nil where the
+    /// kernel does not say, and in results recorded before it was.
+    public var bootID: String?
     /// The compiler that built this tool.
     public var swift: String
     /// Each store's engine and version as linked at run time ("sqlite": "SQLite 3.40.1").
@@ -18,7 +22,7 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
 
     public init(
         cpuModel: String, cores: Int, memoryBytes: Int64, kernel: String, hostname: String, swift: String,
-        engines: [String: String], gitCommit: String, command: String
+        engines: [String: String], gitCommit: String, command: String, bootID: String? = nil
     ) {
         self.cpuModel = cpuModel
         self.cores = cores
@@ -29,6 +33,7 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
         self.engines = engines
         self.gitCommit = gitCommit
         self.command = command
+        self.bootID = bootID
     }
 
     /// Reads the current machine's facts.
@@ -51,7 +56,9 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
         return RunEnvironment(
             cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), memoryBytes: memoryKiB * 1024,
             kernel: "\(system) \(kernel)", hostname: ProcessInfo.processInfo.hostName, swift: compilerVersion,
-            engines: engines, gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "))
+            engines: engines, gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "),
+            bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
     }
 
     /// The Swift compiler that built this binary, to the patch level where it can be told at compile time.

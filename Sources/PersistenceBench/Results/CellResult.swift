@@ -72,14 +72,36 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// Seconds of one round of the fixed CPU and memory loop (`Calibration`), timed in the cell's process after
     /// its timed phase: how fast the machine was, for comparisons between runs.
     public var calibrationSeconds: Double?
+    /// Seconds of one durable 4 KiB append (`Calibration.measureSync`), timed in the cell's directory after its
+    /// timed phase: how long this machine's storage takes to make a write durable.
+    public var syncCalibrationSeconds: Double?
+    /// Wall seconds from the start to the end of the timed phase, untimed generation between its parts included.
+    public var phaseSeconds: Double?
+    /// CPU seconds (user and system) the process used over the same span.
+    public var phaseCPUSeconds: Double?
+    /// Voluntary context switches over the same span: how often the cell waited (a blocking sync, a read that
+    /// missed the page cache).
+    public var phaseWaits: Int64?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
+
+    /// The share of the timed seconds the cell spent off the CPU, waiting (0–1): the phase's wall time less its
+    /// CPU time, at most the timed seconds (generation between timed parts runs on the CPU, so waiting belongs to
+    /// the store). Nil for results recorded before the phase was measured.
+    public var waitShare: Double? {
+        guard let phaseSeconds, let phaseCPUSeconds, timedSeconds > 0 else { return nil }
+        return min(max(phaseSeconds - phaseCPUSeconds, 0), timedSeconds) / timedSeconds
+    }
+
+    /// Voluntary context switches per operation of the timed phase.
+    public var waitsPerOperation: Double? { phaseWaits.map { Double($0) / Double(max(operations, 1)) } }
 
     public init(
         timedSeconds: Double, operations: Int, latency: LatencySummary?,
         latencyByOperation: [String: LatencySummary]? = nil, rssAnonBytes: Int64?, rssFileBytes: Int64?,
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
-        calibrationSeconds: Double? = nil
+        calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
+        phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
@@ -92,12 +114,17 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         self.bytesOnDisk = bytesOnDisk
         self.digest = digest
         self.calibrationSeconds = calibrationSeconds
+        self.syncCalibrationSeconds = syncCalibrationSeconds
+        self.phaseSeconds = phaseSeconds
+        self.phaseCPUSeconds = phaseCPUSeconds
+        self.phaseWaits = phaseWaits
     }
 
     enum CodingKeys: String, CodingKey {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
-        case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds
+        case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
+            phaseCPUSeconds, phaseWaits
     }
 
     public init(from decoder: any Decoder) throws {
@@ -113,7 +140,11 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             timedPeakRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .timedPeakRSSBytes),
             bytesOnDisk: try c.decode(Int64.self, forKey: .bytesOnDisk),
             digest: try c.decode(Digest.self, forKey: .digest),
-            calibrationSeconds: try c.decodeIfPresent(Double.self, forKey: .calibrationSeconds))
+            calibrationSeconds: try c.decodeIfPresent(Double.self, forKey: .calibrationSeconds),
+            syncCalibrationSeconds: try c.decodeIfPresent(Double.self, forKey: .syncCalibrationSeconds),
+            phaseSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseSeconds),
+            phaseCPUSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseCPUSeconds),
+            phaseWaits: try c.decodeIfPresent(Int64.self, forKey: .phaseWaits))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -131,6 +162,10 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encode(bytesOnDisk, forKey: .bytesOnDisk)
         try c.encode(digest, forKey: .digest)
         try c.encodeIfPresent(calibrationSeconds, forKey: .calibrationSeconds)
+        try c.encodeIfPresent(syncCalibrationSeconds, forKey: .syncCalibrationSeconds)
+        try c.encodeIfPresent(phaseSeconds, forKey: .phaseSeconds)
+        try c.encodeIfPresent(phaseCPUSeconds, forKey: .phaseCPUSeconds)
+        try c.encodeIfPresent(phaseWaits, forKey: .phaseWaits)
     }
 }
 

@@ -1,38 +1,126 @@
 import Foundation
 
-/// The thresholds of a comparison. The README's "Regression checks" section states the rule these parametrise.
-public struct ComparisonRule: Codable, Sendable {
-    /// A cell's time ratio inside this factor either way is "same", however steady its repetitions were.
-    public var minimumCellBand: Double
-    /// The observed spread of a cell's repetitions (slowest ÷ fastest, in either run) raised to this power is
-    /// its band, when that is wider than the minimum: on a log scale, the spread times this.
-    public var spreadMultiplier: Double
-    /// A store's geometric-mean time ratio, relative to the run's typical store, inside this factor either way is
-    /// "same".
-    public var storeBand: Double
-    /// The typical store's calibrated time ratio (a change every store shares) inside this factor is "same".
-    public var typicalBand: Double
-    /// Peak resident memory inside this factor either way is "same".
-    public var memoryBand: Double
-    /// Below this many stores there is no typical store: times are judged on their calibrated ratios alone.
-    public var minimumStoresForTypical: Int
+/// What bounds a cell's time, and so which probe of the machine its time is divided by.
+public enum TimeBound: String, Codable, Sendable, CaseIterable {
+    /// CPU and memory: the cell spent less than `ComparisonRule.ioWaitShare` of its timed seconds off the CPU.
+    /// Normalised by the CPU and memory loop (`Calibration.measure`).
+    case cpu
+    /// Waiting, in practice on durable writes (`fdatasync`): the cell spent at least `ComparisonRule.ioWaitShare`
+    /// of its timed seconds off the CPU. Normalised by the fdatasync probe (`Calibration.measureSync`).
+    case io
 
-    public init(
-        minimumCellBand: Double, spreadMultiplier: Double, storeBand: Double, typicalBand: Double,
-        memoryBand: Double, minimumStoresForTypical: Int
-    ) {
-        self.minimumCellBand = minimumCellBand
-        self.spreadMultiplier = spreadMultiplier
-        self.storeBand = storeBand
-        self.typicalBand = typicalBand
-        self.memoryBand = memoryBand
-        self.minimumStoresForTypical = minimumStoresForTypical
+    /// How the report names it.
+    public var label: String {
+        switch self {
+        case .cpu: "CPU and memory"
+        case .io: "waits (durable writes)"
+        }
     }
 
-    /// The README's "Regression checks" gives the observations these come from.
-    public static let standard = ComparisonRule(
-        minimumCellBand: 1.5, spreadMultiplier: 1.5, storeBand: 1.10, typicalBand: 1.5, memoryBand: 1.25,
-        minimumStoresForTypical: 3)
+    /// The probe whose ratio normalises cells of this bound.
+    public var probe: String {
+        switch self {
+        case .cpu: "CPU and memory loop"
+        case .io: "fdatasync probe"
+        }
+    }
+}
+
+/// The bands of one kind of cell.
+public struct BoundBands: Codable, Sendable, Equatable {
+    /// A cell's time ratio inside this factor either way is "same", however steady its repetitions were.
+    public var cell: Double
+    /// The typical store's change over cells of this bound, after the probe, inside this factor is "same".
+    public var typical: Double
+
+    public init(cell: Double, typical: Double) {
+        self.cell = cell
+        self.typical = typical
+    }
+}
+
+/// The thresholds of a comparison. The README's "Regression checks" section states the rule these parametrise and
+/// the measurements each band comes from.
+public struct ComparisonRule: Codable, Sendable, Equatable {
+    /// What this rule is for, as the summary names it.
+    public var name: String
+    /// Bands of cells bound by the CPU and memory.
+    public var cpu: BoundBands
+    /// Bands of cells bound by waits (durable writes).
+    public var io: BoundBands
+    /// The observed spread of a cell's repetitions (slowest ÷ fastest, in either run) raised to this power is
+    /// its band, when that is wider than its bound's: on a log scale, the spread times this.
+    public var spreadMultiplier: Double
+    /// A store's geometric-mean time ratio over all its cells, each relative to its workload's typical store,
+    /// inside this factor either way is "same".
+    public var storeBand: Double
+    /// A workload's typical store (over the stores that ran it), relative to its bound's typical store, inside
+    /// this factor either way is "same": what a harness change to one workload, or a noisy minute on the machine
+    /// while its cells ran back to back, does to every store's cell of it.
+    public var workloadBand: Double
+    /// Peak resident memory inside this factor either way is "same".
+    public var memoryBand: Double
+    /// Below this many stores with cells of a bound (or of one workload and bound) there is no typical store for it: its cells are judged on
+    /// their calibrated ratios alone.
+    public var minimumStoresForTypical: Int
+    /// A cell off the CPU for at least this share of its timed seconds is bound by waits (`TimeBound.io`).
+    public var ioWaitShare: Double
+
+    public init(
+        name: String, cpu: BoundBands, io: BoundBands, spreadMultiplier: Double, storeBand: Double,
+        workloadBand: Double, memoryBand: Double, minimumStoresForTypical: Int, ioWaitShare: Double
+    ) {
+        self.name = name
+        self.cpu = cpu
+        self.io = io
+        self.spreadMultiplier = spreadMultiplier
+        self.storeBand = storeBand
+        self.workloadBand = workloadBand
+        self.memoryBand = memoryBand
+        self.minimumStoresForTypical = minimumStoresForTypical
+        self.ioWaitShare = ioWaitShare
+    }
+
+    public subscript(bound: TimeBound) -> BoundBands {
+        switch bound {
+        case .cpu: cpu
+        case .io: io
+        }
+    }
+
+    /// Baseline and current ran on the same machine, in the same boot (`RunEnvironment.bootID`): only the noise of
+    /// a shared machine between runs. The README's "Regression checks" gives the runs each band comes from.
+    public static let sameMachine = ComparisonRule(
+        name: "the same machine", cpu: BoundBands(cell: 1.75, typical: 1.3), io: BoundBands(cell: 1.4, typical: 1.3),
+        spreadMultiplier: 1.5, storeBand: 1.18, workloadBand: 1.8, memoryBand: 1.25, minimumStoresForTypical: 3,
+        ioWaitShare: 0.5)
+
+    /// Baseline and current ran on different machines of one class (the same CPU model, cores and memory within
+    /// 5 %): hosts of one class run single stores' CPU-bound code differently. What CI judges: its runner is never
+    /// the machine that made the committed baseline. The README's "Regression checks" gives the runs each band
+    /// comes from.
+    public static let machineClass = ComparisonRule(
+        name: "machines of one class", cpu: BoundBands(cell: 2.25, typical: 2.0),
+        io: BoundBands(cell: 1.5, typical: 1.5), spreadMultiplier: 1.5, storeBand: 1.35, workloadBand: 1.8,
+        memoryBand: 1.25, minimumStoresForTypical: 3, ioWaitShare: 0.5)
+
+    /// Baseline and current ran on machines of different classes: only what no difference between machines
+    /// explains is a regression. No runs measured these; they are the one-class bands widened by judgement.
+    public static let acrossMachineClasses = ComparisonRule(
+        name: "machines of different classes", cpu: BoundBands(cell: 3.0, typical: 4.0),
+        io: BoundBands(cell: 3.0, typical: 4.0), spreadMultiplier: 1.5, storeBand: 1.6, workloadBand: 2.5,
+        memoryBand: 1.5, minimumStoresForTypical: 3, ioWaitShare: 0.5)
+
+    /// The rule for two runs' machines: `sameMachine` when they share a boot ID, `machineClass` when their CPU
+    /// model and cores are the same and their memory within 5 %, else `acrossMachineClasses`.
+    public static func choosing(baseline: RunEnvironment, current: RunEnvironment) -> ComparisonRule {
+        if let boot = baseline.bootID, boot == current.bootID { return .sameMachine }
+        let memory = Double(current.memoryBytes) / Double(max(baseline.memoryBytes, 1))
+        let oneClass =
+            baseline.cpuModel == current.cpuModel && baseline.cores == current.cores && memory > 0.95
+            && memory < 1.05
+        return oneClass ? .machineClass : .acrossMachineClasses
+    }
 }
 
 /// What a change in one metric means.
@@ -56,12 +144,17 @@ public enum Verdict: String, Codable, Sendable, Comparable {
 
 /// Two runs of the same matrix, compared cell by cell and store by store.
 ///
-/// Times are per operation and divided by their run's calibration (`Calibration`), so a slower machine does
-/// not read as a slower store. Each store's time is the geometric mean over its cells, where noise in single
-/// cells averages out, and is judged relative to the typical (median) store of the run, which cancels whatever
-/// the machine did to every store alike; the typical store's own change is judged against a wide band. Cells
-/// are judged relative to the typical store against a band drawn from the spread of their repetitions. Digests
-/// and bytes on disk are judged strictly. See the README, "Regression checks".
+/// A machine does different things to different kinds of work: a host with a faster CPU runs a CPU-bound cell
+/// faster and leaves a cell that waits on `fdatasync` where it was. So each cell is first classed by what bounds
+/// it (`TimeBound`, from its own counters: the share of its timed seconds it spent off the CPU), and its time per
+/// operation divided by the matching probe's change (the CPU and memory loop, or the fdatasync probe). What the
+/// probes miss is taken from the stores themselves: each bound's typical (median) store, judged against a wide
+/// band, and each workload's typical store, which also cancels a noisy minute in which every store's cell of one
+/// workload ran (they run back to back). Each cell is judged relative to its workload's typical store, against
+/// its bound's band widened by the spread of its repetitions; each store on the geometric mean of its cells, where
+/// the noise of single cells averages out. Digests and bytes on disk are judged strictly. The bands depend on
+/// whether both runs come from one machine, one machine class, or not (`ComparisonRule.choosing`). See the
+/// README, "Regression checks".
 public struct RunComparison: Codable, Sendable {
     /// One metric of one (store, workload, scale).
     public struct Change: Codable, Sendable {
@@ -69,11 +162,20 @@ public struct RunComparison: Codable, Sendable {
         public var metric: String
         public var baseline: String
         public var current: String
-        /// Current ÷ baseline for numeric metrics (for time: calibrated, and relative to the typical store).
+        /// Current ÷ baseline for numeric metrics (for time: divided by its bound's probe, and relative to its
+        /// workload's typical store).
         public var ratio: Double?
         /// The factor either way within which the change counts as noise; nil for strict metrics.
         public var band: Double?
         public var verdict: Verdict
+        /// For time: what bounds the cell, and so which probe and typical store its ratio was divided by.
+        public var bound: TimeBound?
+        /// For time: the share of the timed seconds off the CPU that classed it, and voluntary context switches
+        /// per operation, as measured in the run that classed it; nil where neither run measured them.
+        public var waitShare: Double?
+        public var waitsPerOperation: Double?
+        /// Why a change is shown but not judged (a workload that times the machine, not the store); nil otherwise.
+        public var note: String?
     }
 
     public struct Cell: Codable, Sendable {
@@ -88,9 +190,45 @@ public struct RunComparison: Codable, Sendable {
     public struct StoreSummary: Codable, Sendable {
         public var store: String
         public var cells: Int
-        /// The geometric mean of its cells' calibrated time ratios.
+        /// Its cells of each bound.
+        public var cpuCells: Int
+        public var ioCells: Int
+        /// The geometric mean of its cells' calibrated time ratios (each divided by its bound's probe).
         public var timeRatio: Double
-        /// `timeRatio` ÷ the typical store's: what is judged.
+        /// The geometric mean of its cells' ratios relative to their workloads' typical stores: what is judged.
+        public var relativeRatio: Double
+        public var band: Double
+        public var verdict: Verdict
+    }
+
+    /// What the machine did to one kind of cell: its probe's change, and the typical store's change beyond it.
+    public struct BoundSummary: Codable, Sendable {
+        public var bound: TimeBound
+        public var cells: Int
+        /// The run's median probe, seconds (of a loop round, or of one durable append); nil where the run has none.
+        public var baselineProbe: Double?
+        public var currentProbe: Double?
+        /// Current ÷ baseline probe: the machine's change for this kind of work; 1 when a run lacks the probe.
+        public var probeRatio: Double
+        /// The median over stores of each store's geometric mean over its cells of this bound, after the probe:
+        /// what the machine did that the probe missed, or code every store runs. 1 below
+        /// `rule.minimumStoresForTypical` stores.
+        public var typicalRatio: Double
+        public var band: Double
+        public var verdict: Verdict
+    }
+
+    /// What every store's cell of one workload did: the typical store over them, relative to other work of the
+    /// same bound.
+    public struct WorkloadSummary: Codable, Sendable {
+        public var workload: String
+        public var scale: Scale
+        public var bound: TimeBound
+        public var stores: Int
+        /// The median over its stores of their cells' ratios after the probe; the bound's typical store where
+        /// fewer than `rule.minimumStoresForTypical` stores ran it. Its cells are judged relative to this.
+        public var typicalRatio: Double
+        /// `typicalRatio` ÷ the bound's: what is judged.
         public var relativeRatio: Double
         public var band: Double
         public var verdict: Verdict
@@ -98,17 +236,15 @@ public struct RunComparison: Codable, Sendable {
 
     /// The thresholds this comparison applied.
     public var rule: ComparisonRule
-    /// The median calibration of each run, seconds per round; nil where a run has none (results from before
-    /// calibration was recorded: times are then compared as measured).
-    public var baselineCalibration: Double?
-    public var currentCalibration: Double?
+    /// One entry per bound that has cells, CPU first.
+    public var bounds: [BoundSummary]
+    /// One entry per (workload, scale, bound) with time compared, in the run's order.
+    public var workloads: [WorkloadSummary]
+    /// True when neither run measured how long its cells waited (results from before that was recorded): every
+    /// cell is then judged as CPU-bound.
+    public var boundsUnmeasured: Bool
     public var cells: [Cell]
     public var stores: [StoreSummary]
-    /// The median of the stores' calibrated time ratios (1 with fewer than `rule.minimumStoresForTypical` stores):
-    /// a change all stores share, which is either the machine (what calibration did not catch) or code every
-    /// store runs. Store and cell times are judged relative to it.
-    public var typicalTimeRatio: Double
-    public var typicalVerdict: Verdict
     /// Cells in one run and not the other, or with no finished repetition in either: not compared.
     public var notCompared: [String]
     /// (workload, scale) groups whose stores disagree within the current run.
@@ -117,10 +253,16 @@ public struct RunComparison: Codable, Sendable {
     /// Everything that makes the current run a regression, one line each; empty when it passes.
     public var regressions: [String] {
         var lines = digestDisagreements.map { "digests disagree across stores: \($0)" }
-        if typicalVerdict == .worse {
+        for bound in bounds where bound.verdict == .worse {
             lines.append(
-                "every store: the typical store's time ×\(Self.format(typicalTimeRatio)) after calibration (band "
-                    + "×\(Self.format(rule.typicalBand)))")
+                "every store, \(bound.bound.label): the typical store's time ×\(Self.format(bound.typicalRatio)) "
+                    + "after the \(bound.bound.probe) (band ×\(Self.format(bound.band)))")
+        }
+        for workload in workloads where workload.verdict == .worse {
+            lines.append(
+                "every store's \(workload.workload) \(workload.scale): the typical store's time "
+                    + "×\(Self.format(workload.relativeRatio)) relative to other \(workload.bound.rawValue)-bound work "
+                    + "(band ×\(Self.format(workload.band)))")
         }
         for store in stores where store.verdict == .worse {
             lines.append(
@@ -132,7 +274,9 @@ public struct RunComparison: Codable, Sendable {
                 var line =
                     "\(cell.store) \(cell.workload) \(cell.scale): \(change.metric) \(change.baseline) → \(change.current)"
                 if let ratio = change.ratio, let band = change.band {
-                    line += " (×\(Self.format(ratio)), band ×\(Self.format(band)))"
+                    line += " (×\(Self.format(ratio))"
+                    if let bound = change.bound { line += " \(bound.rawValue)-bound" }
+                    line += ", band ×\(Self.format(band)))"
                 }
                 lines.append(line)
             }
@@ -140,31 +284,32 @@ public struct RunComparison: Codable, Sendable {
         return lines
     }
 
-    /// Compares `current` to `baseline`; throws when they cannot be compared (different seeds, nothing in
-    /// common).
-    public init(baseline: RunResults, current: RunResults, rule: ComparisonRule = .standard) throws {
+    /// Compares `current` to `baseline` under `rule` (by default the rule for the two runs' machine classes,
+    /// `ComparisonRule.choosing`); throws when they cannot be compared (different seeds).
+    public init(baseline: RunResults, current: RunResults, rule: ComparisonRule? = nil) throws {
         guard baseline.configuration.seed == current.configuration.seed else {
             throw BenchError(
                 "the runs used different seeds (baseline \(baseline.configuration.seed), current "
                     + "\(current.configuration.seed)): their data and digests are not comparable")
         }
+        let rule = rule ?? .choosing(baseline: baseline.environment, current: current.environment)
         self.rule = rule
-        baselineCalibration = Self.calibration(of: baseline)
-        currentCalibration = Self.calibration(of: current)
-        // Both normalised, or neither: a ratio of a calibrated and an uncalibrated time would mean nothing.
-        let calibrated = baselineCalibration != nil && currentCalibration != nil
-        let baseScale = calibrated ? baselineCalibration! : 1
-        let currentScale = calibrated ? currentCalibration! : 1
+        let probes = Dictionary(
+            uniqueKeysWithValues: TimeBound.allCases.map { bound in
+                (bound, (Self.probe(bound, of: baseline), Self.probe(bound, of: current)))
+            })
+        func probeRatio(_ bound: TimeBound) -> Double {
+            guard let (base, now) = probes[bound], let base, let now, base > 0 else { return 1 }
+            return now / base
+        }
 
         let baseGroups = Self.groups(baseline.cells)
         let currentGroups = Self.groups(current.cells)
         cells = []
         notCompared = []
-        var logRatios: [String: [Double]] = [:]
-        var storeOrder: [String] = []
-        // (cell index, change index, calibrated ratio, band) of every time change, judged once the typical store
-        // is known.
-        var timeChanges: [(cell: Int, change: Int, ratio: Double, band: Double)] = []
+        var measuredBounds = false
+        // Every time change, judged once the typical stores are known.
+        var timeChanges: [TimeChange] = []
         for (key, baseCells) in baseGroups.ordered {
             let label = "\(key.store) \(key.workload) \(key.scale)"
             guard let currentCells = currentGroups.byKey[key] else {
@@ -192,23 +337,35 @@ public struct RunComparison: Codable, Sendable {
                 continue
             }
             var changes: [Change] = []
-            // Time per operation, calibrated, judged against the repetitions' spread.
-            let baseTimes = baseFinished.map { $0.timePerOperation / baseScale }
-            let currentTimes = currentFinished.map { $0.timePerOperation / currentScale }
+            // Time per operation, divided by its bound's probe, judged against the repetitions' spread. The bound
+            // comes from the baseline's counters where it has them (so that a regression cannot reclass its own
+            // cell), else from the current run's.
+            let counters = Self.waitCounters(baseFinished) ?? Self.waitCounters(currentFinished)
+            if counters != nil { measuredBounds = true }
+            let bound: TimeBound = (counters?.share ?? 0) >= rule.ioWaitShare ? .io : .cpu
+            let calibration = probeRatio(bound)
+            let baseTimes = baseFinished.map(\.timePerOperation)
+            let currentTimes = currentFinished.map(\.timePerOperation)
             if let baseTime = median(baseTimes), let currentTime = median(currentTimes), baseTime > 0,
                 currentTime > 0
             {
-                let ratio = currentTime / baseTime
+                let ratio = currentTime / baseTime / calibration
                 let spread = max(Self.spread(baseTimes), Self.spread(currentTimes))
-                let band = max(rule.minimumCellBand, pow(spread, rule.spreadMultiplier))
-                timeChanges.append((cells.count, changes.count, ratio, band))
+                let band = max(rule[bound].cell, pow(spread, rule.spreadMultiplier))
+                // A workload that times the machine says nothing of a store: shown, never judged.
+                let measuresMachine = WorkloadCatalog.workload(named: key.workload)?.measuresMachine ?? false
+                if !measuresMachine {
+                    timeChanges.append(
+                        TimeChange(
+                            cell: cells.count, change: changes.count, key: key, bound: bound, ratio: ratio,
+                            band: band))
+                }
                 changes.append(
                     Change(
-                        metric: "time/op", baseline: Self.formatTime(median(baseFinished.map(\.timePerOperation))!),
-                        current: Self.formatTime(median(currentFinished.map(\.timePerOperation))!), ratio: ratio,
-                        band: band, verdict: .same))
-                if logRatios[key.store] == nil { storeOrder.append(key.store) }
-                logRatios[key.store, default: []].append(log(ratio))
+                        metric: "time/op", baseline: Self.formatTime(baseTime), current: Self.formatTime(currentTime),
+                        ratio: ratio, band: measuresMachine ? nil : band, verdict: .same, bound: bound,
+                        waitShare: counters?.share, waitsPerOperation: counters?.waitsPerOperation,
+                        note: measuresMachine ? "the machine's limit, not judged" : nil))
             }
             // Peak resident memory up to the end of the timed phase.
             let basePeaks = baseCells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) }
@@ -244,36 +401,116 @@ public struct RunComparison: Codable, Sendable {
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
             notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the baseline")
         }
-        let storeRatios = storeOrder.map { store in
-            let logs = logRatios[store]!
-            return (store: store, cells: logs.count, ratio: exp(logs.reduce(0, +) / Double(logs.count)))
+        boundsUnmeasured = !measuredBounds
+
+        // Each bound's typical store: the median over stores of their geometric means over cells of that bound.
+        var typical: [TimeBound: Double] = [:]
+        bounds = []
+        for bound in TimeBound.allCases {
+            let ofBound = timeChanges.filter { $0.bound == bound }
+            guard !ofBound.isEmpty else { continue }
+            let perStore = Self.geometricMeans(ofBound.map { ($0.key.store, $0.ratio) })
+            let ratio = perStore.count >= rule.minimumStoresForTypical ? median(perStore.map(\.mean)) ?? 1 : 1
+            typical[bound] = ratio
+            bounds.append(
+                BoundSummary(
+                    bound: bound, cells: ofBound.count, baselineProbe: probes[bound]?.0, currentProbe: probes[bound]?.1,
+                    probeRatio: probeRatio(bound), typicalRatio: ratio, band: rule[bound].typical,
+                    verdict: Verdict(ratio: ratio, band: rule[bound].typical)))
         }
-        let typical =
-            storeRatios.count >= rule.minimumStoresForTypical ? median(storeRatios.map(\.ratio)) ?? 1 : 1
-        typicalTimeRatio = typical
-        typicalVerdict = Verdict(ratio: typical, band: rule.typicalBand)
-        stores = storeRatios.map { store in
-            StoreSummary(
-                store: store.store, cells: store.cells, timeRatio: store.ratio, relativeRatio: store.ratio / typical,
-                band: rule.storeBand, verdict: Verdict(ratio: store.ratio / typical, band: rule.storeBand))
+        // Each (workload, scale, bound)'s typical store: the median over the stores that ran it. Cells of one
+        // workload run back to back, so this also cancels a minute in which the machine was slow for all of them.
+        var workloadTypical: [WorkloadKey: Double] = [:]
+        workloads = []
+        for time in timeChanges where workloadTypical[time.workloadKey] == nil {
+            let group = timeChanges.filter { $0.workloadKey == time.workloadKey }
+            let boundTypical = typical[time.bound]!
+            let ratio =
+                group.count >= rule.minimumStoresForTypical ? median(group.map(\.ratio))! : boundTypical
+            workloadTypical[time.workloadKey] = ratio
+            workloads.append(
+                WorkloadSummary(
+                    workload: time.key.workload, scale: time.key.scale, bound: time.bound, stores: group.count,
+                    typicalRatio: ratio, relativeRatio: ratio / boundTypical, band: rule.workloadBand,
+                    verdict: Verdict(ratio: ratio / boundTypical, band: rule.workloadBand)))
         }
-        // Each cell relative to the typical store too, so that a drift every store shares is not a cell's.
+        // Each cell relative to its workload's typical store, so that a drift every store shares is not a cell's.
+        var relative: [(store: String, ratio: Double)] = []
         for time in timeChanges {
-            cells[time.cell].changes[time.change].ratio = time.ratio / typical
-            cells[time.cell].changes[time.change].verdict = Verdict(ratio: time.ratio / typical, band: time.band)
+            let ratio = time.ratio / workloadTypical[time.workloadKey]!
+            cells[time.cell].changes[time.change].ratio = ratio
+            cells[time.cell].changes[time.change].verdict = Verdict(ratio: ratio, band: time.band)
+            relative.append((time.key.store, ratio))
+        }
+        let calibrated = Dictionary(
+            uniqueKeysWithValues: Self.geometricMeans(timeChanges.map { ($0.key.store, $0.ratio) }).map {
+                ($0.key, $0.mean)
+            })
+        stores = Self.geometricMeans(relative).map { store in
+            let ofStore = timeChanges.filter { $0.key.store == store.key }
+            return StoreSummary(
+                store: store.key, cells: store.count, cpuCells: ofStore.filter { $0.bound == .cpu }.count,
+                ioCells: ofStore.filter { $0.bound == .io }.count, timeRatio: calibrated[store.key]!,
+                relativeRatio: store.mean, band: rule.storeBand,
+                verdict: Verdict(ratio: store.mean, band: rule.storeBand))
         }
         digestDisagreements = current.digestChecks.filter { !$0.agreed }.map { "\($0.workload) at \($0.scale)" }
     }
 
-    /// The median of a run's cell calibrations, or nil if it has none.
-    static func calibration(of results: RunResults) -> Double? {
-        median(results.cells.compactMap { $0.status == .ok ? $0.metrics?.calibrationSeconds : nil })
+    /// The median over a run's finished cells of the probe that normalises `bound`, or nil if it has none.
+    static func probe(_ bound: TimeBound, of results: RunResults) -> Double? {
+        median(
+            results.cells.compactMap { cell in
+                guard cell.status == .ok, let metrics = cell.metrics else { return nil }
+                switch bound {
+                case .cpu: return metrics.calibrationSeconds
+                case .io: return metrics.syncCalibrationSeconds
+                }
+            })
+    }
+
+    /// The median wait share and waits per operation of a cell's repetitions, or nil where none measured them.
+    static func waitCounters(_ repetitions: [CellMetrics]) -> (share: Double, waitsPerOperation: Double?)? {
+        guard let share = median(repetitions.compactMap(\.waitShare)) else { return nil }
+        return (share, median(repetitions.compactMap(\.waitsPerOperation)))
+    }
+
+    /// Geometric means of ratios per store, stores in first-seen order.
+    static func geometricMeans(_ ratios: [(store: String, ratio: Double)]) -> [(key: String, count: Int, mean: Double)]
+    {
+        var order: [String] = []
+        var logs: [String: [Double]] = [:]
+        for (store, ratio) in ratios {
+            if logs[store] == nil { order.append(store) }
+            logs[store, default: []].append(log(ratio))
+        }
+        return order.map { store in
+            let values = logs[store]!
+            return (store, values.count, exp(values.reduce(0, +) / Double(values.count)))
+        }
     }
 
     struct Key: Hashable {
         var store: String
         var workload: String
         var scale: Scale
+    }
+
+    struct WorkloadKey: Hashable {
+        var workload: String
+        var scale: Scale
+        var bound: TimeBound
+    }
+
+    /// One cell's time ratio after its probe, with where its change sits in `cells` and its band.
+    struct TimeChange {
+        var cell: Int
+        var change: Int
+        var key: Key
+        var bound: TimeBound
+        var ratio: Double
+        var band: Double
+        var workloadKey: WorkloadKey { WorkloadKey(workload: key.workload, scale: key.scale, bound: bound) }
     }
 
     /// A run's cells grouped by (store, workload, scale), in the run's order.

@@ -75,6 +75,7 @@ public enum CellExecution {
         case .measure:
             var metrics = try measure(workload, on: kind, at: directory, context: context)
             metrics.calibrationSeconds = Calibration.measure()
+            metrics.syncCalibrationSeconds = try Calibration.measureSync(in: directory)
             return metrics
         }
     }
@@ -122,6 +123,8 @@ public enum CellExecution {
             rssFileBytes: after.rssFileBytes,
             storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
             timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
-            digest: digest)
+            digest: digest, phaseSeconds: Double(after.monotonicNanoseconds - before.monotonicNanoseconds) / 1e9,
+            phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
+            phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches)
     }
 }

@@ -133,7 +133,7 @@ extension FileSystem {
     }
 
     /// Opens `file` (created with mode 0644 when `flags` has `O_CREAT`), runs `body`, and closes it.
-    private static func withDescriptor(of file: URL, flags: Int32, _ body: (Int32) throws -> Void) throws {
+    static func withDescriptor(of file: URL, flags: Int32, _ body: (Int32) throws -> Void) throws {
         let descriptor = open(file.path, flags | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BenchError("cannot open \(file.path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

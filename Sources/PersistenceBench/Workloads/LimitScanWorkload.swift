@@ -8,6 +8,7 @@ public struct LimitScanWorkload: Workload {
     public let name = "limit-scan"
     public let summary = "the read limit: sum as many bytes as the store keeps for N items from an in-memory array"
     public var fixture: Fixture? { nil }
+    public var measuresMachine: Bool { true }
 
     static let bufferLimit = 256 << 20
 

@@ -8,6 +8,7 @@ public struct LimitWriteWorkload: Workload {
     public let summary =
         "the write limit: the bytes the store keeps for N items, appended to one file, fdatasync per batch"
     public var fixture: Fixture? { nil }
+    public var measuresMachine: Bool { true }
 
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
 

@@ -17,6 +17,13 @@ public protocol Workload: Sendable {
     func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome
     /// The digest of what a changing workload left in the store, read back after the timed phase (untimed).
     func digestAfterRun(of store: any Store) throws -> Digest
+    /// True for a workload that times the machine rather than the store (`limit-write`, `limit-scan`): a
+    /// comparison of two runs reports its time but judges no store by it.
+    var measuresMachine: Bool { get }
+}
+
+extension Workload {
+    public var measuresMachine: Bool { false }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store
