@@ -17,8 +17,8 @@ public enum ComparisonReport {
             "Bands for \(rule.name) (README, \"Regression checks\", gives the runs they come from): a store "
                 + "×\(f(rule.storeBand)); CPU-bound cells ×\(f(rule.cpu.cell)), their typical store "
                 + "×\(f(rule.cpu.typical)); wait-bound cells ×\(f(rule.io.cell)), their typical store "
-                + "×\(f(rule.io.typical)); a workload's typical store ×\(f(rule.workloadBand)); peak RSS "
-                + "×\(f(rule.memoryBand))."
+                + "×\(f(rule.io.typical)); a workload's typical store ×\(f(rule.workloadBand)); waits per "
+                + "operation of a wait-bound cell ×\(f(rule.waitsBand)); peak RSS ×\(f(rule.memoryBand))."
                 + " " + regime(rule))
         out.append("")
         if !regressions.isEmpty {
@@ -87,7 +87,8 @@ public enum ComparisonReport {
             "Time: ratio of medians per operation, divided by the probe of the cell's bound and by its workload's "
                 + "typical store, judged against the wider of the bound's cell band and the repetitions' spread "
                 + "(slowest ÷ fastest) to the power \(f(rule.spreadMultiplier)). Bound: off-CPU share of the timed "
-                + "seconds and voluntary context switches per operation. Peak RSS: band ×\(f(rule.memoryBand)). "
+                + "seconds and voluntary context switches per operation. Waits/op (wait-bound cells): band "
+                + "×\(f(rule.waitsBand)). Peak RSS: band ×\(f(rule.memoryBand)). "
                 + "Bytes on disk and digests: strict.")
         out.append("")
         out.append("| store | workload | scale | metric | bound | baseline | current | ratio | band | verdict |")

@@ -77,7 +77,7 @@ struct Check: ParsableCommand {
             .joined(separator: ", ")
         print("Typical store's time by bound (\(comparison.rule.name)): \(boundLine)")
         print(
-            "Each store relative to the typical store (band ×\(RunComparison.format(comparison.rule.storeBand))): "
+            "Each store relative to its workloads' typical stores (band ×\(RunComparison.format(comparison.rule.storeBand))): "
                 + storeLine)
         print("Compared \(comparison.cells.count) cells; summary in \(summaryURL.path)")
         if regressions.isEmpty {

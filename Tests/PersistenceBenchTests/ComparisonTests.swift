@@ -129,6 +129,16 @@ import Testing
         #expect(comparison.regressions.count == 1, "\(comparison.regressions)")
         #expect(comparison.regressions.first?.hasPrefix("c insert-each 1k: time/op") == true)
         #expect(comparison.regressions.first?.contains("io-bound, band ×1.40") == true)
+        // A cheaper extra sync: time ×1.3, inside its band, but twice the waits per operation.
+        let cheaper = Self.run(
+            seconds: { store, workload, repetition in
+                (store == "c" && workload == "insert-each" ? 1.3 : 1) * Self.noisy(store, workload, repetition + 1)
+            },
+            edit: { cell in
+                if cell.store == "c" && cell.workload == "insert-each" { cell.metrics!.phaseWaits = 400 }
+            })
+        let waits = try RunComparison(baseline: Self.run(seconds: Self.noisy), current: cheaper).regressions
+        #expect(waits == ["c insert-each 1k: waits/op 2.00 → 4.00 (×2.00, band ×1.20)"])
     }
 
     @Test func boundsComeFromTheBaselineAndElseTheCurrentRun() throws {
@@ -266,7 +276,7 @@ import Testing
 
         let fail = try runTool(["check", "--baseline", base, "--current", slow + "/results.json"])
         #expect(fail.status == 1, "\(fail.output)")
-        #expect(fail.output.contains("a: time ×1.30 relative to the typical store"))
+        #expect(fail.output.contains("a: time ×1.30 relative to its workloads' typical stores"))
         #expect(try String(contentsOfFile: slow + "/check.md", encoding: .utf8).contains("## Regressions"))
 
         let compare = try runTool(["compare", base, slow])

@@ -58,6 +58,10 @@ public struct ComparisonRule: Codable, Sendable, Equatable {
     /// this factor either way is "same": what a harness change to one workload, or a noisy minute on the machine
     /// while its cells ran back to back, does to every store's cell of it.
     public var workloadBand: Double
+    /// A wait-bound cell's voluntary context switches per operation (its blocking `fdatasync`s and the like)
+    /// inside this factor either way is "same": a counter, far steadier than time, that sees one more sync per
+    /// commit where its time alone may not.
+    public var waitsBand: Double
     /// Peak resident memory inside this factor either way is "same".
     public var memoryBand: Double
     /// Below this many stores with cells of a bound (or of one workload and bound) there is no typical store for it: its cells are judged on
@@ -68,7 +72,8 @@ public struct ComparisonRule: Codable, Sendable, Equatable {
 
     public init(
         name: String, cpu: BoundBands, io: BoundBands, spreadMultiplier: Double, storeBand: Double,
-        workloadBand: Double, memoryBand: Double, minimumStoresForTypical: Int, ioWaitShare: Double
+        workloadBand: Double, waitsBand: Double, memoryBand: Double, minimumStoresForTypical: Int,
+        ioWaitShare: Double
     ) {
         self.name = name
         self.cpu = cpu
@@ -76,6 +81,7 @@ public struct ComparisonRule: Codable, Sendable, Equatable {
         self.spreadMultiplier = spreadMultiplier
         self.storeBand = storeBand
         self.workloadBand = workloadBand
+        self.waitsBand = waitsBand
         self.memoryBand = memoryBand
         self.minimumStoresForTypical = minimumStoresForTypical
         self.ioWaitShare = ioWaitShare
@@ -92,8 +98,8 @@ public struct ComparisonRule: Codable, Sendable, Equatable {
     /// a shared machine between runs. The README's "Regression checks" gives the runs each band comes from.
     public static let sameMachine = ComparisonRule(
         name: "the same machine", cpu: BoundBands(cell: 1.75, typical: 1.3), io: BoundBands(cell: 1.4, typical: 1.3),
-        spreadMultiplier: 1.5, storeBand: 1.18, workloadBand: 1.8, memoryBand: 1.25, minimumStoresForTypical: 3,
-        ioWaitShare: 0.5)
+        spreadMultiplier: 1.5, storeBand: 1.18, workloadBand: 1.8, waitsBand: 1.2, memoryBand: 1.25,
+        minimumStoresForTypical: 3, ioWaitShare: 0.5)
 
     /// Baseline and current ran on different machines of one class (the same CPU model, cores and memory within
     /// 5 %): hosts of one class run single stores' CPU-bound code differently. What CI judges: its runner is never
@@ -102,14 +108,14 @@ public struct ComparisonRule: Codable, Sendable, Equatable {
     public static let machineClass = ComparisonRule(
         name: "machines of one class", cpu: BoundBands(cell: 2.25, typical: 2.0),
         io: BoundBands(cell: 1.5, typical: 1.5), spreadMultiplier: 1.5, storeBand: 1.35, workloadBand: 1.8,
-        memoryBand: 1.25, minimumStoresForTypical: 3, ioWaitShare: 0.5)
+        waitsBand: 1.3, memoryBand: 1.25, minimumStoresForTypical: 3, ioWaitShare: 0.5)
 
     /// Baseline and current ran on machines of different classes: only what no difference between machines
     /// explains is a regression. No runs measured these; they are the one-class bands widened by judgement.
     public static let acrossMachineClasses = ComparisonRule(
         name: "machines of different classes", cpu: BoundBands(cell: 3.0, typical: 4.0),
         io: BoundBands(cell: 3.0, typical: 4.0), spreadMultiplier: 1.5, storeBand: 1.6, workloadBand: 2.5,
-        memoryBand: 1.5, minimumStoresForTypical: 3, ioWaitShare: 0.5)
+        waitsBand: 2.0, memoryBand: 1.5, minimumStoresForTypical: 3, ioWaitShare: 0.5)
 
     /// The rule for two runs' machines: `sameMachine` when they share a boot ID, `machineClass` when their CPU
     /// model and cores are the same and their memory within 5 %, else `acrossMachineClasses`.
@@ -158,7 +164,7 @@ public enum Verdict: String, Codable, Sendable, Comparable {
 public struct RunComparison: Codable, Sendable {
     /// One metric of one (store, workload, scale).
     public struct Change: Codable, Sendable {
-        /// `time/op`, `peak RSS`, `bytes on disk`, `digest` or `status`.
+        /// `time/op`, `waits/op`, `peak RSS`, `bytes on disk`, `digest` or `status`.
         public var metric: String
         public var baseline: String
         public var current: String
@@ -266,8 +272,8 @@ public struct RunComparison: Codable, Sendable {
         }
         for store in stores where store.verdict == .worse {
             lines.append(
-                "\(store.store): time ×\(Self.format(store.relativeRatio)) relative to the typical store, over "
-                    + "\(store.cells) cells (band ×\(Self.format(store.band)))")
+                "\(store.store): time ×\(Self.format(store.relativeRatio)) relative to its workloads' typical "
+                    + "stores, over \(store.cells) cells (band ×\(Self.format(store.band)))")
         }
         for cell in cells {
             for change in cell.changes where change.verdict == .worse {
@@ -298,16 +304,15 @@ public struct RunComparison: Codable, Sendable {
             uniqueKeysWithValues: TimeBound.allCases.map { bound in
                 (bound, (Self.probe(bound, of: baseline), Self.probe(bound, of: current)))
             })
-        func probeRatio(_ bound: TimeBound) -> Double {
-            guard let (base, now) = probes[bound], let base, let now, base > 0 else { return 1 }
-            return now / base
+        let probeRatios = probes.mapValues { base, now in
+            if let base, let now, base > 0 { now / base } else { 1.0 }
         }
 
         let baseGroups = Self.groups(baseline.cells)
         let currentGroups = Self.groups(current.cells)
         cells = []
         notCompared = []
-        var measuredBounds = false
+        boundsUnmeasured = true
         // Every time change, judged once the typical stores are known.
         var timeChanges: [TimeChange] = []
         for (key, baseCells) in baseGroups.ordered {
@@ -326,118 +331,33 @@ public struct RunComparison: Codable, Sendable {
             }
             guard !currentFinished.isEmpty else {
                 let reason = currentCells.first { $0.status != .ok }.map { "\($0.status.rawValue): \($0.reason ?? "")" }
-                cells.append(
-                    Cell(
-                        store: key.store, workload: key.workload, scale: key.scale,
-                        changes: [
-                            Change(
-                                metric: "status", baseline: "ok", current: reason ?? "no repetition", ratio: nil,
-                                band: nil, verdict: .worse)
-                        ]))
+                let status = Change(
+                    metric: "status", baseline: "ok", current: reason ?? "no repetition", ratio: nil, band: nil,
+                    verdict: .worse)
+                cells.append(Cell(store: key.store, workload: key.workload, scale: key.scale, changes: [status]))
                 continue
             }
-            var changes: [Change] = []
-            // Time per operation, divided by its bound's probe, judged against the repetitions' spread. The bound
-            // comes from the baseline's counters where it has them (so that a regression cannot reclass its own
-            // cell), else from the current run's.
-            let counters = Self.waitCounters(baseFinished) ?? Self.waitCounters(currentFinished)
-            if counters != nil { measuredBounds = true }
-            let bound: TimeBound = (counters?.share ?? 0) >= rule.ioWaitShare ? .io : .cpu
-            let calibration = probeRatio(bound)
-            let baseTimes = baseFinished.map(\.timePerOperation)
-            let currentTimes = currentFinished.map(\.timePerOperation)
-            if let baseTime = median(baseTimes), let currentTime = median(currentTimes), baseTime > 0,
-                currentTime > 0
-            {
-                let ratio = currentTime / baseTime / calibration
-                let spread = max(Self.spread(baseTimes), Self.spread(currentTimes))
-                let band = max(rule[bound].cell, pow(spread, rule.spreadMultiplier))
-                // A workload that times the machine says nothing of a store: shown, never judged.
-                let measuresMachine = WorkloadCatalog.workload(named: key.workload)?.measuresMachine ?? false
-                if !measuresMachine {
-                    timeChanges.append(
-                        TimeChange(
-                            cell: cells.count, change: changes.count, key: key, bound: bound, ratio: ratio,
-                            band: band))
-                }
-                changes.append(
-                    Change(
-                        metric: "time/op", baseline: Self.formatTime(baseTime), current: Self.formatTime(currentTime),
-                        ratio: ratio, band: measuresMachine ? nil : band, verdict: .same, bound: bound,
-                        waitShare: counters?.share, waitsPerOperation: counters?.waitsPerOperation,
-                        note: measuresMachine ? "the machine's limit, not judged" : nil))
+            let compared = Self.changes(
+                key, base: (baseCells, baseFinished), current: (currentCells, currentFinished), rule: rule,
+                probeRatios: probeRatios)
+            if compared.boundMeasured { boundsUnmeasured = false }
+            if var time = compared.time {
+                time.cell = cells.count
+                timeChanges.append(time)
             }
-            // Peak resident memory up to the end of the timed phase.
-            let basePeaks = baseCells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) }
-            let currentPeaks = currentCells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) }
-            if let basePeak = median(basePeaks), let currentPeak = median(currentPeaks), basePeak > 0 {
-                let ratio = currentPeak / basePeak
-                changes.append(
-                    Change(
-                        metric: "peak RSS", baseline: Self.formatBytes(basePeak),
-                        current: Self.formatBytes(currentPeak), ratio: ratio, band: rule.memoryBand,
-                        verdict: Verdict(ratio: ratio, band: rule.memoryBand)))
-            }
-            // Stable metrics, strictly: the same operations on the same data leave the same bytes.
-            let baseBytes = Set(baseFinished.map(\.bytesOnDisk))
-            let currentBytes = Set(currentFinished.map(\.bytesOnDisk))
-            let baseMax = baseBytes.max()!
-            let currentMax = currentBytes.max()!
-            changes.append(
-                Change(
-                    metric: "bytes on disk", baseline: baseBytes.sorted().map(String.init).joined(separator: "/"),
-                    current: currentBytes.sorted().map(String.init).joined(separator: "/"),
-                    ratio: Double(currentMax) / Double(max(baseMax, 1)), band: nil,
-                    verdict: currentMax > baseMax ? .worse : currentMax < baseMax ? .better : .same))
-            let baseDigests = Set(baseFinished.map(\.digest))
-            let currentDigests = Set(currentFinished.map(\.digest))
-            changes.append(
-                Change(
-                    metric: "digest", baseline: baseDigests.map(\.description).sorted().joined(separator: "/"),
-                    current: currentDigests.map(\.description).sorted().joined(separator: "/"), ratio: nil, band: nil,
-                    verdict: baseDigests == currentDigests && currentDigests.count == 1 ? .same : .worse))
-            cells.append(Cell(store: key.store, workload: key.workload, scale: key.scale, changes: changes))
+            cells.append(Cell(store: key.store, workload: key.workload, scale: key.scale, changes: compared.changes))
         }
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
             notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the baseline")
         }
-        boundsUnmeasured = !measuredBounds
 
-        // Each bound's typical store: the median over stores of their geometric means over cells of that bound.
-        var typical: [TimeBound: Double] = [:]
-        bounds = []
-        for bound in TimeBound.allCases {
-            let ofBound = timeChanges.filter { $0.bound == bound }
-            guard !ofBound.isEmpty else { continue }
-            let perStore = Self.geometricMeans(ofBound.map { ($0.key.store, $0.ratio) })
-            let ratio = perStore.count >= rule.minimumStoresForTypical ? median(perStore.map(\.mean)) ?? 1 : 1
-            typical[bound] = ratio
-            bounds.append(
-                BoundSummary(
-                    bound: bound, cells: ofBound.count, baselineProbe: probes[bound]?.0, currentProbe: probes[bound]?.1,
-                    probeRatio: probeRatio(bound), typicalRatio: ratio, band: rule[bound].typical,
-                    verdict: Verdict(ratio: ratio, band: rule[bound].typical)))
-        }
-        // Each (workload, scale, bound)'s typical store: the median over the stores that ran it. Cells of one
-        // workload run back to back, so this also cancels a minute in which the machine was slow for all of them.
-        var workloadTypical: [WorkloadKey: Double] = [:]
-        workloads = []
-        for time in timeChanges where workloadTypical[time.workloadKey] == nil {
-            let group = timeChanges.filter { $0.workloadKey == time.workloadKey }
-            let boundTypical = typical[time.bound]!
-            let ratio =
-                group.count >= rule.minimumStoresForTypical ? median(group.map(\.ratio))! : boundTypical
-            workloadTypical[time.workloadKey] = ratio
-            workloads.append(
-                WorkloadSummary(
-                    workload: time.key.workload, scale: time.key.scale, bound: time.bound, stores: group.count,
-                    typicalRatio: ratio, relativeRatio: ratio / boundTypical, band: rule.workloadBand,
-                    verdict: Verdict(ratio: ratio / boundTypical, band: rule.workloadBand)))
-        }
+        let typical = Self.typicalStores(timeChanges, rule: rule, probes: probes, probeRatios: probeRatios)
+        bounds = typical.bounds
+        workloads = typical.workloads
         // Each cell relative to its workload's typical store, so that a drift every store shares is not a cell's.
         var relative: [(store: String, ratio: Double)] = []
         for time in timeChanges {
-            let ratio = time.ratio / workloadTypical[time.workloadKey]!
+            let ratio = time.ratio / typical.byWorkload[time.workloadKey]!
             cells[time.cell].changes[time.change].ratio = ratio
             cells[time.cell].changes[time.change].verdict = Verdict(ratio: ratio, band: time.band)
             relative.append((time.key.store, ratio))
@@ -455,6 +375,118 @@ public struct RunComparison: Codable, Sendable {
                 verdict: Verdict(ratio: store.mean, band: rule.storeBand))
         }
         digestDisagreements = current.digestChecks.filter { !$0.agreed }.map { "\($0.workload) at \($0.scale)" }
+    }
+
+    /// One cell's changes in time (its verdict left for when the typical stores are known), waits per operation
+    /// (wait-bound cells), peak RSS, bytes on disk and digest; its time change, unless its workload times the machine; whether counters classed it.
+    static func changes(
+        _ key: Key, base: (cells: [CellResult], finished: [CellMetrics]),
+        current: (cells: [CellResult], finished: [CellMetrics]), rule: ComparisonRule,
+        probeRatios: [TimeBound: Double]
+    ) -> (changes: [Change], time: TimeChange?, boundMeasured: Bool) {
+        var changes: [Change] = []
+        var time: TimeChange?
+        // Time per operation, divided by its bound's probe, judged against the repetitions' spread. The bound comes
+        // from the baseline's counters where it has them (so that a regression cannot reclass its own cell), else
+        // from the current run's.
+        let counters = waitCounters(base.finished) ?? waitCounters(current.finished)
+        let bound: TimeBound = (counters?.share ?? 0) >= rule.ioWaitShare ? .io : .cpu
+        let baseTimes = base.finished.map(\.timePerOperation)
+        let currentTimes = current.finished.map(\.timePerOperation)
+        if let baseTime = median(baseTimes), let currentTime = median(currentTimes), baseTime > 0, currentTime > 0 {
+            let ratio = currentTime / baseTime / probeRatios[bound]!
+            let spread = max(spread(baseTimes), spread(currentTimes))
+            let band = max(rule[bound].cell, pow(spread, rule.spreadMultiplier))
+            // A workload that times the machine says nothing of a store: shown, never judged.
+            let measuresMachine = WorkloadCatalog.workload(named: key.workload)?.measuresMachine ?? false
+            if !measuresMachine {
+                time = TimeChange(cell: 0, change: changes.count, key: key, bound: bound, ratio: ratio, band: band)
+            }
+            changes.append(
+                Change(
+                    metric: "time/op", baseline: formatTime(baseTime), current: formatTime(currentTime),
+                    ratio: ratio, band: measuresMachine ? nil : band, verdict: .same, bound: bound,
+                    waitShare: counters?.share, waitsPerOperation: counters?.waitsPerOperation,
+                    note: measuresMachine ? "the machine's limit, not judged" : nil))
+        }
+        // Waits per operation of a wait-bound cell, where both runs counted them.
+        if bound == .io, let baseWaits = median(base.finished.compactMap(\.waitsPerOperation)),
+            let currentWaits = median(current.finished.compactMap(\.waitsPerOperation)), baseWaits > 0
+        {
+            let ratio = currentWaits / baseWaits
+            changes.append(
+                Change(
+                    metric: "waits/op", baseline: String(format: "%.2f", baseWaits),
+                    current: String(format: "%.2f", currentWaits), ratio: ratio, band: rule.waitsBand,
+                    verdict: Verdict(ratio: ratio, band: rule.waitsBand)))
+        }
+        // Peak resident memory up to the end of the timed phase.
+        let basePeaks = base.cells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) }
+        let currentPeaks = current.cells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) }
+        if let basePeak = median(basePeaks), let currentPeak = median(currentPeaks), basePeak > 0 {
+            let ratio = currentPeak / basePeak
+            changes.append(
+                Change(
+                    metric: "peak RSS", baseline: formatBytes(basePeak), current: formatBytes(currentPeak),
+                    ratio: ratio, band: rule.memoryBand, verdict: Verdict(ratio: ratio, band: rule.memoryBand)))
+        }
+        // Stable metrics, strictly: the same operations on the same data leave the same bytes.
+        let baseBytes = Set(base.finished.map(\.bytesOnDisk))
+        let currentBytes = Set(current.finished.map(\.bytesOnDisk))
+        let baseMax = baseBytes.max()!
+        let currentMax = currentBytes.max()!
+        changes.append(
+            Change(
+                metric: "bytes on disk", baseline: baseBytes.sorted().map(String.init).joined(separator: "/"),
+                current: currentBytes.sorted().map(String.init).joined(separator: "/"),
+                ratio: Double(currentMax) / Double(max(baseMax, 1)), band: nil,
+                verdict: currentMax > baseMax ? .worse : currentMax < baseMax ? .better : .same))
+        let baseDigests = Set(base.finished.map(\.digest))
+        let currentDigests = Set(current.finished.map(\.digest))
+        changes.append(
+            Change(
+                metric: "digest", baseline: baseDigests.map(\.description).sorted().joined(separator: "/"),
+                current: currentDigests.map(\.description).sorted().joined(separator: "/"), ratio: nil, band: nil,
+                verdict: baseDigests == currentDigests && currentDigests.count == 1 ? .same : .worse))
+        return (changes, time, counters != nil)
+    }
+
+    /// Each bound's typical store (the median over stores of their geometric means over cells of that bound) and
+    /// each (workload, scale, bound)'s (the median over the stores that ran it, or its bound's with fewer than
+    /// `rule.minimumStoresForTypical`). Cells of one workload run back to back, so the second also cancels a
+    /// minute in which the machine was slow for all of them.
+    static func typicalStores(
+        _ times: [TimeChange], rule: ComparisonRule, probes: [TimeBound: (Double?, Double?)],
+        probeRatios: [TimeBound: Double]
+    ) -> (bounds: [BoundSummary], workloads: [WorkloadSummary], byWorkload: [WorkloadKey: Double]) {
+        var byBound: [TimeBound: Double] = [:]
+        var bounds: [BoundSummary] = []
+        for bound in TimeBound.allCases {
+            let ofBound = times.filter { $0.bound == bound }
+            guard !ofBound.isEmpty else { continue }
+            let perStore = geometricMeans(ofBound.map { ($0.key.store, $0.ratio) })
+            let ratio = perStore.count >= rule.minimumStoresForTypical ? median(perStore.map(\.mean)) ?? 1 : 1
+            byBound[bound] = ratio
+            bounds.append(
+                BoundSummary(
+                    bound: bound, cells: ofBound.count, baselineProbe: probes[bound]?.0, currentProbe: probes[bound]?.1,
+                    probeRatio: probeRatios[bound]!, typicalRatio: ratio, band: rule[bound].typical,
+                    verdict: Verdict(ratio: ratio, band: rule[bound].typical)))
+        }
+        var byWorkload: [WorkloadKey: Double] = [:]
+        var workloads: [WorkloadSummary] = []
+        for time in times where byWorkload[time.workloadKey] == nil {
+            let group = times.filter { $0.workloadKey == time.workloadKey }
+            let boundTypical = byBound[time.bound]!
+            let ratio = group.count >= rule.minimumStoresForTypical ? median(group.map(\.ratio))! : boundTypical
+            byWorkload[time.workloadKey] = ratio
+            workloads.append(
+                WorkloadSummary(
+                    workload: time.key.workload, scale: time.key.scale, bound: time.bound, stores: group.count,
+                    typicalRatio: ratio, relativeRatio: ratio / boundTypical, band: rule.workloadBand,
+                    verdict: Verdict(ratio: ratio / boundTypical, band: rule.workloadBand)))
+        }
+        return (bounds, workloads, byWorkload)
     }
 
     /// The median over a run's finished cells of the probe that normalises `bound`, or nil if it has none.
