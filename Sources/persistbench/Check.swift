@@ -9,10 +9,12 @@ struct Check: ParsableCommand {
         discussion: """
             With --current, judges that finished run; without it, runs the baseline's own matrix now (its stores, \
             workloads, scales, repetitions, seed and budgets) into --out, then judges it. Writes a Markdown \
-            summary to --summary (and appends it to $GITHUB_STEP_SUMMARY when that is set). Exit status: 0 when \
-            nothing regressed, 1 on a regression (a store slower beyond its band, a cell slower beyond its band, \
-            memory beyond its band, more bytes on disk, a changed or disagreeing digest, a cell that no longer \
-            finishes), 2 on bad input.
+            summary to --summary (default: check.md in the current run's directory; and appends it to \
+            $GITHUB_STEP_SUMMARY when that is set). The bands depend on whether both runs come from one machine \
+            (the same boot), one machine class, or not. Exit status: 0 when nothing regressed, 1 on a regression \
+            (a store, a cell or a workload slower beyond its band, every store slower beyond the typical band, \
+            more waits per operation, memory beyond its band, more bytes on disk, a changed or disagreeing digest, \
+            a cell that no longer finishes), 2 on bad input.
             """)
 
     @Option(help: "The baseline: a run's directory or its results.json.")
