@@ -72,6 +72,14 @@ public enum MarkdownReport {
                 out.append(summary + ".")
                 out.append("")
             }
+            // Skewed keys: how they spread at each scale (`persistbench keys --summary`).
+            if let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload, keyed.skewedKeys {
+                for scale in scales where cells.contains(where: { $0.scale == scale }) {
+                    let keys = keyed.keyTrace(scale: scale.records, seed: results.configuration.seed)
+                    out.append("- Keys at \(scale): " + KeySummary(keys: keys.compactMap(\.drawn), keyCount: scale.records).description + ".")
+                }
+                out.append("")
+            }
             if cells.contains(where: { $0.status == .ok }) {
                 out.append(
                     "![\(workload): throughput against scale](\(Charts.directoryName)/\(Charts.throughputFileName(workload)))"

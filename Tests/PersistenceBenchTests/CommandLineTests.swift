@@ -24,12 +24,32 @@ import Testing
         (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
         (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
         (["frobnicate"], "Unexpected argument 'frobnicate'"),
+        (["keys", "--workload", "insert", "--scale", "1k"], "'insert' is not a workload whose keys are drawn"),
+        (["keys", "--workload", "get-zipfian", "--scale", "lots"], "'lots' is not a scale"),
+        (["keys", "--workload", "ycsb-a", "--scale", "1k", "--count", "0"], "--count must be at least 1, not 0"),
     ])
     func badInputIsRejectedWithItsName(arguments: [String], message: String) throws {
         let run = try runTool(arguments)
         #expect(run.status == 2, "\(arguments): status \(run.status)")
         #expect(run.output.contains(message), "\(arguments): \(run.output)")
         #expect(!run.output.contains("Fatal error"))
+    }
+
+    @Test func keysPrintsWhatACellWouldUse() throws {
+        let keys = try runTool(["keys", "--workload", "get-zipfian", "--scale", "1k", "--count", "3", "--seed", "5"])
+        #expect(keys.status == 0, "\(keys.output)")
+        let expected = GetWorkload(distribution: .zipfian).keyTrace(scale: 1000, seed: 5).prefix(3).map(\.line)
+        #expect(keys.output.split(separator: "\n").map(String.init) == expected)
+        #expect(expected.allSatisfy { $0.hasPrefix("READ ") })
+
+        let operations = try runTool(["keys", "--workload", "ycsb-e", "--scale", "2000"])
+        let lines = operations.output.split(separator: "\n")
+        #expect(lines.count == 2000)
+        #expect(lines.allSatisfy { $0.hasPrefix("SCAN ") || $0.hasPrefix("INSERT ") })
+
+        let summary = try runTool(["keys", "--workload", "ycsb-c", "--scale", "100k", "--summary"])
+        #expect(summary.status == 0)
+        #expect(summary.output.hasPrefix("ycsb-c at 100k, seed 42: 100.0k draws: hottest key "), "\(summary.output)")
     }
 
     @Test func aSmallRunWritesReportsWithAgreeingDigests() throws {

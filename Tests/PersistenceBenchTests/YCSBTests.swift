@@ -84,14 +84,6 @@ import Testing
         #expect(distances.sorted()[distances.count / 2] < 500)
     }
 
-    @Test func anExtendedZipfianEqualsOneBuiltAtItsSize() {
-        let grown = ZipfianGenerator(count: 1000).extended(to: 1500)
-        let fresh = ZipfianGenerator(count: 1500)
-        var a = SplitMix64(seed: 3)
-        var b = SplitMix64(seed: 3)
-        for _ in 0..<1000 { #expect(grown.nextRank(using: &a) == fresh.nextRank(using: &b)) }
-    }
-
     @Test func perOperationLatenciesAreNamedAndCounted() throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind("sqlite")

@@ -1,5 +1,5 @@
 /// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99).
-public struct GetWorkload: ItemWorkload {
+public struct GetWorkload: ItemWorkload, KeyedWorkload {
     public enum KeyDistribution: Sendable {
         case uniform
         /// YCSB's scrambled zipfian with constant 0.99: a few keys are read very often.
@@ -20,7 +20,7 @@ public struct GetWorkload: ItemWorkload {
     public var fixture: Fixture? { .items }
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
-        let keys = Self.keys(count: min(context.scale, 100_000), context: context, distribution: distribution)
+        let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)
         var digest = Digest()
         for id in keys {
             let item = try context.stopwatch.measureOperation { try store.item(id: id) }
@@ -30,14 +30,21 @@ public struct GetWorkload: ItemWorkload {
         return WorkloadOutcome(operations: keys.count, digest: digest)
     }
 
-    /// The lookup keys, generated before the timed phase.
-    static func keys(count: Int, context: WorkloadContext, distribution: KeyDistribution) -> [Int64] {
-        var rng = SplitMix64(seed: context.seed, stream: .getKeys, index: distribution == .uniform ? 0 : 1)
+    public var skewedKeys: Bool { distribution == .zipfian }
+
+    public func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
+        Self.keys(scale: scale, seed: seed, distribution: distribution).map { KeyDraw(line: "READ \($0)", drawn: $0) }
+    }
+
+    /// The min(N, 100,000) lookup keys of a store of `scale` items, generated before the timed phase.
+    static func keys(scale: Int, seed: UInt64, distribution: KeyDistribution) -> [Int64] {
+        let count = min(scale, 100_000)
+        var rng = SplitMix64(seed: seed, stream: .getKeys, index: distribution == .uniform ? 0 : 1)
         switch distribution {
         case .uniform:
-            return (0..<count).map { _ in 1 + Int64(rng.below(UInt64(context.scale))) }
+            return (0..<count).map { _ in 1 + Int64(rng.below(UInt64(scale))) }
         case .zipfian:
-            let zipfian = ZipfianGenerator(count: context.scale)
+            let zipfian = ScrambledZipfianGenerator(count: scale)
             return (0..<count).map { _ in 1 + Int64(zipfian.next(using: &rng)) }
         }
     }

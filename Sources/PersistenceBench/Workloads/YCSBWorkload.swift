@@ -6,16 +6,16 @@
 /// timed into its kind's latency histogram under YCSB's names. The operation sequence is drawn from the seed
 /// before the timed phase, so every store runs the same one. The digest holds every answer (items read and
 /// scanned, in order) and, after the timed phase, every item the store then holds: what the writes left.
-public struct YCSBWorkload: ItemWorkload {
+public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
     public enum Letter: String, CaseIterable, Sendable {
         case a, b, c, d, e, f
     }
 
     /// The request distribution YCSB's workload file names.
     enum Distribution {
-        /// Scrambled zipfian, constant 0.99, over the records (loaded and inserted).
+        /// YCSB's scrambled zipfian, constant 0.99, over the records (loaded and inserted): `ScrambledZipfianGenerator`.
         case zipfian
-        /// YCSB's `latest`: the newest record is the most popular (zipfian over recency).
+        /// YCSB's `latest`: the newest record is the most popular (`SkewedLatestGenerator`).
         case latest
     }
 
@@ -83,6 +83,19 @@ public struct YCSBWorkload: ItemWorkload {
         }
     }
 
+    public var skewedKeys: Bool { true }
+
+    public func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
+        Self.operations(mix, records: scale, count: min(scale, 100_000), seed: seed).map { operation in
+            switch operation {
+            case .read(let id), .update(let id), .readModifyWrite(let id):
+                KeyDraw(line: "\(operation.kind) \(id)", drawn: id)
+            case .insert(let id): KeyDraw(line: "INSERT \(id)", drawn: nil)
+            case .scan(let id, let length): KeyDraw(line: "SCAN \(id) \(length)", drawn: id)
+            }
+        }
+    }
+
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let operations = Self.operations(
             mix, records: context.scale, count: min(context.scale, 100_000), seed: context.seed)
@@ -128,13 +141,15 @@ public struct YCSBWorkload: ItemWorkload {
     /// distribution over the records there are when the operation runs (inserts add N+1, N+2, …).
     static func operations(_ mix: Mix, records: Int, count: Int, seed: UInt64) -> [Operation] {
         var rng = SplitMix64(seed: seed, stream: .ycsbOperations, index: 0)
+        // Ids are YCSB's key numbers plus one: the records are 1...N, YCSB's keys 0...N-1.
         var lastID = Int64(records)
-        // YCSB sizes its zipfian chooser for the keys inserts will add (twice the expected count) and redraws a
-        // key not inserted yet.
+        // CoreWorkload.java:484–486: the zipfian chooser spans the records and twice the expected inserts
+        // (`insertstart + insertcount + expectednewkeys`, inclusive), and a key not inserted yet is drawn again
+        // (line 697).
         let expectedInserts = Int(Double(count) * mix.insert * 2)
-        let zipfian = ZipfianGenerator(count: records + expectedInserts)
-        // `latest` draws a zipfian rank over the records there are, grown as they are inserted.
-        var recency = ZipfianGenerator(count: records)
+        let zipfian = ScrambledZipfianGenerator(count: records + expectedInserts + 1)
+        // Line 488: `latest` is a SkewedLatestGenerator over the acknowledged inserts, whose newest key is N - 1.
+        var latest = SkewedLatestGenerator(newestKey: records - 1)
         func key() -> Int64 {
             switch mix.distribution {
             case .zipfian:
@@ -143,8 +158,7 @@ public struct YCSBWorkload: ItemWorkload {
                     if id <= lastID { return id }
                 }
             case .latest:
-                if recency.count < Int(lastID) { recency = recency.extended(to: Int(lastID)) }
-                return lastID - Int64(recency.nextRank(using: &rng))
+                return 1 + Int64(latest.next(newestKey: Int(lastID) - 1, using: &rng))
             }
         }
         // The kinds in YCSB's order with their proportions; a draw past the last threshold (rounding) takes the

@@ -1,0 +1,56 @@
+import ArgumentParser
+import PersistenceBench
+
+struct Keys: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the keys (or, for YCSB, the operations) a cell would use, or how they spread.",
+        discussion: """
+            The keys come from the seed, as a run draws them before its timed phase: `READ 17`, `UPDATE 5`, \
+            `SCAN 17 42` (start key, length), `INSERT 100001`, one a line. With --summary, prints instead how the \
+            drawn keys spread over the scale's keys: the hottest key's share of the draws, the shares of the \
+            hottest 1 % and 10 % of keys, and the distinct keys drawn.
+            """)
+
+    @Option(help: "A workload whose keys are drawn from the seed: \(keyedNames.joined(separator: ", ")).")
+    var workload: String
+
+    @Option(help: "The scale in records: 10k, 1M, 1e6, 1000000.")
+    var scale: String
+
+    @Option(help: "Print only the first this many (default: every key the cell uses).")
+    var count: Int?
+
+    @Option(help: "Seed of the key sequences.")
+    var seed: UInt64 = 42
+
+    @Flag(help: "Print how the keys spread instead of the keys.")
+    var summary = false
+
+    static var keyedNames: [String] { WorkloadCatalog.all.filter { $0 is any KeyedWorkload }.map(\.name) }
+
+    func validate() throws {
+        guard WorkloadCatalog.workload(named: workload) is any KeyedWorkload else {
+            throw ValidationError(
+                "'\(workload)' is not a workload whose keys are drawn from the seed; one of: "
+                    + Self.keyedNames.joined(separator: ", "))
+        }
+        guard Scale(parsing: scale) != nil else {
+            throw ValidationError("'\(scale)' is not a scale: write 10k, 1M, 1e6 or a whole number of records")
+        }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count)") }
+    }
+
+    func run() {
+        guard let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload,
+            let records = Scale(parsing: scale)?.records
+        else { return }
+        var trace = keyed.keyTrace(scale: records, seed: seed)
+        if let count { trace = Array(trace.prefix(count)) }
+        if summary {
+            print("\(workload) at \(Scale(records: records)), seed \(seed): "
+                + KeySummary(keys: trace.compactMap(\.drawn), keyCount: records).description)
+        } else {
+            print(trace.map(\.line).joined(separator: "\n"))
+        }
+    }
+}
