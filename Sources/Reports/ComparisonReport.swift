@@ -42,7 +42,8 @@ public enum ComparisonReport {
                     + "missed, and what a noisy minute did to every store's cell of that workload).")
         }
         out.append("")
-        out.append("| bound | cells | probe | baseline | current | probe ratio | typical store after it | band | verdict |")
+        out.append(
+            "| bound | cells | probe | baseline | current | probe ratio | typical store after it | band | verdict |")
         out.append("|---|--:|---|--:|--:|--:|--:|--:|---|")
         for bound in comparison.bounds {
             let probes = bound.baselineProbe != nil && bound.currentProbe != nil

@@ -76,7 +76,9 @@ public enum MarkdownReport {
             if let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload, keyed.skewedKeys {
                 for scale in scales where cells.contains(where: { $0.scale == scale }) {
                     let keys = keyed.keyTrace(scale: scale.records, seed: results.configuration.seed)
-                    out.append("- Keys at \(scale): " + KeySummary(keys: keys.compactMap(\.drawn), keyCount: scale.records).description + ".")
+                    out.append(
+                        "- Keys at \(scale): "
+                            + KeySummary(keys: keys.compactMap(\.drawn), keyCount: scale.records).description + ".")
                 }
                 out.append("")
             }

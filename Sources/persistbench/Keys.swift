@@ -47,8 +47,9 @@ struct Keys: ParsableCommand {
         var trace = keyed.keyTrace(scale: records, seed: seed)
         if let count { trace = Array(trace.prefix(count)) }
         if summary {
-            print("\(workload) at \(Scale(records: records)), seed \(seed): "
-                + KeySummary(keys: trace.compactMap(\.drawn), keyCount: records).description)
+            print(
+                "\(workload) at \(Scale(records: records)), seed \(seed): "
+                    + KeySummary(keys: trace.compactMap(\.drawn), keyCount: records).description)
         } else {
             print(trace.map(\.line).joined(separator: "\n"))
         }

@@ -38,7 +38,8 @@ import Testing
                             digest: Digest(count: 100, hash: UInt64(workload.count)),
                             calibrationSeconds: calibration, syncCalibrationSeconds: sync,
                             phaseSeconds: seconds(store, workload, repetition),
-                            phaseCPUSeconds: (workload == "insert-each" ? 0.3 : 1) * seconds(store, workload, repetition),
+                            phaseCPUSeconds: (workload == "insert-each" ? 0.3 : 1)
+                                * seconds(store, workload, repetition),
                             phaseWaits: workload == "insert-each" ? 200 : 0),
                         process: ProcessUsage(
                             wallSeconds: 2, userCPUSeconds: 1, systemCPUSeconds: 0, peakRSSBytes: 40 << 20))

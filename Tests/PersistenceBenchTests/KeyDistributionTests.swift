@@ -78,7 +78,9 @@ import Testing
         // few hundred.
         #expect(abs(summary.hottestShare - expectedHottest) < 0.003, "\(summary) vs \(expectedHottest)")
         #expect(abs(summary.top1PercentShare - expectedTop1) < 0.01, "\(summary) vs \(expectedTop1)")
-        #expect(abs(Double(summary.distinct) - expectedDistinct) < 0.01 * expectedDistinct, "\(summary) vs \(expectedDistinct)")
+        #expect(
+            abs(Double(summary.distinct) - expectedDistinct) < 0.01 * expectedDistinct,
+            "\(summary) vs \(expectedDistinct)")
         // The figures a port of YCSB's generator gives (the issue that asked for this): 3.8 %, 30.7 %, 72.2k; ranks
         // drawn over the keys themselves gave 7.8 %, 61.7 %, 34.7k.
         #expect(abs(expectedHottest - 0.038) < 0.002 && abs(expectedTop1 - 0.307) < 0.01)
@@ -123,6 +125,8 @@ import Testing
         #expect(summary.draws == 10 && summary.distinct == 8)
         #expect(summary.hottestShare == 0.3 && summary.top1PercentShare == 0.3)
         #expect(abs(summary.top10PercentShare - 1.0) < 1e-12)
-        #expect(summary.description == "10 draws: hottest key 30.0 %, top 1 % of keys 30.0 %, top 10 % 100.0 %, 8 distinct keys")
+        #expect(
+            summary.description
+                == "10 draws: hottest key 30.0 %, top 1 % of keys 30.0 %, top 10 % 100.0 %, 8 distinct keys")
     }
 }

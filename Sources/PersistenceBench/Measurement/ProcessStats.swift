@@ -28,9 +28,10 @@ public struct ProcessStats: Sendable {
         return ProcessStats(
             monotonicNanoseconds: PersistenceBench.monotonicNanoseconds(),
             cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-            voluntaryContextSwitches: Int64(usage.ru_nvcsw), rssAnonBytes: status["RssAnon"].flatMap(kilobytes), rssFileBytes: status["RssFile"].flatMap(kilobytes),
-            storageWriteBytes: io["write_bytes"].flatMap { Int64($0) }, peakRSSBytes: status["VmHWM"].flatMap(kilobytes)
-        )
+            voluntaryContextSwitches: Int64(usage.ru_nvcsw), rssAnonBytes: status["RssAnon"].flatMap(kilobytes),
+            rssFileBytes: status["RssFile"].flatMap(kilobytes),
+            storageWriteBytes: io["write_bytes"].flatMap { Int64($0) },
+            peakRSSBytes: status["VmHWM"].flatMap(kilobytes))
     }
 
     /// The resident set of another process, in bytes (`VmRSS` of /proc/PID/status), or nil once it has exited.
