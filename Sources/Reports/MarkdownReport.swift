@@ -63,7 +63,7 @@ public enum MarkdownReport {
         out.append("")
 
         let scales = orderedUnique(results.cells.map(\.scale)).sorted()
-        let stores = orderedUnique(results.cells.map(\.store))
+        let stores = results.stores
         for workload in orderedUnique(results.cells.map(\.workload)) {
             let cells = results.cells.filter { $0.workload == workload }
             out.append("## \(workload)")

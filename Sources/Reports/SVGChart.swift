@@ -130,7 +130,7 @@ public enum Charts {
 
     /// File name → SVG, for every workload with a finished cell, and the memory chart.
     public static func render(_ results: RunResults) -> [(name: String, svg: String)] {
-        let stores = orderedUnique(results.cells.map(\.store))
+        let stores = results.stores
         var charts: [(String, String)] = []
         for workload in orderedUnique(results.cells.map(\.workload)) {
             let cells = results.cells.filter { $0.workload == workload }

@@ -21,6 +21,33 @@ import Testing
         #expect(Runner.crashMessage(at: directory.url.appendingPathComponent("missing.txt")) == nil)
     }
 
+    @Test func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws {
+        let stores = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+        let orders = (1...20).map { Runner.storeOrder(stores, seed: 42, round: UInt64($0)) }
+        #expect(orders.allSatisfy { $0.sorted() == stores })
+        #expect(orders == (1...20).map { Runner.storeOrder(stores, seed: 42, round: UInt64($0)) })
+        #expect(Set(orders).count > 15)
+        // No store is always first or always last.
+        #expect(Set(orders.map(\.first!)).count > 3 && Set(orders.map(\.last!)).count > 3)
+        #expect(Runner.storeOrder(stores, seed: 43, round: 1) != orders[0])
+
+        // A real run: its cells in results.json follow the shuffled plan; its report lists stores as configured.
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out")
+        let run = try runTool([
+            "run", "--stores", "sqlite,lmdb,packed", "--workloads", "get,scan", "--scales", "300",
+            "--repetitions", "3", "--out", out.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try RunResults.load(from: out.appendingPathComponent("results.json"))
+        var expected: [String] = []
+        for round in 1...6 {
+            expected += Runner.storeOrder(["sqlite", "lmdb", "packed"], seed: 42, round: UInt64(round))
+        }
+        #expect(results.cells.map(\.store) == expected)
+        #expect(results.stores == ["sqlite", "lmdb", "packed"])
+    }
+
     /// A killed run keeps every finished cell: results are written after each one.
     @Test func aKilledRunKeepsItsFinishedCells() throws {
         let directory = try TemporaryDirectory()

@@ -308,8 +308,8 @@ public struct RunComparison: Codable, Sendable {
             if let base, let now, base > 0 { now / base } else { 1.0 }
         }
 
-        let baseGroups = Self.groups(baseline.cells)
-        let currentGroups = Self.groups(current.cells)
+        let baseGroups = Self.groups(baseline.cells, storeOrder: baseline.stores)
+        let currentGroups = Self.groups(current.cells, storeOrder: current.stores)
         cells = []
         notCompared = []
         boundsUnmeasured = true
@@ -545,8 +545,11 @@ public struct RunComparison: Codable, Sendable {
         var workloadKey: WorkloadKey { WorkloadKey(workload: key.workload, scale: key.scale, bound: bound) }
     }
 
-    /// A run's cells grouped by (store, workload, scale), in the run's order.
-    static func groups(_ cells: [CellResult]) -> (ordered: [(Key, [CellResult])], byKey: [Key: [CellResult]]) {
+    /// A run's cells grouped by (store, workload, scale): (scale, workload) in the run's order, stores within each
+    /// in `storeOrder` (the run's shuffled order is not a reader's).
+    static func groups(_ cells: [CellResult], storeOrder: [String]) -> (
+        ordered: [(Key, [CellResult])], byKey: [Key: [CellResult]]
+    ) {
         var order: [Key] = []
         var byKey: [Key: [CellResult]] = [:]
         for cell in cells {
@@ -554,7 +557,22 @@ public struct RunComparison: Codable, Sendable {
             if byKey[key] == nil { order.append(key) }
             byKey[key, default: []].append(cell)
         }
-        return (order.map { ($0, byKey[$0]!) }, byKey)
+        var groupRank: [String: Int] = [:]
+        for key in order where groupRank["\(key.scale) \(key.workload)"] == nil {
+            groupRank["\(key.scale) \(key.workload)"] = groupRank.count
+        }
+        let storeRank = Dictionary(storeOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        // Ties (stores the order does not name) keep the run's order.
+        let sorted = order.enumerated().sorted {
+            let left = (
+                groupRank["\($0.element.scale) \($0.element.workload)"]!, storeRank[$0.element.store] ?? Int.max
+            )
+            let right = (
+                groupRank["\($1.element.scale) \($1.element.workload)"]!, storeRank[$1.element.store] ?? Int.max
+            )
+            return left != right ? left < right : $0.offset < $1.offset
+        }.map(\.element)
+        return (sorted.map { ($0, byKey[$0]!) }, byKey)
     }
 
     /// Slowest ÷ fastest; 1 for a single value.

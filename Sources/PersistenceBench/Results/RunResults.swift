@@ -25,6 +25,17 @@ public struct RunResults: Codable, Equatable, Sendable {
     /// Digest agreement for every (workload, scale) with at least one finished cell.
     public var digestChecks: [DigestCheck] { DigestCheck.checks(of: cells) }
 
+    /// The stores that have cells, in the configuration's order (the order of `--stores`), whatever order their
+    /// cells ran in (`Runner.plan` shuffles it), then any store the configuration does not name: the order reports
+    /// list stores in.
+    public var stores: [String] {
+        var present = Set(cells.map(\.store))
+        let configured = configuration.stores.filter { present.remove($0) != nil }
+        var rest: [String] = []
+        for cell in cells where present.remove(cell.store) != nil { rest.append(cell.store) }
+        return configured + rest
+    }
+
     /// Reads a results.json, checking its schema version.
     public static func load(from url: URL) throws -> RunResults {
         let data: Data

@@ -62,15 +62,32 @@ public final class Runner {
     private var workDirectory: URL { outputDirectory.appendingPathComponent("work") }
 
     /// Scale by scale, workload by workload; within a repetition every store runs once, so that a drift in the
-    /// machine's speed during the run touches every store alike.
+    /// machine's speed during the run touches every store alike, and in an order shuffled from the seed for each
+    /// (scale, workload, repetition), so that no store always runs first, on a cold machine, or last. The cells
+    /// appear in results.json in this order.
     public var plan: [PlannedCell] {
-        configuration.scales.flatMap { scale in
-            workloads.flatMap { workload in
+        configuration.scales.enumerated().flatMap { scaleIndex, scale in
+            workloads.enumerated().flatMap { workloadIndex, workload in
                 (1...configuration.repetitions).flatMap { repetition in
-                    stores.map { PlannedCell(store: $0, workload: workload, scale: scale, repetition: repetition) }
+                    Self.storeOrder(
+                        stores, seed: configuration.seed,
+                        round: UInt64(
+                            ((scaleIndex * workloads.count) + workloadIndex) * configuration.repetitions
+                                + repetition)
+                    ).map { PlannedCell(store: $0, workload: workload, scale: scale, repetition: repetition) }
                 }
             }
         }
+    }
+
+    /// `stores` shuffled (Fisher–Yates) from `seed` for the `round`-th repetition of the run.
+    static func storeOrder<Element>(_ stores: [Element], seed: UInt64, round: UInt64) -> [Element] {
+        var rng = SplitMix64(seed: seed, stream: .storeOrder, index: round)
+        var order = stores
+        for index in stride(from: order.count - 1, to: 0, by: -1) {
+            order.swapAt(index, Int(rng.below(UInt64(index + 1))))
+        }
+        return order
     }
 
     /// Runs every cell and returns the results (also passed to `save`).
