@@ -62,7 +62,7 @@ public enum ComparisonReport {
         out.append("|---|--:|---|--:|--:|--:|---|")
         for workload in comparison.workloads {
             out.append(
-                "| \(workload.workload) | \(workload.scale) | \(workload.bound == .io ? "wait" : "CPU") | "
+                "| \(workload.workload) | \(workload.scale) | \(workload.bound.shortLabel) | "
                     + "\(workload.stores) | ×\(f(workload.typicalRatio)) | ×\(f(workload.relativeRatio)) | "
                     + "\(mark(workload.verdict)) |")
         }
@@ -115,7 +115,7 @@ public enum ComparisonReport {
     /// `wait 62 % · 2.1/op`, `CPU 3 % · 0/op`, or the bound's name alone where no counters were recorded.
     private static func bound(_ change: RunComparison.Change) -> String {
         guard let bound = change.bound else { return "" }
-        let name = bound == .io ? "wait" : "CPU"
+        let name = bound.shortLabel
         guard let share = change.waitShare else { return name }
         var text = "\(name) \(Int((share * 100).rounded())) %"
         if let waits = change.waitsPerOperation { text += " · " + String(format: "%.2g", waits) + "/op" }

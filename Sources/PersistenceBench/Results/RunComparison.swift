@@ -9,6 +9,14 @@ public enum TimeBound: String, Codable, Sendable, CaseIterable {
     /// of its timed seconds off the CPU. Normalised by the fdatasync probe (`Calibration.measureSync`).
     case io
 
+    /// A word for it in a table cell.
+    public var shortLabel: String {
+        switch self {
+        case .cpu: "CPU"
+        case .io: "wait"
+        }
+    }
+
     /// How the report names it.
     public var label: String {
         switch self {
@@ -195,10 +203,10 @@ public struct RunComparison: Codable, Sendable {
     /// A store's time over all its compared cells.
     public struct StoreSummary: Codable, Sendable {
         public var store: String
-        public var cells: Int
         /// Its cells of each bound.
         public var cpuCells: Int
         public var ioCells: Int
+        public var cells: Int { cpuCells + ioCells }
         /// The geometric mean of its cells' calibrated time ratios (each divided by its bound's probe).
         public var timeRatio: Double
         /// The geometric mean of its cells' ratios relative to their workloads' typical stores: what is judged.
@@ -369,7 +377,7 @@ public struct RunComparison: Codable, Sendable {
         stores = Self.geometricMeans(relative).map { store in
             let ofStore = timeChanges.filter { $0.key.store == store.key }
             return StoreSummary(
-                store: store.key, cells: store.count, cpuCells: ofStore.filter { $0.bound == .cpu }.count,
+                store: store.key, cpuCells: ofStore.filter { $0.bound == .cpu }.count,
                 ioCells: ofStore.filter { $0.bound == .io }.count, timeRatio: calibrated[store.key]!,
                 relativeRatio: store.mean, band: rule.storeBand,
                 verdict: Verdict(ratio: store.mean, band: rule.storeBand))
@@ -395,8 +403,8 @@ public struct RunComparison: Codable, Sendable {
         let currentTimes = current.finished.map(\.timePerOperation)
         if let baseTime = median(baseTimes), let currentTime = median(currentTimes), baseTime > 0, currentTime > 0 {
             let ratio = currentTime / baseTime / probeRatios[bound]!
-            let spread = max(spread(baseTimes), spread(currentTimes))
-            let band = max(rule[bound].cell, pow(spread, rule.spreadMultiplier))
+            let repetitionSpread = max(spread(baseTimes), spread(currentTimes))
+            let band = max(rule[bound].cell, pow(repetitionSpread, rule.spreadMultiplier))
             // A workload that times the machine says nothing of a store: shown, never judged.
             let measuresMachine = WorkloadCatalog.workload(named: key.workload)?.measuresMachine ?? false
             if !measuresMachine {
