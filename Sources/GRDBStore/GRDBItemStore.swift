@@ -73,6 +73,11 @@ public final class GRDBItemStore: MigrationStore {
         try pool.close()
     }
 
+    /// Checkpoints the WAL and truncates it on the writer connection (`Database.checkpoint(.truncate)`).
+    public func settle() throws {
+        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+    }
+
     public func insert(_ batch: [Item]) throws {
         try pool.write { db in
             for item in batch { try insert(item, in: db) }

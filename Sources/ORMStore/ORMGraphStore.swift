@@ -246,6 +246,10 @@ public final class ORMPrefetchingStore: ObjectGraphStore {
     public func finishInserting() throws {
         try context.save()
     }
+
+    public func settle() throws {
+        try container.checkpoint()
+    }
 }
 
 /// The profile's distinct stacks: their ids, and the objects of those the context holds (unsaved ones cannot be

@@ -50,6 +50,10 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
         try container.close()
     }
 
+    public func settle() throws {
+        try container.checkpoint()
+    }
+
     public func insert(_ batch: [PersistenceBench.Item]) throws {
         for item in batch { _ = Item(item, context: context) }
         if savesEveryBatch {

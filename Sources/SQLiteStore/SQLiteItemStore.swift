@@ -83,6 +83,10 @@ public final class SQLiteItemStore: MigrationStore {
         try connection.close()
     }
 
+    public func settle() throws {
+        try connection.checkpoint()
+    }
+
     public func insert(_ batch: [Item]) throws {
         try connection.transaction {
             for item in batch { try insertRow(item) }

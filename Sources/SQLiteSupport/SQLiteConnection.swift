@@ -63,6 +63,19 @@ public final class SQLiteConnection {
         }
     }
 
+    /// Copies every frame of the write-ahead log into the database, syncs it and truncates the log to zero bytes
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what closing the last connection does. Throws if a reader kept the
+    /// checkpoint from finishing.
+    public func checkpoint() throws {
+        let statement = try prepare("PRAGMA wal_checkpoint(TRUNCATE)")
+        defer { statement.finalize() }
+        guard try statement.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "no row", operation: "checkpoint") }
+        guard statement.int64(at: 0) == 0 else {
+            throw SQLiteError(code: SQLITE_BUSY, message: "a reader kept the checkpoint from finishing",
+                operation: "PRAGMA wal_checkpoint(TRUNCATE) on \(path)")
+        }
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
     @inlinable public var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -41,6 +41,11 @@ public final class ModelContainer {
         try connection.close()
     }
 
+    /// Checkpoints the WAL into the database file and truncates it.
+    public func checkpoint() throws {
+        try connection.checkpoint()
+    }
+
     /// A prepared statement for `sql`, prepared once and cached, as Core Data caches its SQL.
     func statement(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] { return statement }

@@ -82,6 +82,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// Voluntary context switches over the same span: how often the cell waited (a blocking sync, a read that
     /// missed the page cache).
     public var phaseWaits: Int64?
+    /// Seconds of the timed phase a changing workload spent bringing the store's files to what a reopen finds
+    /// (`Store.settle`: a WAL checkpoint), included in `timedSeconds`. Nil where the workload changed nothing.
+    public var settleSeconds: Double?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -101,7 +104,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         latencyByOperation: [String: LatencySummary]? = nil, rssAnonBytes: Int64?, rssFileBytes: Int64?,
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
-        phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil
+        phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
@@ -118,13 +121,14 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         self.phaseSeconds = phaseSeconds
         self.phaseCPUSeconds = phaseCPUSeconds
         self.phaseWaits = phaseWaits
+        self.settleSeconds = settleSeconds
     }
 
     enum CodingKeys: String, CodingKey {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits
+            phaseCPUSeconds, phaseWaits, settleSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -144,7 +148,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             syncCalibrationSeconds: try c.decodeIfPresent(Double.self, forKey: .syncCalibrationSeconds),
             phaseSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseSeconds),
             phaseCPUSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseCPUSeconds),
-            phaseWaits: try c.decodeIfPresent(Int64.self, forKey: .phaseWaits))
+            phaseWaits: try c.decodeIfPresent(Int64.self, forKey: .phaseWaits),
+            settleSeconds: try c.decodeIfPresent(Double.self, forKey: .settleSeconds))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -166,6 +171,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(phaseSeconds, forKey: .phaseSeconds)
         try c.encodeIfPresent(phaseCPUSeconds, forKey: .phaseCPUSeconds)
         try c.encodeIfPresent(phaseWaits, forKey: .phaseWaits)
+        try c.encodeIfPresent(settleSeconds, forKey: .settleSeconds)
     }
 }
 

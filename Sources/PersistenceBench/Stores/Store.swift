@@ -14,12 +14,20 @@ public protocol Store: AnyObject, SendableMetatype {
     /// saves here.
     func finishInserting() throws
 
+    /// Brings the store's files to the state a reopen would find without replaying work, at the end of the timed
+    /// phase of every workload that writes. A store with a write-ahead log checkpoints it into the database and
+    /// truncates it: the work its close would otherwise do after the timer. A store whose commit writes pages to
+    /// their final place has nothing left to do (the default).
+    func settle() throws
+
     /// The bytes a closed store occupies in `directory`. The default sums the files' logical sizes.
     static func bytesOnDisk(at directory: URL) throws -> Int64
 }
 
 extension Store {
     public func finishInserting() throws {}
+
+    public func settle() throws {}
 
     public static func bytesOnDisk(at directory: URL) throws -> Int64 {
         try FileSystem.logicalSize(of: directory)

@@ -47,6 +47,9 @@ public struct WorkloadOutcome: Sendable {
     /// left are checked.
     public var alsoDigestsStore: Bool
 
+    /// Whether the workload changed the store: its digest is (partly) read back from the store.
+    public var changedStore: Bool { digest == nil || alsoDigestsStore }
+
     public init(operations: Int, digest: Digest?, alsoDigestsStore: Bool = false) {
         self.operations = operations
         self.digest = digest
