@@ -52,10 +52,14 @@ let package = Package(
         ),
         .target(name: "LMDBStore", dependencies: ["PersistenceBench", "CLMDB"]),
         .target(name: "PackedStore", dependencies: ["PersistenceBench"]),
+        // The harness floor: items in Swift collections, nothing persisted while it runs.
+        .target(name: "MemoryStore", dependencies: ["PersistenceBench"]),
         // Every store in one list, for the tool, the tests and Benchmarks/.
         .target(
             name: "StoreCatalog",
-            dependencies: ["PersistenceBench", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore"]
+            dependencies: [
+                "PersistenceBench", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore", "PackedStore", "MemoryStore",
+            ]
         ),
         .target(name: "Reports", dependencies: ["PersistenceBench"]),
         .executableTarget(
@@ -70,7 +74,7 @@ let package = Package(
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
             dependencies: [
                 "PersistenceBench", "Reports", "StoreCatalog", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore",
-                "PackedStore", "persistbench",
+                "PackedStore", "MemoryStore", "persistbench",
             ]
         ),
     ],

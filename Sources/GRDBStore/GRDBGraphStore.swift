@@ -128,9 +128,18 @@ extension GRDBItemStore: AssociationStore, HouseStore {
 
     public func teamCountsBySport() throws -> [TeamCount] {
         try pool.read { db in
-            try SportRecord.annotated(with: SportRecord.teams.count).order(Column("id"))
-                .asRequest(of: SportTeamCount.self).fetchAll(db)
-                .map { TeamCount(sportID: $0.id, sportName: $0.name, teams: $0.teamCount) }
+            switch flavor {
+            case .records, .codable:
+                try SportRecord.annotated(with: SportRecord.teams.count).order(Column("id"))
+                    .asRequest(of: SportTeamCount.self).fetchAll(db)
+                    .map { TeamCount(sportID: $0.id, sportName: $0.name, teams: $0.teamCount) }
+            case .statements:
+                try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT sport.id, sport.name, COUNT(team.id) FROM sport "
+                            + "LEFT JOIN team ON team.sportId = sport.id GROUP BY sport.id ORDER BY sport.id")
+                ).map { TeamCount(sportID: $0[0], sportName: $0[1], teams: $0[2]) }
+            }
         }
     }
 
@@ -174,9 +183,17 @@ extension GRDBItemStore: AssociationStore, HouseStore {
 
     public func houseCounts() throws -> HouseCounts {
         try pool.read { db in
-            try HouseCounts(
-                houses: HouseRecord.fetchCount(db), floors: FloorRecord.fetchCount(db), rooms: RoomRecord.fetchCount(db)
-            )
+            switch flavor {
+            case .records, .codable:
+                try HouseCounts(
+                    houses: HouseRecord.fetchCount(db), floors: FloorRecord.fetchCount(db),
+                    rooms: RoomRecord.fetchCount(db))
+            case .statements:
+                try HouseCounts(
+                    houses: Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM house")) ?? 0,
+                    floors: Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM floor")) ?? 0,
+                    rooms: Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM room")) ?? 0)
+            }
         }
     }
 }
@@ -245,18 +262,30 @@ extension GRDBItemStore: ProfileStore {
         }
     }
 
-    /// One SQL request with GRDB's SQL interpolation: the window by primary key, joined, grouped by leaf.
+    /// One SQL request with GRDB's SQL interpolation (`grdb+statements`: a cached statement): the window by
+    /// primary key, joined, grouped by leaf.
     public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
         try pool.read { db in
-            let request: SQLRequest<Row> = """
-                SELECT stack.leaf, COUNT(*) AS samples FROM \
-                (SELECT stackId FROM sample WHERE timestamp >= \(timestamp) ORDER BY timestamp LIMIT \(count)) \
-                AS window JOIN stack ON stack.id = window.stackId \
-                GROUP BY stack.leaf ORDER BY samples DESC, stack.leaf LIMIT \(limit)
-                """
-            return try request.fetchAll(db).map { row in
-                FrameCount(frame: UInt64(bitPattern: row["leaf"]), samples: row["samples"])
+            let rows: [Row]
+            switch flavor {
+            case .records, .codable:
+                let request: SQLRequest<Row> = """
+                    SELECT stack.leaf, COUNT(*) AS samples FROM \
+                    (SELECT stackId FROM sample WHERE timestamp >= \(timestamp) ORDER BY timestamp LIMIT \(count)) \
+                    AS window JOIN stack ON stack.id = window.stackId \
+                    GROUP BY stack.leaf ORDER BY samples DESC, stack.leaf LIMIT \(limit)
+                    """
+                rows = try request.fetchAll(db)
+            case .statements:
+                rows = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: "SELECT stack.leaf, COUNT(*) AS samples FROM "
+                            + "(SELECT stackId FROM sample WHERE timestamp >= ? ORDER BY timestamp LIMIT ?) "
+                            + "AS window JOIN stack ON stack.id = window.stackId "
+                            + "GROUP BY stack.leaf ORDER BY samples DESC, stack.leaf LIMIT ?"),
+                    arguments: [timestamp, count, limit])
             }
+            return rows.map { row in FrameCount(frame: UInt64(bitPattern: row["leaf"]), samples: row["samples"]) }
         }
     }
 

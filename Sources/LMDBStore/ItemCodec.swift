@@ -62,6 +62,12 @@ enum ItemCodec {
         precondition(offset == buffer.count, "ItemCodec.encodedSize disagrees with encode")
     }
 
+    /// The price in a stored value, read from its fixed-width head without decoding the rest.
+    static func price(from bytes: UnsafeRawBufferPointer) throws -> Double {
+        guard bytes.count >= fixedSize + 2 else { throw LMDBError.corrupted("reading an item's price", "value of \(bytes.count) bytes") }
+        return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
+    }
+
     /// The item stored under key `id` in `bytes`; throws on bytes that do not follow the layout.
     static func decode(id: Int64, from bytes: UnsafeRawBufferPointer) throws -> Item {
         guard bytes.count >= fixedSize + 2 else { throw corrupted(id, "value of \(bytes.count) bytes") }

@@ -12,11 +12,17 @@ public final class LMDBItemStore: MigrationStore {
         name: "lmdb",
         summary: "LMDB via liblmdb: compact binary records under big-endian ids, a DUPSORT title index, cursors",
         durability: "every commit synced (LMDB's default: mdb_txn_commit flushes the data, then the meta page)",
+        configuration: "MDB_NOTLS; a read-only map of the whole file, 256 MiB at first, doubled when full; no "
+            + "cache of its own (the kernel's page cache)",
         engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
         open: { try LMDBItemStore(directory: $0) })
 
     /// The initial map: enough for about a million items. Larger stores grow it as they fill it.
     public static let defaultMapSize = 256 << 20
+
+    /// A DUPSORT key's duplicate count is kept in its sub-database's header: `count(where:)` and
+    /// `teamCountsBySport()` read it (`mdb_cursor_count`) after one seek instead of counting entries.
+    public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter, .teamsPerSport] }
 
     /// The environment, for tests that look at its map.
     public let environment: LMDBEnvironment
@@ -190,6 +196,21 @@ public final class LMDBItemStore: MigrationStore {
                     // A key's duplicate count is kept in its sub-database: O(1) after the O(log n) seek.
                     try cursor.move(MDB_SET, key: key) == nil ? 0 : cursor.duplicateCount()
                 }
+            }
+        }
+    }
+
+    /// A cursor walk over every item, reading only the price from each value's fixed-width head.
+    public func count(pricedIn range: PriceRange) throws -> Int {
+        try environment.read { transaction in
+            try transaction.withCursor(on: items) { cursor in
+                var count = 0
+                var entry = try cursor.move(MDB_FIRST)
+                while let current = entry {
+                    if range.contains(try ItemCodec.price(from: current.value)) { count += 1 }
+                    entry = try cursor.move(MDB_NEXT)
+                }
+                return count
             }
         }
     }

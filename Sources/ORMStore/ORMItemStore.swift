@@ -14,12 +14,14 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
             name: "orm",
             summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
                 + "faults, row cache, change tracking; one save after a bulk load",
-            durability: "every save fsynced (WAL, synchronous=FULL)", engine: { SQLiteConnection.engine },
+            durability: "every save fsynced (WAL, synchronous=FULL)",
+            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold", engine: { SQLiteConnection.engine },
             type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
         StoreKind(
             name: "orm+batched",
             summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
-            durability: "every save fsynced (WAL, synchronous=FULL)", engine: { SQLiteConnection.engine },
+            durability: "every save fsynced (WAL, synchronous=FULL)",
+            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold", engine: { SQLiteConnection.engine },
             type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
         ORMPrefetchingStore.kind,
     ]
@@ -86,6 +88,10 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     public func count(where filter: ItemFilter) throws -> Int {
         try context.fetchCount(
             FetchDescriptor(predicate: Self.predicate(filter.priority) && Item.isInStock == filter.isInStock))
+    }
+
+    public func count(pricedIn range: PriceRange) throws -> Int {
+        try context.fetchCount(FetchDescriptor(predicate: Item.price >= range.lower && Item.price < range.upper))
     }
 
     public func page(_ query: ItemPageQuery) throws -> [PersistenceBench.Item] {

@@ -25,8 +25,13 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         summary: "48-byte rows and a string arena in memory-mapped files, appended; a checksummed two-slot header "
             + "commits; sorted permutation arrays for pages",
         durability: "every commit fsynced: appended data and journal, then the header (fdatasync each)",
+        configuration: "read-only maps of its files (capacity doubled as they grow); writes through pwrite; page "
+            + "order arrays rebuilt in memory after a write",
         engine: { "packed format \(StoreHeader.formatVersion) (this package)" }, type: PackedItemStore.self,
         open: { try PackedItemStore(directory: $0) })
+
+    /// The header keeps the number of live items per (priority, stock) filter, updated by every commit.
+    public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
 
     /// A point in a commit where a test can stop it, as a crash would.
     enum CommitStep: CaseIterable, Sendable {
@@ -49,7 +54,8 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     private var inPlaceUnflushed = false
     /// Tests set this to stop the next commit at a step.
     var crashAt: CommitStep?
-    /// The live titles, when titles are unique: built from the rows the first time a write needs it.
+    /// The live titles, when titles are unique: built from the rows by the first checked write after an open or a
+    /// change that dropped it, inside that write's (timed) call; never at open.
     private var liveTitles: Set<String>?
     /// Sports, teams and houses, opened by the first call that needs them.
     private var openedGraph: PackedGraph?
@@ -549,6 +555,16 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
 
     public func count(where filter: ItemFilter) throws -> Int {
         header.counts[Int(filter.code)]
+    }
+
+    /// A pass over every live row's price: no counter or index covers prices.
+    public func count(pricedIn range: PriceRange) throws -> Int {
+        let view = self.view
+        var count = 0
+        for index in 0..<header.rowCount where !view.isDeleted(index) && range.contains(view.row(index).price) {
+            count += 1
+        }
+        return count
     }
 
     public func page(_ query: ItemPageQuery) throws -> [Item] {

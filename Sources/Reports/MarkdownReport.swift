@@ -39,7 +39,8 @@ public enum MarkdownReport {
         out.append("| Host | \(environment.hostname) |")
         out.append("| Compiler | \(environment.swift) |")
         for (store, engine) in environment.engines.sorted(by: { $0.key < $1.key }) {
-            out.append("| `\(store)` | \(engine) |")
+            let configuration = environment.configurations?[store].map { "; \($0)" } ?? ""
+            out.append("| `\(store)` | \(engine)\(configuration) |")
         }
         out.append("| Git commit | \(environment.gitCommit) |")
         out.append("| Seed | \(configuration.seed) |")

@@ -7,12 +7,28 @@ import SQLiteSupport
 /// Same file name, schema, indexes and pragmas as `grdb` (WAL, synchronous=FULL), so that the ratio between
 /// the two is the cost of GRDB's layer and nothing else.
 public final class SQLiteItemStore: MigrationStore {
-    public static let kind = StoreKind(
-        name: "sqlite",
-        summary: "SQLite C API directly: prepared statements, sqlite3_step, column getters; WAL",
-        durability: "every commit fsynced (WAL, synchronous=FULL)",
-        engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
-        open: { try SQLiteItemStore(directory: $0) })
+    /// What a performance-minded user sets: a page cache and a memory map that hold the data (1 GiB each asked;
+    /// SQLite caps the map at its compile-time limit) and temporary tables in memory. Durability is unchanged.
+    static let tunedPragmas =
+        "PRAGMA cache_size = -1048576; PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY"
+
+    public static let kinds = [
+        StoreKind(
+            name: "sqlite",
+            summary: "SQLite C API directly: prepared statements, sqlite3_step, column getters; WAL",
+            durability: "every commit fsynced (WAL, synchronous=FULL)", configuration: SQLiteConnection.defaultConfiguration,
+            engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
+            open: { try SQLiteItemStore(directory: $0, tuned: false) }),
+        StoreKind(
+            name: "sqlite+tuned",
+            summary: "the same, with a page cache and memory map sized for the data and temp_store=MEMORY",
+            durability: "every commit fsynced (WAL, synchronous=FULL)",
+            configuration: "journal_mode=WAL synchronous=FULL cache_size=-1048576 (1 GiB) "
+                + "mmap_size=\(min(1 << 30, SQLiteConnection.maximumMapSize)) (1 GiB, within this build's limit of "
+                + "\(SQLiteConnection.maximumMapSize)) temp_store=MEMORY foreign_keys=ON",
+            engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
+            open: { try SQLiteItemStore(directory: $0, tuned: true) }),
+    ]
 
     /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.
     static let schema = """
@@ -32,16 +48,18 @@ public final class SQLiteItemStore: MigrationStore {
     private let selectRange: SQLiteStatement
     private let countWithPriority: SQLiteStatement
     private let countWithoutPriority: SQLiteStatement
+    private let countPriced: SQLiteStatement
     private let pageWithPriority: SQLiteStatement
     private let pageWithoutPriority: SQLiteStatement
     private let updateStatement: SQLiteStatement
     private let deleteStatement: SQLiteStatement
 
-    public init(directory: URL) throws {
+    public init(directory: URL, tuned: Bool) throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
         // Foreign keys on, as GRDB sets them: the house tables cascade deletes through them.
         try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        if tuned { try connection.execute(Self.tunedPragmas) }
         try connection.transaction {
             try connection.execute(Self.schema + Self.leagueSchema + Self.houseSchema + Self.profileSchema)
         }
@@ -53,6 +71,7 @@ public final class SQLiteItemStore: MigrationStore {
         countWithPriority = try connection.prepare("SELECT COUNT(*) FROM item WHERE priority = ? AND isInStock = ?")
         countWithoutPriority = try connection.prepare(
             "SELECT COUNT(*) FROM item WHERE priority IS NULL AND isInStock = ?")
+        countPriced = try connection.prepare("SELECT COUNT(*) FROM item WHERE price >= ? AND price < ?")
         let order = "ORDER BY isInStock, title, id LIMIT ? OFFSET ?"
         pageWithPriority = try connection.prepare("SELECT \(columns) FROM item WHERE priority = ? \(order)")
         pageWithoutPriority = try connection.prepare("SELECT \(columns) FROM item WHERE priority IS NULL \(order)")
@@ -61,22 +80,20 @@ public final class SQLiteItemStore: MigrationStore {
     }
 
     /// The settings that make a SQLite store comparable to another, read from the live connection:
-    /// `journal_mode=wal synchronous=2`.
+    /// `journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0`.
     public func pragmaSettings() throws -> String {
-        let journal = try connection.prepare("PRAGMA journal_mode")
-        let synchronous = try connection.prepare("PRAGMA synchronous")
-        defer {
-            journal.finalize()
-            synchronous.finalize()
-        }
-        guard try journal.step(), try synchronous.step() else { throw BenchError("no pragma values") }
-        return "journal_mode=\(journal.text(at: 0)) synchronous=\(synchronous.int64(at: 0))"
+        try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
+            let statement = try connection.prepare("PRAGMA \(name)")
+            defer { statement.finalize() }
+            guard try statement.step() else { throw BenchError("no value for PRAGMA \(name)") }
+            return "\(name)=\(statement.text(at: 0))"
+        }.joined(separator: " ")
     }
 
     public func close() throws {
         // Statements must be finalized before the connection closes.
         for statement in [
-            insertStatement, selectByID, selectAll, selectRange, countWithPriority, countWithoutPriority,
+            insertStatement, selectByID, selectAll, selectRange, countWithPriority, countWithoutPriority, countPriced,
             pageWithPriority,
             pageWithoutPriority, updateStatement, deleteStatement,
         ] { statement.finalize() }
@@ -140,6 +157,14 @@ public final class SQLiteItemStore: MigrationStore {
         defer { statement.reset() }
         guard try statement.step() else { return 0 }
         return Int(statement.int64(at: 0))
+    }
+
+    public func count(pricedIn range: PriceRange) throws -> Int {
+        countPriced.bind(range.lower, at: 1)
+        countPriced.bind(range.upper, at: 2)
+        defer { countPriced.reset() }
+        guard try countPriced.step() else { return 0 }
+        return Int(countPriced.int64(at: 0))
     }
 
     public func page(_ query: ItemPageQuery) throws -> [Item] {

@@ -92,6 +92,26 @@ public final class SQLiteConnection {
 
     /// The linked library's version, "SQLite 3.40.1".
     public static var engine: String { "SQLite \(String(cString: sqlite3_libversion()))" }
+
+    /// The settings of the SQLite stores (`sqlite`, `orm`; `grdb` sets the same): WAL, every commit synced,
+    /// SQLite's default page cache and no memory map.
+    public static let defaultConfiguration =
+        "journal_mode=WAL synchronous=FULL cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) "
+        + "temp_store=DEFAULT"
+
+    /// The largest `mmap_size` this build of SQLite accepts (`SQLITE_MAX_MMAP_SIZE`); a larger request is capped.
+    public static var maximumMapSize: Int64 {
+        var index: Int32 = 0
+        while let option = sqlite3_compileoption_get(index) {
+            let text = String(cString: option)
+            if text.hasPrefix("MAX_MMAP_SIZE="), let value = Int64(text.dropFirst(14).replacing("0x", with: ""),
+                radix: text.contains("0x") ? 16 : 10) {
+                return value
+            }
+            index += 1
+        }
+        return 0x7fff_0000  // SQLite's own default
+    }
 }
 
 /// A prepared statement, reset and reused for every execution.

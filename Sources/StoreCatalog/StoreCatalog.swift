@@ -1,5 +1,6 @@
 import GRDBStore
 import LMDBStore
+import MemoryStore
 import ORMStore
 import PackedStore
 import PersistenceBench
@@ -9,7 +10,7 @@ import SQLiteStore
 /// package-benchmark suites share.
 public enum StoreCatalog {
     public static let all: [StoreKind] =
-        [SQLiteItemStore.kind] + GRDBItemStore.kinds + ORMItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind]
+        SQLiteItemStore.kinds + GRDBItemStore.kinds + ORMItemStore.kinds + [LMDBItemStore.kind, PackedItemStore.kind, MemoryItemStore.kind]
 
     public static func kind(named name: String) -> StoreKind? { all.first { $0.name == name } }
 }

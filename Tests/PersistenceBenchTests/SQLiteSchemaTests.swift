@@ -38,6 +38,20 @@ import Testing
             #expect(schemas[0].contains(name))
         }
         #expect(pragmas.count == 2 && pragmas[0] == pragmas[1])
-        #expect(pragmas.first == "journal_mode=wal synchronous=2")
+        #expect(pragmas.first == "journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0")
+    }
+
+    /// `sqlite+tuned` is `sqlite` with a larger page cache, a memory map and in-memory temporary tables: the
+    /// same durability, and the configuration its report line states.
+    @Test func tunedSQLiteSetsWhatItsConfigurationSays() throws {
+        let directory = try TemporaryDirectory()
+        let kind = try storeKind("sqlite+tuned")
+        let store = try #require(try kind.open(directory.url) as? SQLiteItemStore)
+        defer { try? store.close() }
+        let settings = try store.pragmaSettings()
+        #expect(settings == "journal_mode=wal synchronous=2 cache_size=-1048576 mmap_size=1073741824 temp_store=2")
+        for setting in ["synchronous=FULL", "cache_size=-1048576", "mmap_size=1073741824", "temp_store=MEMORY"] {
+            #expect(kind.configuration.contains(setting))
+        }
     }
 }

@@ -15,6 +15,9 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
     public var swift: String
     /// Each store's engine and version as linked at run time ("sqlite": "SQLite 3.40.1").
     public var engines: [String: String]
+    /// Each store's configuration (`StoreKind.configuration`): pragmas, caches, maps. Nil in results recorded
+    /// before it was.
+    public var configurations: [String: String]?
     /// `git describe`-style commit of the working directory, with `-dirty` when it has local changes.
     public var gitCommit: String
     /// The exact command line, shell-quoted.
@@ -22,7 +25,8 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
 
     public init(
         cpuModel: String, cores: Int, memoryBytes: Int64, kernel: String, hostname: String, swift: String,
-        engines: [String: String], gitCommit: String, command: String, bootID: String? = nil
+        engines: [String: String], configurations: [String: String]? = nil, gitCommit: String, command: String,
+        bootID: String? = nil
     ) {
         self.cpuModel = cpuModel
         self.cores = cores
@@ -31,6 +35,7 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
         self.hostname = hostname
         self.swift = swift
         self.engines = engines
+        self.configurations = configurations
         self.gitCommit = gitCommit
         self.command = command
         self.bootID = bootID
@@ -56,7 +61,9 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
         return RunEnvironment(
             cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), memoryBytes: memoryKiB * 1024,
             kernel: "\(system) \(kernel)", hostname: ProcessInfo.processInfo.hostName, swift: compilerVersion,
-            engines: engines, gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "),
+            engines: engines,
+            configurations: Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0.configuration) }),
+            gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "),
             bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
     }

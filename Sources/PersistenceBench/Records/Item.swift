@@ -111,6 +111,21 @@ public struct ItemFilter: Equatable, Sendable {
     }
 }
 
+/// A half-open price range, `lower <= price < upper`: the predicate of `count-range`, which no store answers from
+/// an index or a counter.
+public struct PriceRange: Equatable, Sendable {
+    public var lower: Double
+    public var upper: Double
+
+    public init(lower: Double, upper: Double) {
+        self.lower = lower
+        self.upper = upper
+    }
+
+    @inlinable
+    public func contains(_ price: Double) -> Bool { price >= lower && price < upper }
+}
+
 /// One page of items with the given `priority`, ordered by `isInStock`, then `title`, then `id`.
 ///
 /// Sorting by a Bool and filtering on an enum are two things SwiftData's queries cannot express.

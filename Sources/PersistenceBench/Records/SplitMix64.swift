@@ -59,5 +59,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let samples = Stream(rawValue: 15)
         public static let profileWindows = Stream(rawValue: 16)
         public static let storeOrder = Stream(rawValue: 17)
+        public static let writeThenPageSelection = Stream(rawValue: 18)
     }
 }

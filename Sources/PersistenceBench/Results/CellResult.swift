@@ -85,6 +85,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// Seconds of the timed phase a changing workload spent bringing the store's files to what a reopen finds
     /// (`Store.settle`: a WAL checkpoint), included in `timedSeconds`. Nil where the workload changed nothing.
     public var settleSeconds: Double?
+    /// True where the store answered the workload's count question from a count it maintains (O(1)) rather than
+    /// by counting; nil elsewhere.
+    public var maintainedCount: Bool?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -104,7 +107,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         latencyByOperation: [String: LatencySummary]? = nil, rssAnonBytes: Int64?, rssFileBytes: Int64?,
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
-        phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil
+        phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
+        maintainedCount: Bool? = nil
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
@@ -122,13 +126,14 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         self.phaseCPUSeconds = phaseCPUSeconds
         self.phaseWaits = phaseWaits
         self.settleSeconds = settleSeconds
+        self.maintainedCount = maintainedCount
     }
 
     enum CodingKeys: String, CodingKey {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits, settleSeconds
+            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount
     }
 
     public init(from decoder: any Decoder) throws {
@@ -149,7 +154,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             phaseSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseSeconds),
             phaseCPUSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseCPUSeconds),
             phaseWaits: try c.decodeIfPresent(Int64.self, forKey: .phaseWaits),
-            settleSeconds: try c.decodeIfPresent(Double.self, forKey: .settleSeconds))
+            settleSeconds: try c.decodeIfPresent(Double.self, forKey: .settleSeconds),
+            maintainedCount: try c.decodeIfPresent(Bool.self, forKey: .maintainedCount))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -172,6 +178,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(phaseCPUSeconds, forKey: .phaseCPUSeconds)
         try c.encodeIfPresent(phaseWaits, forKey: .phaseWaits)
         try c.encodeIfPresent(settleSeconds, forKey: .settleSeconds)
+        try c.encodeIfPresent(maintainedCount, forKey: .maintainedCount)
     }
 }
 

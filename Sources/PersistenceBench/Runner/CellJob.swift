@@ -132,6 +132,7 @@ public enum CellExecution {
             timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
             digest: digest, phaseSeconds: Double(after.monotonicNanoseconds - before.monotonicNanoseconds) / 1e9,
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
-            phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds)
+            phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
+            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil)
     }
 }

@@ -22,6 +22,18 @@ public protocol Store: AnyObject, SendableMetatype {
 
     /// The bytes a closed store occupies in `directory`. The default sums the files' logical sizes.
     static func bytesOnDisk(at directory: URL) throws -> Int64
+
+    /// The count questions this store answers from a count it keeps up to date on every write, in O(1), rather
+    /// than by counting what it stores: a legitimate design, labelled in reports and kept out of "best store".
+    static var maintainedCounts: Set<MaintainedCount> { get }
+}
+
+/// A count question that a store may answer from a maintained count (`Store.maintainedCounts`).
+public enum MaintainedCount: String, Sendable {
+    /// `count(where:)`: items per (priority, stock) filter.
+    case itemsPerFilter
+    /// `teamCountsBySport()`: teams per sport.
+    case teamsPerSport
 }
 
 extension Store {
@@ -32,6 +44,8 @@ extension Store {
     public static func bytesOnDisk(at directory: URL) throws -> Int64 {
         try FileSystem.logicalSize(of: directory)
     }
+
+    public static var maintainedCounts: Set<MaintainedCount> { [] }
 }
 
 /// The CRUD questions about `Item`s.
@@ -49,6 +63,9 @@ public protocol ItemStore: Store {
     func forEachItem(_ body: (Item) throws -> Void) throws
     /// How many items match the filter.
     func count(where filter: ItemFilter) throws -> Int
+    /// How many items have a price in `range`. No store keeps an index or a counter on price: every store looks
+    /// at every item's price.
+    func count(pricedIn range: PriceRange) throws -> Int
     /// One page of items, in `ItemPageQuery.areInIncreasingOrder` order.
     func page(_ query: ItemPageQuery) throws -> [Item]
     /// At most `limit` items with ids from `id` up, in id order: a short range scan by key (YCSB's SCAN).
@@ -112,6 +129,9 @@ public struct StoreKind: Sendable {
     public let summary: String
     /// What a commit guarantees, in one line.
     public let durability: String
+    /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode. Reports state it
+    /// beside the engine, so that a reader sees what each store was allowed to use.
+    public let configuration: String
     /// The engine and its version, as linked at run time ("SQLite 3.40.1").
     public let engine: @Sendable () -> String
     /// The store's type, for capability checks without opening a store.
@@ -120,12 +140,14 @@ public struct StoreKind: Sendable {
     public let open: @Sendable (URL) throws -> any Store
 
     public init(
-        name: String, summary: String, durability: String, engine: @escaping @Sendable () -> String,
-        type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
+        name: String, summary: String, durability: String, configuration: String,
+        engine: @escaping @Sendable () -> String, type: any Store.Type,
+        open: @escaping @Sendable (URL) throws -> any Store
     ) {
         self.name = name
         self.summary = summary
         self.durability = durability
+        self.configuration = configuration
         self.engine = engine
         self.type = type
         self.open = open

@@ -1,21 +1,49 @@
 /// `count-where`: counts items matching an indexed predicate (priority and stock), every combination in turn.
+///
+/// `lmdb` and `packed` answer from counts they maintain (`MaintainedCount.itemsPerFilter`); reports label those
+/// cells and keep them out of "best store". `count-range` asks a count no store keeps.
 public struct CountWhereWorkload: ItemWorkload {
     public init() {}
     public let name = "count-where"
-    public let summary = "count items with a given priority (or none) and stock state; 8 combinations, repeated"
+    public let summary =
+        "count items with a given priority (or none) and stock state; 8 combinations, repeated for at least 10 ms"
     public var fixture: Fixture? { .items }
+    public var countAsked: MaintainedCount? { .itemsPerFilter }
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
-        // Enough rounds that small scales run long enough to time; at least 4 rounds at any scale.
+        // The rounds the digest has always covered: many at small scales, at least 4 at any scale.
         let rounds = max(4, min(100, 1_000_000 / max(1, context.scale)))
-        var digest = Digest()
-        for _ in 0..<rounds {
-            for filter in ItemFilter.all {
-                let count = try context.stopwatch.measureOperation { try store.count(where: filter) }
-                digest.add(count)
-            }
-            context.progress.advance(by: ItemFilter.all.count)
+        let filters = (0..<rounds).flatMap { _ in ItemFilter.all }
+        return try CountRounds.run(filters, minimumRounds: 1, workload: name, context: context) {
+            try store.count(where: $0)
         }
-        return WorkloadOutcome(operations: digest.count, digest: digest)
+    }
+}
+
+/// `count-range`: counts items in a price range. No store keeps an index or a counter on price, so every store
+/// looks at every item: the count question answered the same way everywhere.
+public struct CountRangeWorkload: ItemWorkload {
+    public init() {}
+    public let name = "count-range"
+    public let summary = "count items priced in a range (no index or counter: every store reads every price); "
+        + "8 seeded ranges, repeated for at least 10 ms"
+    public var fixture: Fixture? { .items }
+
+    public static let rangeCount = 8
+
+    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+        try CountRounds.run(Self.ranges(seed: context.seed), minimumRounds: 1, workload: name, context: context) {
+            try store.count(pricedIn: $0)
+        }
+    }
+
+    /// Ranges of 1–100 % of the generator's prices (0.00–999.99), whole cents at both ends.
+    static func ranges(seed: UInt64) -> [PriceRange] {
+        var rng = SplitMix64(seed: seed, stream: .queries, index: 1)
+        return (0..<rangeCount).map { _ in
+            let width = 1_000 + rng.below(99_000)
+            let lower = rng.below(100_000 - width + 1)
+            return PriceRange(lower: Double(lower) / 100, upper: Double(lower + width) / 100)
+        }
     }
 }

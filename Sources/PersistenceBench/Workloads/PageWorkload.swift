@@ -14,19 +14,28 @@ public struct PageWorkload: ItemWorkload {
         let queries = Self.queries(seed: context.seed)
         var digest = Digest()
         for query in queries {
-            let page = try context.stopwatch.measureOperation { try store.page(query) }
-            var pageDigest = Digest()
-            for item in page { pageDigest.add(item) }
-            digest.add(pageDigest)
-            context.progress.advance(by: 1)
+            digest.add(try Self.answer(query, from: store, context: context))
         }
         return WorkloadOutcome(operations: queries.count, digest: digest)
     }
 
-    static func queries(seed: UInt64) -> [ItemPageQuery] {
-        var rng = SplitMix64(seed: seed, stream: .queries, index: 0)
+    /// One page, timed as one operation (of `kind`, if given), and its digest (untimed).
+    static func answer(
+        _ query: ItemPageQuery, from store: any ItemStore, kind: String? = nil, context: WorkloadContext
+    ) throws -> Digest {
+        let page = try kind.map { kind in try context.stopwatch.measureOperation(kind) { try store.page(query) } }
+            ?? context.stopwatch.measureOperation { try store.page(query) }
+        var digest = Digest()
+        for item in page { digest.add(item) }
+        context.progress.advance(by: 1)
+        return digest
+    }
+
+    /// `count` seeded queries; `index` numbers independent sequences (0 is `page`'s own).
+    static func queries(seed: UInt64, index: UInt64 = 0, count: Int = queryCount) -> [ItemPageQuery] {
+        var rng = SplitMix64(seed: seed, stream: .queries, index: index)
         let priorities: [Item.Priority?] = [nil, .low, .medium, .high]
-        return (0..<queryCount).map { _ in
+        return (0..<count).map { _ in
             ItemPageQuery(
                 priority: priorities[Int(rng.below(4))], limit: pageSize,
                 offset: Int(rng.below(UInt64(pagesDeep))) * pageSize)

@@ -20,10 +20,14 @@ public protocol Workload: Sendable {
     /// True for a workload that times the machine rather than the store (`limit-write`, `limit-scan`): a
     /// comparison of two runs reports its time but judges no store by it.
     var measuresMachine: Bool { get }
+    /// The count question the workload times, for workloads that ask one: a store that answers it from a
+    /// maintained count (`Store.maintainedCounts`) has its cell labelled so.
+    var countAsked: MaintainedCount? { get }
 }
 
 extension Workload {
     public var measuresMachine: Bool { false }
+    public var countAsked: MaintainedCount? { nil }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store

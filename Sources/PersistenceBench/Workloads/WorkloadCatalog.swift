@@ -5,8 +5,8 @@ public enum WorkloadCatalog {
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
         InsertWorkload(), InsertEachWorkload(), GetWorkload(distribution: .uniform),
-        GetWorkload(distribution: .zipfian), ScanWorkload(), CountWhereWorkload(), PageWorkload(),
-        UpdateWorkload(), DeleteWorkload(),
+        GetWorkload(distribution: .zipfian), ScanWorkload(), CountWhereWorkload(), CountRangeWorkload(), PageWorkload(),
+        UpdateWorkload(), DeleteWorkload(), WriteThenPageWorkload(),
     ]
 
     /// The machine's limits for moving a compact store's bytes, beside `insert` and `scan`.

@@ -1,0 +1,282 @@
+import Foundation
+import PersistenceBench
+
+/// `memory`: the harness floor. Items in a Swift array indexed by id, nothing written while the store runs:
+/// what is left of a cell's time is the harness's own (generating, timing, digesting) and the least work any
+/// store must do to answer. YCSB's `BasicDB` plays this role there.
+///
+/// The store keeps what the other stores keep, in the cheapest form: per-filter counts (a maintained count, as
+/// `packed` has), page orders sorted at the end of a bulk load and re-sorted by the first page after a write, a
+/// set of titles once they are unique. Its close writes a binary dump of everything (untimed, after the cell),
+/// and its open reads it, so that a fixture loaded once can be copied for each cell like any store's: its `open`
+/// cells time that decode, not a floor.
+public final class MemoryItemStore: MigrationStore {
+    public static let kind = StoreKind(
+        name: "memory",
+        summary: "the harness floor: items in a Swift array indexed by id, counts kept, page orders sorted on "
+            + "demand; nothing persisted while it runs (YCSB's BasicDB)",
+        durability: "none: a commit writes nothing; close writes an untimed dump so that fixtures can be copied",
+        configuration: "Swift arrays, sets and dictionaries in the heap; items.dump read at open, written at close",
+        engine: { "Swift collections (this package)" }, type: MemoryItemStore.self,
+        open: { try MemoryItemStore(directory: $0) })
+
+    /// The per-filter counts are kept up to date by every write, as `packed` keeps them.
+    public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
+
+    static let dumpName = "items.dump"
+    static let magic = Array("PBMEM001".utf8)
+
+    private let dump: URL
+    /// Slot `id` holds item `id`, or nil; slot 0 is never used.
+    private var slots: [Item?] = [nil]
+    private var filterCounts = [Int](repeating: 0, count: 8)
+    /// Per priority code (0 none, 1–3), the ids of its items in `ItemPageQuery` order; nil after a write.
+    private var pageOrders: [[Int64]]?
+    /// The live titles, once `migrateToUniqueTitles` made them unique.
+    private var uniqueTitles: Set<String>?
+    /// Whether anything changed since the open: the close then rewrites the dump.
+    private var changed = false
+
+    public init(directory: URL) throws {
+        dump = directory.appendingPathComponent(Self.dumpName)
+        if FileManager.default.fileExists(atPath: dump.path) {
+            try read(Data(contentsOf: dump))
+        } else {
+            changed = true
+        }
+    }
+
+    public func close() throws {
+        guard changed else { return }
+        try FileSystem.writeAtomically(Data(encoded()), to: dump)
+        changed = false
+    }
+
+    // MARK: Writes
+
+    public func insert(_ batch: [Item]) throws {
+        for item in batch {
+            guard item.id > 0, item.id < Int64(UInt32.max) else { throw BenchError("memory: item id \(item.id)") }
+            if Int(item.id) < slots.count, slots[Int(item.id)] != nil {
+                throw BenchError("memory: item \(item.id) is already stored")
+            }
+        }
+        try checkUniqueTitles(batch.map { ($0.id, $0.title) })
+        for item in batch {
+            let id = Int(item.id)
+            if id >= slots.count { slots.append(contentsOf: repeatElement(nil, count: id - slots.count + 1)) }
+            slots[id] = item
+            filterCounts[Int(ItemFilter(matching: item).code)] += 1
+            uniqueTitles?.insert(item.title)
+        }
+        wrote()
+    }
+
+    public func insertDurably(_ item: Item) throws {
+        try insert([item])
+    }
+
+    /// Sorts the page orders at the end of a bulk load, as `packed` builds its order index then.
+    public func finishInserting() throws {
+        _ = pageOrder(priorityCode: 0)
+    }
+
+    public func update(_ updates: [ItemUpdate]) throws {
+        for update in updates where slot(update.id) == nil {
+            throw BenchError("memory: no item \(update.id) to update")
+        }
+        try checkUniqueTitles(updates.map { ($0.id, $0.title) }, replacing: Set(updates.map(\.id)))
+        for update in updates {
+            var item = slots[Int(update.id)]!
+            filterCounts[Int(ItemFilter(matching: item).code)] -= 1
+            uniqueTitles?.remove(item.title)
+            update.apply(to: &item)
+            filterCounts[Int(ItemFilter(matching: item).code)] += 1
+            uniqueTitles?.insert(item.title)
+            slots[Int(update.id)] = item
+        }
+        wrote()
+    }
+
+    public func delete(ids: [Int64]) throws {
+        for id in ids {
+            guard let item = slot(id) else { continue }
+            filterCounts[Int(ItemFilter(matching: item).code)] -= 1
+            uniqueTitles?.remove(item.title)
+            slots[Int(id)] = nil
+        }
+        wrote()
+    }
+
+    private func wrote() {
+        pageOrders = nil
+        changed = true
+    }
+
+    // MARK: Reads
+
+    private func slot(_ id: Int64) -> Item? {
+        id > 0 && id < Int64(slots.count) ? slots[Int(id)] : nil
+    }
+
+    public func item(id: Int64) throws -> Item? { slot(id) }
+
+    public func forEachItem(_ body: (Item) throws -> Void) throws {
+        for case let item? in slots { try body(item) }
+    }
+
+    public func count(where filter: ItemFilter) throws -> Int { filterCounts[Int(filter.code)] }
+
+    public func count(pricedIn range: PriceRange) throws -> Int {
+        var count = 0
+        for case let item? in slots where range.contains(item.price) { count += 1 }
+        return count
+    }
+
+    public func page(_ query: ItemPageQuery) throws -> [Item] {
+        let order = pageOrder(priorityCode: Int(ItemFilter.priorityCode(query.priority)))
+        guard query.offset < order.count else { return [] }
+        return order[query.offset..<min(order.count, query.offset + query.limit)].map { slots[Int($0)]! }
+    }
+
+    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+        var found: [Item] = []
+        found.reserveCapacity(limit)
+        var next = max(1, Int(clamping: id))
+        while next < slots.count, found.count < limit {
+            if let item = slots[next] { found.append(item) }
+            next += 1
+        }
+        return found
+    }
+
+    /// The ids of one priority's items in page order, sorting every priority's first if a write dropped them.
+    private func pageOrder(priorityCode: Int) -> [Int64] {
+        if let pageOrders { return pageOrders[priorityCode] }
+        var orders = [[Item]](repeating: [], count: 4)
+        for case let item? in slots { orders[Int(ItemFilter.priorityCode(item.priority))].append(item) }
+        let sorted = orders.map { $0.sorted(by: ItemPageQuery.areInIncreasingOrder).map(\.id) }
+        pageOrders = sorted
+        return sorted[priorityCode]
+    }
+
+    // MARK: Unique titles
+
+    public func migrateToUniqueTitles() throws -> Int {
+        var seen = Set<String>()
+        var duplicates: [Int64] = []
+        for case let item? in slots where !seen.insert(item.title).inserted { duplicates.append(item.id) }
+        try delete(ids: duplicates)
+        uniqueTitles = seen
+        changed = true
+        return duplicates.count
+    }
+
+    /// Refuses writes that would repeat a live title (other than those of the items `replacing` names) or a title
+    /// of the same batch, once titles are unique.
+    private func checkUniqueTitles(_ writes: [(id: Int64, title: String)], replacing: Set<Int64> = []) throws {
+        guard let uniqueTitles else { return }
+        let replaced = Set(replacing.compactMap { slot($0)?.title })
+        var batch = Set<String>()
+        for (id, title) in writes
+        where !batch.insert(title).inserted || (uniqueTitles.contains(title) && !replaced.contains(title)) {
+            throw BenchError("memory: item \(id)'s title \"\(title)\" is another item's; titles are unique")
+        }
+    }
+
+    // MARK: Dump
+
+    /// magic, unique-titles flag, item count, the items (id, price, createdAt, filter code, title, notes), then
+    /// the page orders if sorted: all little-endian.
+    private func encoded() -> [UInt8] {
+        var bytes = Self.magic
+        bytes.append(uniqueTitles == nil ? 0 : 1)
+        let items = slots.compactMap { $0 }
+        append(UInt64(items.count), to: &bytes)
+        for item in items {
+            append(UInt64(bitPattern: item.id), to: &bytes)
+            append(item.price.bitPattern, to: &bytes)
+            append(item.createdAt.timeIntervalSince1970.bitPattern, to: &bytes)
+            bytes.append(ItemFilter(matching: item).code)
+            for text in [item.title, item.notes] {
+                append(UInt64(text.utf8.count), to: &bytes)
+                bytes.append(contentsOf: text.utf8)
+            }
+        }
+        bytes.append(pageOrders == nil ? 0 : 1)
+        for order in pageOrders ?? [] {
+            append(UInt64(order.count), to: &bytes)
+            for id in order { append(UInt64(bitPattern: id), to: &bytes) }
+        }
+        return bytes
+    }
+
+    private func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private func read(_ data: Data) throws {
+        try data.withUnsafeBytes { raw in
+            var reader = DumpReader(bytes: raw, path: dump.path)
+            guard try Array(reader.bytes(Self.magic.count)) == Self.magic else {
+                throw BenchError("\(dump.path) is not a memory store dump")
+            }
+            let titlesAreUnique = try reader.byte() == 1
+            let count = try reader.count()
+            for _ in 0..<count {
+                let id = Int64(bitPattern: try reader.word())
+                let price = Double(bitPattern: try reader.word())
+                let createdAt = Double(bitPattern: try reader.word())
+                guard let filter = ItemFilter(code: try reader.byte()) else {
+                    throw BenchError("\(dump.path): item \(id) has a bad filter code")
+                }
+                let title = try reader.text()
+                let notes = try reader.text()
+                try insert([
+                    Item(
+                        id: id, title: title, notes: notes, isInStock: filter.isInStock, priority: filter.priority,
+                        price: price, createdAt: Date(timeIntervalSince1970: createdAt))
+                ])
+            }
+            if try reader.byte() == 1 {
+                pageOrders = try (0..<4).map { _ in
+                    try (0..<reader.count()).map { _ in Int64(bitPattern: try reader.word()) }
+                }
+            }
+            if titlesAreUnique { uniqueTitles = Set(slots.compactMap { $0?.title }) }
+            guard reader.atEnd else { throw BenchError("\(dump.path): bytes after the end") }
+        }
+        changed = false
+    }
+}
+
+/// Reads a dump front to back, throwing on a short file.
+private struct DumpReader {
+    let bytes: UnsafeRawBufferPointer
+    let path: String
+    var offset = 0
+
+    var atEnd: Bool { offset == bytes.count }
+
+    mutating func bytes(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count >= 0, offset + count <= bytes.count else { throw BenchError("\(path) ends early") }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
+    }
+
+    mutating func byte() throws -> UInt8 { try bytes(1)[0] }
+
+    mutating func word() throws -> UInt64 {
+        UInt64(littleEndian: try bytes(8).loadUnaligned(as: UInt64.self))
+    }
+
+    mutating func count() throws -> Int {
+        let value = try word()
+        guard value <= UInt64(bytes.count) else { throw BenchError("\(path): a count of \(value)") }
+        return Int(value)
+    }
+
+    mutating func text() throws -> String {
+        String(decoding: try bytes(try count()), as: UTF8.self)
+    }
+}

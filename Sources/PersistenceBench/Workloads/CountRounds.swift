@@ -1,0 +1,40 @@
+/// Repeats a fixed round of count questions until a cell has timed enough work to measure.
+enum CountRounds {
+    /// The least timed work per cell: 32 answers of 60 ns each would time the clock, not the store.
+    static let minimumTimedSeconds = 0.01
+    /// The most answers per cell, whatever the time: bounds a store that answers in nanoseconds.
+    static let maximumOperations = 2_000_000
+
+    /// Asks every question of `questions` in turn (each answer timed), for at least `minimumRounds` rounds and
+    /// until `minimumTimedSeconds` of answers are timed. The digest holds the first round's answers; every later
+    /// round must answer the same, or the workload fails, so the digest does not depend on how fast a store was.
+    static func run<Question>(
+        _ questions: [Question], minimumRounds: Int, workload: String, context: WorkloadContext,
+        answer: (Question) throws -> Int
+    ) throws -> WorkloadOutcome {
+        var first: [Int] = []
+        var digest = Digest()
+        var operations = 0
+        var round = 0
+        while round < minimumRounds
+            || (context.stopwatch.elapsedSeconds < minimumTimedSeconds
+                && operations + questions.count <= maximumOperations)
+        {
+            for (index, question) in questions.enumerated() {
+                let count = try context.stopwatch.measureOperation { try answer(question) }
+                if round == 0 {
+                    first.append(count)
+                    digest.add(count)
+                } else if count != first[index] {
+                    throw BenchError(
+                        "\(workload): question \(index + 1) answered \(first[index]) in round 1, \(count) in round "
+                            + "\(round + 1)")
+                }
+            }
+            operations += questions.count
+            context.progress.advance(by: questions.count)
+            round += 1
+        }
+        return WorkloadOutcome(operations: operations, digest: digest)
+    }
+}
