@@ -278,7 +278,9 @@ extension GRDBItemStore.Flavor {
     var summary: String {
         switch self {
         case .records: "GRDB 7 records with hand-written init(row:)/encode(to:), query interface, DatabasePool (WAL)"
-        case .codable: "GRDB 7 records with Codable-derived conformances, query interface, DatabasePool (WAL)"
+        case .codable:
+            "GRDB 7 records with Codable-derived conformances, query interface, DatabasePool (WAL); items only: "
+                + "its league, house and profile records are grdb's"
         case .statements:
             "GRDB 7 as an expert writes it: every item, league and profile statement a db.cachedStatement "
                 + "(compiled once), rows decoded by grdb's records; DatabasePool (WAL)"

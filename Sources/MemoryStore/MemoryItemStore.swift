@@ -12,7 +12,7 @@ import PersistenceBench
 /// cells time that decode, not a floor.
 public final class MemoryItemStore: MigrationStore {
     public static let kind = StoreKind(
-        name: "memory",
+        name: StoreKind.harnessFloorName,
         summary: "the harness floor: items in a Swift array indexed by id, counts kept, page orders sorted on "
             + "demand; nothing persisted while it runs (YCSB's BasicDB)",
         durability: "none: a commit writes nothing; close writes an untimed dump so that fixtures can be copied",

@@ -93,12 +93,14 @@ public enum MarkdownReport {
             out.append("|---|" + scales.map { _ in "---|" }.joined())
             var latencyRows: [String] = []
             var memoryRows: [String] = []
+            // The best store: never the harness floor, nor a store that answered from a maintained count.
             let bestByScale = Dictionary(
                 uniqueKeysWithValues: scales.map { scale in
                     (
                         scale,
-                        stores.compactMap { store in
-                            CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).medianThroughput
+                        stores.filter { $0 != StoreKind.harnessFloorName }.compactMap { store in
+                            let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+                            return summary.answeredFromMaintainedCount ? nil : summary.medianThroughput
                         }.max()
                     )
                 })
@@ -110,7 +112,8 @@ public enum MarkdownReport {
                 var hasMemory = false
                 for scale in scales {
                     let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                    row += " " + throughputCell(summary, best: bestByScale[scale] ?? nil) + " |"
+                    row += " " + throughputCell(
+                        summary, best: bestByScale[scale] ?? nil, canBeBest: store != StoreKind.harnessFloorName) + " |"
                     if let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
                         let p999 = summary.medianLatency(\.p999)
                     {
@@ -134,6 +137,7 @@ public enum MarkdownReport {
                 if hasMemory { memoryRows.append(memoryRow) }
             }
             out.append("")
+            out.append(contentsOf: notes(cells, stores: stores, scales: scales))
             if !latencyRows.isEmpty {
                 out.append("Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions):")
                 out.append("")
@@ -190,6 +194,72 @@ public enum MarkdownReport {
             out.append("")
         }
         return out.joined(separator: "\n")
+    }
+
+    /// Under a workload's table: each store's time per operation beside the harness floor's (`memory`), and the
+    /// share of a changing workload's time that its checkpoint took (`settleSeconds`), where there is one.
+    private static func notes(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
+        var out: [String] = []
+        let floor = StoreKind.harnessFloorName
+        let floorTimes = Dictionary(
+            uniqueKeysWithValues: scales.compactMap { scale in
+                CellSummary(cells: cells.filter { $0.store == floor && $0.scale == scale }).medianTimePerOperation
+                    .map { (scale, $0) }
+            })
+        if !floorTimes.isEmpty && stores.contains(where: { $0 != floor }) {
+            out.append(
+                "Time per operation, and in brackets the share of it that is the harness floor (`\(floor)`: the same "
+                    + "generation, timing and digest with the data in Swift arrays). \"floor slower\": `\(floor)` did "
+                    + "more work than the store here (it re-sorts its page orders after a write, as `packed` does).")
+            out.append("")
+            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
+            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            for store in stores {
+                var row = "| `\(store)` |"
+                for scale in scales {
+                    let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+                    guard let time = summary.medianTimePerOperation else {
+                        row += " – |"
+                        continue
+                    }
+                    row += " \(RunComparison.formatTime(time))"
+                    if let floorTime = floorTimes[scale], store != floor, time > 0 {
+                        row += floorTime > time ? " (floor slower)" : " (\(String(format: "%.0f", 100 * floorTime / time)) %)"
+                    }
+                    row += " |"
+                }
+                out.append(row)
+            }
+            out.append("")
+        }
+        let settling = stores.filter { store in
+            cells.contains { $0.store == store && ($0.metrics?.settleSeconds ?? 0) > 0 }
+        }
+        if !settling.isEmpty {
+            out.append(
+                "Settling at the end of the timed phase (`Store.settle`: the SQLite stores' "
+                    + "`wal_checkpoint(TRUNCATE)`, what their close would otherwise do untimed; elsewhere an empty call), "
+                    + "median seconds and share of the timed seconds:")
+            out.append("")
+            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
+            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            for store in settling {
+                var row = "| `\(store)` |"
+                for scale in scales {
+                    let finished = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).finished
+                    if let settle = median(finished.compactMap(\.settleSeconds)),
+                        let timed = median(finished.map(\.timedSeconds)), timed > 0
+                    {
+                        row += " \(RunComparison.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %) |"
+                    } else {
+                        row += " – |"
+                    }
+                }
+                out.append(row)
+            }
+            out.append("")
+        }
+        return out
     }
 
     /// For workloads that time kinds of operation apart (YCSB, `open`), each kind's latency (YCSB's names for
@@ -258,7 +328,7 @@ public enum MarkdownReport {
         ] + rows + [""]
     }
 
-    private static func throughputCell(_ summary: CellSummary, best: Double?) -> String {
+    private static func throughputCell(_ summary: CellSummary, best: Double?, canBeBest: Bool) -> String {
         if summary.cells.isEmpty { return "–" }
         if let failed = summary.failure {
             if failed.status == .notApplicable { return "n/a" }
@@ -268,13 +338,14 @@ public enum MarkdownReport {
         }
         guard let median = summary.medianThroughput else { return "–" }
         let throughputs = summary.throughputs
-        let isBest = best.map { median >= $0 } ?? false
+        let isBest = canBeBest && !summary.answeredFromMaintainedCount && (best.map { median >= $0 } ?? false)
         var text = isBest ? "**\(formatCount(median)) ops/s** ★" : "\(formatCount(median)) ops/s"
         if throughputs.count > 1, let low = throughputs.min(), let high = throughputs.max() {
             text += " (\(formatCount(low))–\(formatCount(high)))"
         }
         if let best, median > 0 { text += " · \(String(format: "%.2f", best / median))×" }
         if let rss = summary.medianPeakRSS { text += " · \(Quantity.formatBytes(Int64(rss)))" }
+        if summary.answeredFromMaintainedCount { text += " · maintained count (O(1))" }
         if summary.partialFailures > 0 { text += " · \(summary.partialFailures) rep(s) DNF" }
         return text
     }

@@ -13,6 +13,12 @@ struct CellSummary {
         median(cells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) })
     }
     var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
+    /// The median over finished repetitions of the timed seconds per operation.
+    var medianTimePerOperation: Double? {
+        median(finished.filter { $0.operations > 0 }.map { $0.timedSeconds / Double($0.operations) })
+    }
+    /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
+    var answeredFromMaintainedCount: Bool { finished.contains { $0.maintainedCount == true } }
     /// The first reason a repetition did not finish, if none finished.
     var failure: CellResult? { finished.isEmpty ? cells.first { $0.status != .ok } : nil }
     /// Repetitions that did not finish, when others did.

@@ -591,7 +591,8 @@ public struct RunComparison: Codable, Sendable {
 
     public static func format(_ ratio: Double) -> String { String(format: "%.2f", ratio) }
 
-    static func formatTime(_ seconds: Double) -> String {
+    /// A duration to three significant digits in the unit that reads best: 41.2 ns, 3.05 µs, 12.4 ms, 1.23 s.
+    package static func formatTime(_ seconds: Double) -> String {
         if seconds >= 1 { return String(format: "%.3g s", seconds) }
         if seconds >= 1e-3 { return String(format: "%.3g ms", seconds * 1e3) }
         if seconds >= 1e-6 { return String(format: "%.3g µs", seconds * 1e6) }

@@ -139,6 +139,10 @@ public struct StoreKind: Sendable {
     /// Creates a store in an empty directory, or opens the one it finds there.
     public let open: @Sendable (URL) throws -> any Store
 
+    /// The name of the store that measures the harness floor (`memory`): reports show it beside every store and
+    /// never call it the best.
+    public static let harnessFloorName = "memory"
+
     public init(
         name: String, summary: String, durability: String, configuration: String,
         engine: @escaping @Sendable () -> String, type: any Store.Type,
