@@ -25,8 +25,15 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         combine(item.notes)
         combine(item.isInStock ? 1 : 0)
         combine(UInt64(bitPattern: Int64(item.priority?.rawValue ?? -1)))
-        combine(UInt64(bitPattern: Int64((item.price * 100).rounded())))
-        combine(UInt64(bitPattern: Int64((item.createdAt.timeIntervalSince1970 * 1000).rounded())))
+        combine(UInt64(bitPattern: Self.rounded(item.price * 100)))
+        combine(UInt64(bitPattern: Self.rounded(item.createdAt.timeIntervalSince1970 * 1000)))
+    }
+
+    /// The nearest integer, halves away from zero, as `rounded()` gives it, without a call into libm: a value
+    /// the generator made (whole cents, whole milliseconds) is within a rounding error of an integer.
+    @inline(__always)
+    private static func rounded(_ value: Double) -> Int64 {
+        Int64(value < 0 ? value - 0.5 : value + 0.5)
     }
 
     /// Adds one answer: a number (a count, a missing-record marker).
@@ -85,25 +92,33 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         hash = (mixed << 29) | (mixed >> 35)
     }
 
+    /// The UTF-8 length, then the bytes eight at a time, the last partial word zero-padded (loaded as one
+    /// overlapping word and shifted, so no copy), read in place from the string's storage.
     @inline(__always)
     private mutating func combine(_ string: String) {
-        var string = string
-        string.withUTF8 { bytes in
-            combine(UInt64(bytes.count))
-            guard let base = bytes.baseAddress else { return }
-            let raw = UnsafeRawPointer(base)
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                combine(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-                offset += 8
-            }
-            if offset < bytes.count {
-                var tail: UInt64 = 0
-                withUnsafeMutableBytes(of: &tail) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(start: raw + offset, count: bytes.count - offset))
-                }
-                combine(UInt64(littleEndian: tail))
-            }
+        let hashed = string.utf8.withContiguousStorageIfAvailable { combine(utf8: UnsafeRawBufferPointer($0)) }
+        if hashed == nil { Array(string.utf8).withUnsafeBytes { combine(utf8: $0) } }
+    }
+
+    @inline(__always)
+    private mutating func combine(utf8 bytes: UnsafeRawBufferPointer) {
+        let length = bytes.count
+        combine(UInt64(length))
+        guard let raw = bytes.baseAddress, length > 0 else { return }
+        var offset = 0
+        while offset + 8 <= length {
+            combine(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+            offset += 8
+        }
+        let rest = length - offset
+        guard rest > 0 else { return }
+        if length >= 8 {
+            let last = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self))
+            combine(last >> UInt64(8 * (8 - rest)))
+        } else {
+            var tail: UInt64 = 0
+            for index in 0..<rest { tail |= UInt64(raw.load(fromByteOffset: index, as: UInt8.self)) << (8 * index) }
+            combine(tail)
         }
     }
 }
