@@ -9,7 +9,7 @@ public enum CSVReport {
         "user_cpu_seconds", "sys_cpu_seconds", "peak_rss_bytes", "rss_anon_bytes", "rss_file_bytes",
         "storage_write_bytes", "bytes_on_disk", "digest", "process_wall_seconds", "timed_peak_rss_bytes",
         "calibration_seconds", "latency_by_operation_us", "sync_calibration_seconds", "phase_seconds",
-        "phase_cpu_seconds", "phase_waits",
+        "phase_cpu_seconds", "phase_waits", "settle_seconds", "maintained_count",
     ]
 
     public static func render(_ results: RunResults) -> String {
@@ -30,7 +30,8 @@ public enum CSVReport {
                 metrics?.timedPeakRSSBytes.map { "\($0)" }, metrics?.calibrationSeconds.map(seconds),
                 metrics?.latencyByOperation.map(operationLatencies), metrics?.syncCalibrationSeconds.map(seconds),
                 metrics?.phaseSeconds.map(seconds), metrics?.phaseCPUSeconds.map(seconds),
-                metrics?.phaseWaits.map { "\($0)" },
+                metrics?.phaseWaits.map { "\($0)" }, metrics?.settleSeconds.map(seconds),
+                metrics?.maintainedCount.map { $0 ? "true" : "false" },
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }
