@@ -154,7 +154,8 @@ public final class MemoryItemStore: MigrationStore {
     }
 
     /// The ids of one priority's items in page order: every priority's sorted the first time, and mended after
-    /// writes: the written ids taken out, the live ones among them sorted and merged back in, O(N + k log k).
+    /// writes: the written ids taken out, the live ones among them sorted, each one's place found by binary
+    /// search, and the orders rebuilt around them: O(N) copying and O(k log N) comparisons for k written items.
     private func pageOrder(priorityCode: Int) -> [Int64] {
         guard var orders = pageOrders else {
             var items = [[Item]](repeating: [], count: 4)
@@ -174,16 +175,24 @@ public final class MemoryItemStore: MigrationStore {
                 let incoming = moved[code].sorted(by: ItemPageQuery.areInIncreasingOrder)
                 var merged: [Int64] = []
                 merged.reserveCapacity(kept.count + incoming.count)
-                var next = 0
-                for id in kept {
-                    let item = slots[Int(id)]!
-                    while next < incoming.count, ItemPageQuery.areInIncreasingOrder(incoming[next], item) {
-                        merged.append(incoming[next].id)
-                        next += 1
+                var copied = 0
+                for item in incoming {
+                    // The first kept item that does not sort before `item`: incoming is sorted, so places ascend.
+                    var low = copied
+                    var high = kept.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if ItemPageQuery.areInIncreasingOrder(slots[Int(kept[middle])]!, item) {
+                            low = middle + 1
+                        } else {
+                            high = middle
+                        }
                     }
-                    merged.append(id)
+                    merged.append(contentsOf: kept[copied..<low])
+                    merged.append(item.id)
+                    copied = low
                 }
-                merged.append(contentsOf: incoming[next...].lazy.map(\.id))
+                merged.append(contentsOf: kept[copied...])
                 orders[code] = merged
             }
             pageOrders = orders

@@ -210,7 +210,7 @@ public enum MarkdownReport {
             out.append(
                 "Time per operation, and in brackets the share of it that is the harness floor (`\(floor)`: the same "
                     + "generation, timing and digest with the data in Swift arrays). \"floor slower\": `\(floor)` did "
-                    + "more work than the store here (it re-sorts its page orders after a write, as `packed` does).")
+                    + "more work than the store here (for example, sorting its page orders at the end of a load).")
             out.append("")
             out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
             out.append("|---|" + scales.map { _ in "---|" }.joined())
