@@ -26,19 +26,19 @@ public final class MemoryItemStore: MigrationStore {
     static let dumpName = "items.dump"
     static let magic = Array("PBMEM001".utf8)
 
-    private let dump: URL
+    let dump: URL
     /// Slot `id` holds item `id`, or nil; slot 0 is never used.
-    private var slots: [Item?] = [nil]
-    private var filterCounts = [Int](repeating: 0, count: 8)
+    var slots: [Item?] = [nil]
+    var filterCounts = [Int](repeating: 0, count: 8)
     /// Per priority code (0 none, 1–3), the ids of its items in `ItemPageQuery` order, but for `unsortedIDs`;
     /// nil until sorted.
-    private var pageOrders: [[Int64]]?
+    var pageOrders: [[Int64]]?
     /// Items written since the page orders were last mended: the next page moves them to their place.
-    private var unsortedIDs: Set<Int64> = []
+    var unsortedIDs: Set<Int64> = []
     /// The live titles, once `migrateToUniqueTitles` made them unique.
-    private var uniqueTitles: Set<String>?
+    var uniqueTitles: Set<String>?
     /// Whether anything changed since the open: the close then rewrites the dump.
-    private var changed = false
+    var changed = false
 
     public init(directory: URL) throws {
         dump = directory.appendingPathComponent(Self.dumpName)
@@ -118,7 +118,7 @@ public final class MemoryItemStore: MigrationStore {
 
     // MARK: Reads
 
-    private func slot(_ id: Int64) -> Item? {
+    func slot(_ id: Int64) -> Item? {
         id > 0 && id < Int64(slots.count) ? slots[Int(id)] : nil
     }
 
@@ -199,127 +199,5 @@ public final class MemoryItemStore: MigrationStore {
             unsortedIDs = []
         }
         return orders[priorityCode]
-    }
-
-    // MARK: Unique titles
-
-    public func migrateToUniqueTitles() throws -> Int {
-        var seen = Set<String>()
-        var duplicates: [Int64] = []
-        for case let item? in slots where !seen.insert(item.title).inserted { duplicates.append(item.id) }
-        try delete(ids: duplicates)
-        uniqueTitles = seen
-        changed = true
-        return duplicates.count
-    }
-
-    /// Refuses writes that would repeat a live title (other than those of the items `replacing` names) or a title
-    /// of the same batch, once titles are unique.
-    private func checkUniqueTitles(_ writes: [(id: Int64, title: String)], replacing: Set<Int64> = []) throws {
-        guard let uniqueTitles else { return }
-        let replaced = Set(replacing.compactMap { slot($0)?.title })
-        var batch = Set<String>()
-        for (id, title) in writes
-        where !batch.insert(title).inserted || (uniqueTitles.contains(title) && !replaced.contains(title)) {
-            throw BenchError("memory: item \(id)'s title \"\(title)\" is another item's; titles are unique")
-        }
-    }
-
-    // MARK: Dump
-
-    /// magic, unique-titles flag, item count, the items (id, price, createdAt, filter code, title, notes), then
-    /// the page orders if sorted: all little-endian.
-    private func encoded() -> [UInt8] {
-        var bytes = Self.magic
-        bytes.append(uniqueTitles == nil ? 0 : 1)
-        let items = slots.compactMap { $0 }
-        append(UInt64(items.count), to: &bytes)
-        for item in items {
-            append(UInt64(bitPattern: item.id), to: &bytes)
-            append(item.price.bitPattern, to: &bytes)
-            append(item.createdAt.timeIntervalSince1970.bitPattern, to: &bytes)
-            bytes.append(ItemFilter(matching: item).code)
-            for text in [item.title, item.notes] {
-                append(UInt64(text.utf8.count), to: &bytes)
-                bytes.append(contentsOf: text.utf8)
-            }
-        }
-        // Page orders with unplaced writes are left out: the next open sorts them at its first page.
-        let orders = unsortedIDs.isEmpty ? pageOrders : nil
-        bytes.append(orders == nil ? 0 : 1)
-        for order in orders ?? [] {
-            append(UInt64(order.count), to: &bytes)
-            for id in order { append(UInt64(bitPattern: id), to: &bytes) }
-        }
-        return bytes
-    }
-
-    private func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    private func read(_ data: Data) throws {
-        try data.withUnsafeBytes { raw in
-            var reader = DumpReader(bytes: raw, path: dump.path)
-            guard try Array(reader.bytes(Self.magic.count)) == Self.magic else {
-                throw BenchError("\(dump.path) is not a memory store dump")
-            }
-            let titlesAreUnique = try reader.byte() == 1
-            let count = try reader.count()
-            for _ in 0..<count {
-                let id = Int64(bitPattern: try reader.word())
-                let price = Double(bitPattern: try reader.word())
-                let createdAt = Double(bitPattern: try reader.word())
-                guard let filter = ItemFilter(code: try reader.byte()) else {
-                    throw BenchError("\(dump.path): item \(id) has a bad filter code")
-                }
-                let title = try reader.text()
-                let notes = try reader.text()
-                try insert([
-                    Item(
-                        id: id, title: title, notes: notes, isInStock: filter.isInStock, priority: filter.priority,
-                        price: price, createdAt: Date(timeIntervalSince1970: createdAt))
-                ])
-            }
-            if try reader.byte() == 1 {
-                pageOrders = try (0..<4).map { _ in
-                    try (0..<reader.count()).map { _ in Int64(bitPattern: try reader.word()) }
-                }
-            }
-            if titlesAreUnique { uniqueTitles = Set(slots.compactMap { $0?.title }) }
-            guard reader.atEnd else { throw BenchError("\(dump.path): bytes after the end") }
-        }
-        changed = false
-    }
-}
-
-/// Reads a dump front to back, throwing on a short file.
-private struct DumpReader {
-    let bytes: UnsafeRawBufferPointer
-    let path: String
-    var offset = 0
-
-    var atEnd: Bool { offset == bytes.count }
-
-    mutating func bytes(_ count: Int) throws -> UnsafeRawBufferPointer {
-        guard count >= 0, offset + count <= bytes.count else { throw BenchError("\(path) ends early") }
-        defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
-    }
-
-    mutating func byte() throws -> UInt8 { try bytes(1)[0] }
-
-    mutating func word() throws -> UInt64 {
-        UInt64(littleEndian: try bytes(8).loadUnaligned(as: UInt64.self))
-    }
-
-    mutating func count() throws -> Int {
-        let value = try word()
-        guard value <= UInt64(bytes.count) else { throw BenchError("\(path): a count of \(value)") }
-        return Int(value)
-    }
-
-    mutating func text() throws -> String {
-        String(decoding: try bytes(try count()), as: UTF8.self)
     }
 }

@@ -5,18 +5,17 @@ enum CountRounds {
     /// The most answers per cell, whatever the time: bounds a store that answers in nanoseconds.
     static let maximumOperations = 2_000_000
 
-    /// Asks every question of `questions` in turn (each answer timed), for at least `minimumRounds` rounds and
-    /// until `minimumTimedSeconds` of answers are timed. The digest holds the first round's answers; every later
-    /// round must answer the same, or the workload fails, so the digest does not depend on how fast a store was.
+    /// Asks every question of `questions` in turn (each answer timed), once and then again until
+    /// `minimumTimedSeconds` of answers are timed. The digest holds the first round's answers; every later round
+    /// must answer the same, or the workload fails, so the digest does not depend on how fast a store was.
     static func run<Question>(
-        _ questions: [Question], minimumRounds: Int, workload: String, context: WorkloadContext,
-        answer: (Question) throws -> Int
+        _ questions: [Question], workload: String, context: WorkloadContext, answer: (Question) throws -> Int
     ) throws -> WorkloadOutcome {
         var first: [Int] = []
         var digest = Digest()
         var operations = 0
         var round = 0
-        while round < minimumRounds
+        while round == 0
             || (context.stopwatch.elapsedSeconds < minimumTimedSeconds
                 && operations + questions.count <= maximumOperations)
         {

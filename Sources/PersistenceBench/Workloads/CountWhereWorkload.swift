@@ -14,7 +14,7 @@ public struct CountWhereWorkload: ItemWorkload {
         // The rounds the digest has always covered: many at small scales, at least 4 at any scale.
         let rounds = max(4, min(100, 1_000_000 / max(1, context.scale)))
         let filters = (0..<rounds).flatMap { _ in ItemFilter.all }
-        return try CountRounds.run(filters, minimumRounds: 1, workload: name, context: context) {
+        return try CountRounds.run(filters, workload: name, context: context) {
             try store.count(where: $0)
         }
     }
@@ -32,7 +32,7 @@ public struct CountRangeWorkload: ItemWorkload {
     public static let rangeCount = 8
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
-        try CountRounds.run(Self.ranges(seed: context.seed), minimumRounds: 1, workload: name, context: context) {
+        try CountRounds.run(Self.ranges(seed: context.seed), workload: name, context: context) {
             try store.count(pricedIn: $0)
         }
     }
