@@ -89,8 +89,7 @@ public enum MarkdownReport {
                 )
                 out.append("")
             }
-            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
-            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            out.append(contentsOf: storeByScaleHeader(scales))
             var latencyRows: [String] = []
             var memoryRows: [String] = []
             // The best store: never the harness floor, nor a store that answered from a maintained count.
@@ -141,8 +140,7 @@ public enum MarkdownReport {
             if !latencyRows.isEmpty {
                 out.append("Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions):")
                 out.append("")
-                out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
-                out.append("|---|" + scales.map { _ in "---|" }.joined())
+                out.append(contentsOf: storeByScaleHeader(scales))
                 out.append(contentsOf: latencyRows)
                 out.append("")
             }
@@ -152,8 +150,7 @@ public enum MarkdownReport {
                     "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "
                         + "including the executable's), median:")
                 out.append("")
-                out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
-                out.append("|---|" + scales.map { _ in "---|" }.joined())
+                out.append(contentsOf: storeByScaleHeader(scales))
                 out.append(contentsOf: memoryRows)
                 out.append("")
             }
@@ -176,8 +173,7 @@ public enum MarkdownReport {
         if !inserts.isEmpty {
             out.append("## Bytes on disk after `insert`")
             out.append("")
-            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
-            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            out.append(contentsOf: storeByScaleHeader(scales))
             for store in stores {
                 var row = "| `\(store)` |"
                 for scale in scales {
@@ -212,8 +208,7 @@ public enum MarkdownReport {
                     + "generation, timing and digest with the data in Swift arrays). \"floor slower\": `\(floor)` did "
                     + "more work than the store here (for example, sorting its page orders at the end of a load).")
             out.append("")
-            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
-            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            out.append(contentsOf: storeByScaleHeader(scales))
             for store in stores {
                 var row = "| `\(store)` |"
                 for scale in scales {
@@ -241,8 +236,7 @@ public enum MarkdownReport {
                     + "`wal_checkpoint(TRUNCATE)`, what their close would otherwise do untimed; elsewhere an empty call), "
                     + "median seconds and share of the timed seconds:")
             out.append("")
-            out.append("| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |")
-            out.append("|---|" + scales.map { _ in "---|" }.joined())
+            out.append(contentsOf: storeByScaleHeader(scales))
             for store in settling {
                 var row = "| `\(store)` |"
                 for scale in scales {
@@ -260,6 +254,14 @@ public enum MarkdownReport {
             out.append("")
         }
         return out
+    }
+
+    /// The two header lines of a table with one row per store and one column per scale.
+    private static func storeByScaleHeader(_ scales: [Scale]) -> [String] {
+        [
+            "| store | " + scales.map { "\($0)" }.joined(separator: " | ") + " |",
+            "|---|" + scales.map { _ in "---|" }.joined(),
+        ]
     }
 
     /// For workloads that time kinds of operation apart (YCSB, `open`), each kind's latency (YCSB's names for
