@@ -152,9 +152,10 @@ public final class GRDBItemStore: MigrationStore {
                     db.cachedStatement(
                         sql: "SELECT COUNT(*) FROM item WHERE priority \(filter.priority == nil ? "IS NULL" : "= ?") "
                             + "AND isInStock = ?"),
-                    arguments: StatementArguments([filter.priority?.rawValue].compactMap { $0 } + [
-                        filter.isInStock ? 1 : 0
-                    ])) ?? 0
+                    arguments: StatementArguments(
+                        [filter.priority?.rawValue].compactMap { $0 } + [
+                            filter.isInStock ? 1 : 0
+                        ])) ?? 0
             }
         }
     }

@@ -64,7 +64,9 @@ enum ItemCodec {
 
     /// The price in a stored value, read from its fixed-width head without decoding the rest.
     static func price(from bytes: UnsafeRawBufferPointer) throws -> Double {
-        guard bytes.count >= fixedSize + 2 else { throw LMDBError.corrupted("reading an item's price", "value of \(bytes.count) bytes") }
+        guard bytes.count >= fixedSize + 2 else {
+            throw LMDBError.corrupted("reading an item's price", "value of \(bytes.count) bytes")
+        }
         return Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)))
     }
 

@@ -224,7 +224,8 @@ public final class ORMPrefetchingStore: ObjectGraphStore {
         summary: "the same ORM; relationship reads prefetch (relationshipKeyPathsForPrefetching) instead of one "
             + "fault per object",
         durability: "every save fsynced (WAL, synchronous=FULL)",
-            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold", engine: { SQLiteConnection.engine },
+        configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
+        engine: { SQLiteConnection.engine },
         type: ORMPrefetchingStore.self, open: { try ORMPrefetchingStore(directory: $0) })
 
     private let container: ModelContainer

@@ -15,13 +15,15 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
             summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
                 + "faults, row cache, change tracking; one save after a bulk load",
             durability: "every save fsynced (WAL, synchronous=FULL)",
-            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold", engine: { SQLiteConnection.engine },
+            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
+            engine: { SQLiteConnection.engine },
             type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
         StoreKind(
             name: "orm+batched",
             summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
             durability: "every save fsynced (WAL, synchronous=FULL)",
-            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold", engine: { SQLiteConnection.engine },
+            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
+            engine: { SQLiteConnection.engine },
             type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
         ORMPrefetchingStore.kind,
     ]

@@ -111,8 +111,11 @@ public enum MarkdownReport {
                 var hasMemory = false
                 for scale in scales {
                     let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                    row += " " + throughputCell(
-                        summary, best: bestByScale[scale] ?? nil, canBeBest: store != StoreKind.harnessFloorName) + " |"
+                    row +=
+                        " "
+                        + throughputCell(
+                            summary, best: bestByScale[scale] ?? nil, canBeBest: store != StoreKind.harnessFloorName)
+                        + " |"
                     if let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
                         let p999 = summary.medianLatency(\.p999)
                     {
@@ -219,7 +222,9 @@ public enum MarkdownReport {
                     }
                     row += " \(RunComparison.formatTime(time))"
                     if let floorTime = floorTimes[scale], store != floor, time > 0 {
-                        row += floorTime > time ? " (floor slower)" : " (\(String(format: "%.0f", 100 * floorTime / time)) %)"
+                        row +=
+                            floorTime > time
+                            ? " (floor slower)" : " (\(String(format: "%.0f", 100 * floorTime / time)) %)"
                     }
                     row += " |"
                 }
@@ -244,7 +249,8 @@ public enum MarkdownReport {
                     if let settle = median(finished.compactMap(\.settleSeconds)),
                         let timed = median(finished.map(\.timedSeconds)), timed > 0
                     {
-                        row += " \(RunComparison.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %) |"
+                        row +=
+                            " \(RunComparison.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %) |"
                     } else {
                         row += " – |"
                     }

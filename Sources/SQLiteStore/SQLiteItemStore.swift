@@ -16,7 +16,8 @@ public final class SQLiteItemStore: MigrationStore {
         StoreKind(
             name: "sqlite",
             summary: "SQLite C API directly: prepared statements, sqlite3_step, column getters; WAL",
-            durability: "every commit fsynced (WAL, synchronous=FULL)", configuration: SQLiteConnection.defaultConfiguration,
+            durability: "every commit fsynced (WAL, synchronous=FULL)",
+            configuration: SQLiteConnection.defaultConfiguration,
             engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: false) }),
         StoreKind(
@@ -25,7 +26,7 @@ public final class SQLiteItemStore: MigrationStore {
                 + "(reads served from mapped pages), temporary tables in memory",
             durability: "every commit fsynced (WAL, synchronous=FULL)",
             configuration: "journal_mode=WAL synchronous=FULL cache_size=-1048576 (1 GiB) "
-                + "mmap_size=\(min(1 << 30, SQLiteConnection.maximumMapSize)) (1 GiB, within this build's limit of "
+                + "mmap_size=\(min(1 << 30, SQLiteConnection.maximumMapSize)) (1 GiB asked; this build's limit is "
                 + "\(SQLiteConnection.maximumMapSize)) temp_store=MEMORY",
             engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: true) }),

@@ -69,9 +69,12 @@ public final class SQLiteConnection {
     public func checkpoint() throws {
         let statement = try prepare("PRAGMA wal_checkpoint(TRUNCATE)")
         defer { statement.finalize() }
-        guard try statement.step() else { throw SQLiteError(code: SQLITE_ERROR, message: "no row", operation: "checkpoint") }
+        guard try statement.step() else {
+            throw SQLiteError(code: SQLITE_ERROR, message: "no row", operation: "checkpoint")
+        }
         guard statement.int64(at: 0) == 0 else {
-            throw SQLiteError(code: SQLITE_BUSY, message: "a reader kept the checkpoint from finishing",
+            throw SQLiteError(
+                code: SQLITE_BUSY, message: "a reader kept the checkpoint from finishing",
                 operation: "PRAGMA wal_checkpoint(TRUNCATE) on \(path)")
         }
     }
@@ -104,8 +107,11 @@ public final class SQLiteConnection {
         var index: Int32 = 0
         while let option = sqlite3_compileoption_get(index) {
             let text = String(cString: option)
-            if text.hasPrefix("MAX_MMAP_SIZE="), let value = Int64(text.dropFirst(14).replacing("0x", with: ""),
-                radix: text.contains("0x") ? 16 : 10) {
+            if text.hasPrefix("MAX_MMAP_SIZE="),
+                let value = Int64(
+                    text.dropFirst(14).replacing("0x", with: ""),
+                    radix: text.contains("0x") ? 16 : 10)
+            {
                 return value
             }
             index += 1

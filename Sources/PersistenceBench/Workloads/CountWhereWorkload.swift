@@ -25,7 +25,8 @@ public struct CountWhereWorkload: ItemWorkload {
 public struct CountRangeWorkload: ItemWorkload {
     public init() {}
     public let name = "count-range"
-    public let summary = "count items priced in a range (no index or counter: every store reads every price); "
+    public let summary =
+        "count items priced in a range (no index or counter: every store reads every price); "
         + "8 seeded ranges, repeated for at least 10 ms"
     public var fixture: Fixture? { .items }
 

@@ -23,7 +23,8 @@ public struct PageWorkload: ItemWorkload {
     static func answer(
         _ query: ItemPageQuery, from store: any ItemStore, kind: String? = nil, context: WorkloadContext
     ) throws -> Digest {
-        let page = try kind.map { kind in try context.stopwatch.measureOperation(kind) { try store.page(query) } }
+        let page =
+            try kind.map { kind in try context.stopwatch.measureOperation(kind) { try store.page(query) } }
             ?? context.stopwatch.measureOperation { try store.page(query) }
         var digest = Digest()
         for item in page { digest.add(item) }
