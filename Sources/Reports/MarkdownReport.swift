@@ -89,6 +89,14 @@ public enum MarkdownReport {
                 )
                 out.append("")
             }
+            // Throughput over time, per second of the timed phase, for cells that ran long enough to show it.
+            for scale in scales
+            where !Charts.timelines(of: cells.filter { $0.scale == scale }, stores: stores).isEmpty {
+                out.append(
+                    "![\(workload) at \(scale): throughput over time]"
+                        + "(\(Charts.directoryName)/\(Charts.timelineFileName(workload, scale)))")
+                out.append("")
+            }
             out.append(contentsOf: storeByScaleHeader(scales))
             var latencyRows: [String] = []
             var memoryRows: [String] = []

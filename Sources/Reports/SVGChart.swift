@@ -15,6 +15,8 @@ struct LogLogChart {
     var series: [Series]
     /// The unit after each y tick's number ("B" for bytes); the x axis counts records.
     var yUnit = ""
+    /// A linear x axis from 0 (seconds of a timeline) instead of a logarithmic one.
+    var linearX = false
 
     static let width = 800.0
     static let height = 480.0
@@ -25,14 +27,17 @@ struct LogLogChart {
     ]
 
     func render() -> String {
-        let points = series.flatMap(\.points).filter { $0.x > 0 && $0.y > 0 }
+        let linearX = linearX
+        let points = series.flatMap(\.points).filter { (linearX || $0.x > 0) && $0.y > 0 }
         var svg = [
             #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(Self.width))" height="\#(Int(Self.height))" "#
                 + #"viewBox="0 0 \#(Int(Self.width)) \#(Int(Self.height))" font-family="Helvetica, Arial, sans-serif" font-size="13">"#,
             #"<rect width="100%" height="100%" fill="white"/>"#,
             #"<text x="\#(Self.width / 2)" y="28" text-anchor="middle" font-size="16" font-weight="bold">\#(escape(title))</text>"#,
         ]
-        guard let xRange = Self.decades(points.map(\.x)), let yRange = Self.decades(points.map(\.y)) else {
+        guard let xRange = linearX ? Self.linearRange(points.map(\.x)) : Self.decades(points.map(\.x)),
+            let yRange = Self.decades(points.map(\.y))
+        else {
             svg.append(
                 #"<text x="\#(Self.width / 2)" y="\#(Self.height / 2)" text-anchor="middle">no finished cells</text>"#)
             svg.append("</svg>")
@@ -40,18 +45,24 @@ struct LogLogChart {
         }
         let plot = Self.plot
         func x(_ value: Double) -> Double {
-            plot.left + (log10(value) - xRange.lower) / (xRange.upper - xRange.lower) * (plot.right - plot.left)
+            let position = linearX ? value : log10(value)
+            return plot.left + (position - xRange.lower) / (xRange.upper - xRange.lower) * (plot.right - plot.left)
         }
         func y(_ value: Double) -> Double {
             plot.bottom - (log10(value) - yRange.lower) / (yRange.upper - yRange.lower) * (plot.bottom - plot.top)
         }
-        // Grid and ticks, one per decade.
-        for exponent in stride(from: xRange.lower, through: xRange.upper, by: 1) {
-            let position = x(pow(10, exponent))
+        // Grid and ticks: one per decade, or eight steps of a linear axis.
+        let xTicks =
+            linearX
+            ? stride(from: 0, through: xRange.upper, by: xRange.upper / 8).map { ($0, "\(Int($0))") }
+            : stride(from: xRange.lower, through: xRange.upper, by: 1).map {
+                (pow(10, $0), Self.decadeLabel($0, unit: ""))
+            }
+        for (value, label) in xTicks {
+            let position = x(value)
             svg.append(line(position, plot.top, position, plot.bottom, colour: "#dddddd"))
             svg.append(
-                #"<text x="\#(position)" y="\#(plot.bottom + 20)" text-anchor="middle">\#(escape(Self.decadeLabel(exponent, unit: "")))</text>"#
-            )
+                #"<text x="\#(position)" y="\#(plot.bottom + 20)" text-anchor="middle">\#(escape(label))</text>"#)
         }
         for exponent in stride(from: yRange.lower, through: yRange.upper, by: 1) {
             let position = y(pow(10, exponent))
@@ -71,12 +82,12 @@ struct LogLogChart {
         // One line per series, and its legend entry.
         for (index, entry) in series.enumerated() {
             let colour = Self.colours[index % Self.colours.count]
-            let visible = entry.points.filter { $0.x > 0 && $0.y > 0 }.sorted { $0.x < $1.x }
+            let visible = entry.points.filter { (linearX || $0.x > 0) && $0.y > 0 }.sorted { $0.x < $1.x }
             if visible.count > 1 {
                 let path = visible.map { "\(format(x($0.x))),\(format(y($0.y)))" }.joined(separator: " ")
                 svg.append(#"<polyline points="\#(path)" fill="none" stroke="\#(colour)" stroke-width="2.5"/>"#)
             }
-            for point in visible {
+            for point in visible where !linearX {
                 svg.append(
                     #"<circle cx="\#(format(x(point.x)))" cy="\#(format(y(point.y)))" r="4" fill="\#(colour)"/>"#)
             }
@@ -99,6 +110,12 @@ struct LogLogChart {
         }
         let number = power >= 0 ? "\(Int(pow(10, Double(power))))" : String(format: "%g", pow(10, Double(power)))
         return number + (unit.isEmpty ? "" : " \(unit)")
+    }
+
+    /// 0 to the largest value, rounded up to a multiple of 8 so that eight ticks fall on whole numbers.
+    private static func linearRange(_ values: [Double]) -> (lower: Double, upper: Double)? {
+        guard let high = values.max() else { return nil }
+        return (0, max(8, (high / 8).rounded(.up) * 8))
     }
 
     /// The whole decades (as exponents of 10) that cover `values`, at least one decade wide.
@@ -148,6 +165,22 @@ public enum Charts {
                 yLabel: "operations per second, median (log scale)", series: series)
             charts.append((throughputFileName(workload), chart.render()))
         }
+        // Throughput over time for the cells whose timed phase ran longer than `timelineSeconds`: each store's first
+        // finished repetition, one chart per (workload, scale).
+        for workload in orderedUnique(results.cells.map(\.workload)) {
+            for scale in scales(of: results.cells) {
+                let cells = results.cells.filter { $0.workload == workload && $0.scale == scale }
+                let series = timelines(of: cells, stores: stores).map { store, windows in
+                    LogLogChart.Series(
+                        name: store, points: windows.map { (Double($0.second) + 0.5, Double($0.operations)) })
+                }
+                guard !series.isEmpty else { continue }
+                let chart = LogLogChart(
+                    title: "\(workload) at \(scale): throughput over time", xLabel: "seconds into the timed phase",
+                    yLabel: "operations per second (log scale)", series: series, linearX: true)
+                charts.append((timelineFileName(workload, scale), chart.render()))
+            }
+        }
         let memory = stores.map { store in
             LogLogChart.Series(
                 name: store,
@@ -173,6 +206,22 @@ public enum Charts {
     }
 
     public static func throughputFileName(_ workload: String) -> String { "throughput-\(workload).svg" }
+    public static func timelineFileName(_ workload: String, _ scale: Scale) -> String {
+        "timeline-\(workload)-\(scale).svg"
+    }
+    /// Cells whose timed phase ran longer than this get a throughput-over-time chart.
+    public static let timelineSeconds = 5.0
+
+    /// Per store, in `stores`' order, the timeline of its first finished repetition among `cells` (one workload at
+    /// one scale), where that repetition's timed phase ran longer than `timelineSeconds`.
+    static func timelines(of cells: [CellResult], stores: [String]) -> [(store: String, windows: [TimelineWindow])] {
+        stores.compactMap { store in
+            guard let metrics = cells.first(where: { $0.store == store && $0.status == .ok })?.metrics,
+                let timeline = metrics.timeline, (metrics.phaseSeconds ?? 0) > timelineSeconds
+            else { return nil }
+            return (store, timeline)
+        }
+    }
     public static let memoryFileName = "memory-per-record.svg"
 
     private static func scales(of cells: [CellResult]) -> [Scale] {

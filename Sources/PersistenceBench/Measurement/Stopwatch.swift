@@ -17,6 +17,8 @@ public final class Stopwatch {
     public private(set) var elapsedNanoseconds: UInt64 = 0
     private var latencies: Histogram<UInt64>?
     private var latenciesByKind: [String: Histogram<UInt64>] = [:]
+    /// Where each timed operation's latency also goes, per second of the timed phase, once the cell starts one.
+    public var timeline: Timeline?
 
     public init() {}
 
@@ -34,7 +36,7 @@ public final class Stopwatch {
     @inline(__always)
     public func measureOperation<T>(_ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
-        defer { record(monotonicNanoseconds() - start) }
+        defer { record(since: start) }
         return try body()
     }
 
@@ -44,17 +46,22 @@ public final class Stopwatch {
     public func measureOperation<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
         defer {
-            let duration = monotonicNanoseconds() - start
-            record(duration)
+            let duration = record(since: start)
             _ = latenciesByKind[kind, default: Self.histogram()].record(max(duration, 1))
         }
         return try body()
     }
 
-    private func record(_ duration: UInt64) {
+    /// Records one operation that started at `start` and ends now; returns its duration.
+    @discardableResult
+    private func record(since start: UInt64) -> UInt64 {
+        let end = monotonicNanoseconds()
+        let duration = end - start
         elapsedNanoseconds += duration
         if latencies == nil { latencies = Self.histogram() }
         _ = latencies?.record(max(duration, 1))
+        timeline?.record(latency: duration, at: end)
+        return duration
     }
 
     /// 1 ns to 1 hour at 3 significant digits: about 200 KB, allocated once per histogram.

@@ -88,6 +88,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// True where the store answered the workload's count question from a count it maintains (O(1)) rather than
     /// by counting; nil elsewhere.
     public var maintainedCount: Bool?
+    /// The timed phase in one-second windows (`Timeline`): operations done and p99 per window. Nil in results
+    /// recorded before it was.
+    public var timeline: [TimelineWindow]?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -108,7 +111,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
         phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
-        maintainedCount: Bool? = nil
+        maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil
     ) {
         self.timedSeconds = timedSeconds
         self.operations = operations
@@ -127,13 +130,14 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         self.phaseWaits = phaseWaits
         self.settleSeconds = settleSeconds
         self.maintainedCount = maintainedCount
+        self.timeline = timeline
     }
 
     enum CodingKeys: String, CodingKey {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount
+            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline
     }
 
     public init(from decoder: any Decoder) throws {
@@ -155,7 +159,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             phaseCPUSeconds: try c.decodeIfPresent(Double.self, forKey: .phaseCPUSeconds),
             phaseWaits: try c.decodeIfPresent(Int64.self, forKey: .phaseWaits),
             settleSeconds: try c.decodeIfPresent(Double.self, forKey: .settleSeconds),
-            maintainedCount: try c.decodeIfPresent(Bool.self, forKey: .maintainedCount))
+            maintainedCount: try c.decodeIfPresent(Bool.self, forKey: .maintainedCount),
+            timeline: try c.decodeIfPresent([TimelineWindow].self, forKey: .timeline))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -179,6 +184,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(phaseWaits, forKey: .phaseWaits)
         try c.encodeIfPresent(settleSeconds, forKey: .settleSeconds)
         try c.encodeIfPresent(maintainedCount, forKey: .maintainedCount)
+        try c.encodeIfPresent(timeline, forKey: .timeline)
     }
 }
 

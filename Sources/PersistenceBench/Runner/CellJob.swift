@@ -100,13 +100,22 @@ public enum CellExecution {
         let store: any Store
         let outcome: WorkloadOutcome
         let before: ProcessStats
+        let timeline = Timeline()
+        /// Starts the timeline with the timed phase.
+        func startTimeline() {
+            timeline.start = monotonicNanoseconds()
+            context.stopwatch.timeline = timeline
+            context.progress.timeline = timeline
+        }
         if let opening = workload as? any OpeningWorkload {
             before = ProcessStats.current()
+            startTimeline()
             begin()
             (outcome, store) = try opening.run(opening: { try kind.open(directory) }, at: directory, context: context)
         } else {
             store = try kind.open(directory)
             before = ProcessStats.current()
+            startTimeline()
             begin()
             outcome = try workload.run(on: store, context: context)
         }
@@ -133,6 +142,7 @@ public enum CellExecution {
             digest: digest, phaseSeconds: Double(after.monotonicNanoseconds - before.monotonicNanoseconds) / 1e9,
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
-            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil)
+            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
+            timeline: timeline.windows)
     }
 }

@@ -97,6 +97,8 @@ public struct Fixture: Sendable {
 /// Counts records done for the live progress line. The runner's child process forwards them to the parent.
 public final class ProgressReporter {
     public private(set) var done = 0
+    /// Where the records done also go, per second of the timed phase, once the cell starts one.
+    public var timeline: Timeline?
     private let report: (Int) -> Void
     private var lastReport: UInt64 = 0
 
@@ -106,6 +108,7 @@ public final class ProgressReporter {
     public func advance(by count: Int) {
         done += count
         let now = monotonicNanoseconds()
+        timeline?.count(count, at: now)
         if now - lastReport > 100_000_000 {
             lastReport = now
             report(done)

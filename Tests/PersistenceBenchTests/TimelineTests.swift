@@ -1,0 +1,60 @@
+import Foundation
+import PersistenceBench
+import Reports
+import Testing
+
+/// Every cell records its timed phase per second: operations done and the window's p99.
+@Suite struct TimelineTests {
+    @Test func windowsCountOperationsAndLatenciesPerSecond() {
+        let timeline = Timeline(start: 0)
+        let stopwatch = Stopwatch()
+        let progress = ProgressReporter()
+        progress.timeline = timeline
+        stopwatch.timeline = timeline
+        // Operations land in the window of the moment they are reported.
+        timeline.start = monotonicNanoseconds()
+        progress.advance(by: 5)
+        _ = stopwatch.measureOperation { 1 }
+        timeline.start -= 2 * Timeline.windowNanoseconds  // as if two seconds had passed
+        progress.advance(by: 7)
+        let windows = timeline.windows
+        #expect(windows.map(\.second) == [0, 1, 2])
+        #expect(windows.map(\.operations) == [5, 0, 7])
+        #expect(windows[0].p99 != nil)
+        #expect(windows[1].p99 == nil && windows[2].p99 == nil)
+    }
+
+    /// A real cell's timeline adds up to its operations, and the report charts cells that ran over 5 s.
+    @Test func cellsRecordTheirTimelineAndLongCellsAreCharted() throws {
+        let kind = try storeKind("sqlite")
+        let workload = try #require(WorkloadCatalog.workload(named: "get"))
+        let directory = try TemporaryDirectory()
+        let context = WorkloadContext(
+            scale: 1_000, seed: 5, batchSize: 500, stopwatch: Stopwatch(), progress: ProgressReporter())
+        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context)
+        var metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context)
+        let timeline = try #require(metrics.timeline)
+        #expect(timeline.reduce(0) { $0 + $1.operations } == metrics.operations)
+        #expect(timeline.first?.p99 != nil)
+
+        let configuration = RunConfiguration(
+            stores: ["sqlite"], workloads: ["get"], scales: [Scale(records: 1_000)], repetitions: 1, seed: 5,
+            batchSize: 500, timeBudgetSeconds: 60, memoryBudgetBytes: 1 << 30, keepStores: false)
+        let environment = RunEnvironment(
+            cpuModel: "Test CPU", cores: 2, memoryBytes: 1 << 30, kernel: "Linux", hostname: "h", swift: "Swift",
+            engines: [:], gitCommit: "abc", command: "persistbench run")
+        var results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
+        let cell = { (metrics: CellMetrics) in
+            CellResult(
+                store: "sqlite", workload: "get", scale: Scale(records: 1_000), repetition: 1, status: .ok,
+                metrics: metrics)
+        }
+        results.cells = [cell(metrics)]
+        #expect(!Charts.render(results).contains { $0.name.hasPrefix("timeline-") }, "a short cell has no chart")
+        metrics.phaseSeconds = 6
+        results.cells = [cell(metrics)]
+        let chart = try #require(Charts.render(results).first { $0.name == "timeline-get-1k.svg" })
+        #expect(chart.svg.contains("<polyline") || timeline.count == 1)
+        #expect(MarkdownReport.render(results).contains("(charts/timeline-get-1k.svg)"))
+    }
+}
