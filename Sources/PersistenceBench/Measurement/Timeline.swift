@@ -10,44 +10,69 @@ public final class Timeline {
     public static let windowNanoseconds: UInt64 = 1_000_000_000
 
     /// When the timed phase started (`monotonicNanoseconds`).
-    public var start: UInt64
-    private var operations: [Int] = []
-    private var latencies: [Histogram<UInt64>?] = []
+    public var start: UInt64 {
+        didSet { closeWindow() }
+    }
+    // Finished windows, then the current one, kept apart so that the common case (another operation in the same
+    // second) is one comparison and an add: this runs around every timed operation, inside the timed region.
+    // Single-threaded: a cell's workload runs on one thread.
+    @exclusivity(unchecked) private var finished: [TimelineWindow] = []
+    @exclusivity(unchecked) private var currentEnd: UInt64 = 0
+    @exclusivity(unchecked) private var currentOperations = 0
+    @exclusivity(unchecked) private var currentLatencies: Histogram<UInt64>?
 
-    public init(start: UInt64 = monotonicNanoseconds()) { self.start = start }
+    public init(start: UInt64 = monotonicNanoseconds()) {
+        self.start = start
+        closeWindow()
+    }
 
-    private func window(at now: UInt64) -> Int {
-        let index = Int((now &- start) / Self.windowNanoseconds)
-        while operations.count <= index {
-            operations.append(0)
-            latencies.append(nil)
+    /// Forgets the windows and starts the first at `start`.
+    private func closeWindow() {
+        finished = []
+        currentEnd = start &+ Self.windowNanoseconds
+        currentOperations = 0
+        currentLatencies = nil
+    }
+
+    /// Moves on to the window that holds `now`, listing the ones it passes.
+    @inline(__always)
+    private func advance(to now: UInt64) {
+        guard now >= currentEnd else { return }
+        while now >= currentEnd {
+            finished.append(currentWindow)
+            currentOperations = 0
+            currentLatencies = nil
+            currentEnd &+= Self.windowNanoseconds
         }
-        return index
+    }
+
+    private var currentWindow: TimelineWindow {
+        TimelineWindow(
+            second: finished.count, operations: currentOperations,
+            p99: currentLatencies.map { Double($0.valueAtPercentile(99)) / 1_000 })
     }
 
     /// Adds `count` operations done at `now`.
-    func count(_ count: Int, at now: UInt64) {
-        operations[window(at: now)] += count
+    @inline(__always)
+    public func count(_ count: Int, at now: UInt64) {
+        advance(to: now)
+        currentOperations += count
     }
 
     /// Adds one operation's latency, the operation having ended at `now`.
-    func record(latency: UInt64, at now: UInt64) {
-        let index = window(at: now)
-        if latencies[index] == nil {
-            // Two significant digits up to an hour: about 36 KB per window that times single operations.
-            latencies[index] = Histogram(highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .two)
+    @inline(__always)
+    public func record(latency: UInt64, at now: UInt64) {
+        advance(to: now)
+        if currentLatencies == nil {
+            // Two significant digits up to an hour: about 36 KB, one window at a time.
+            currentLatencies = Histogram(
+                highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .two)
         }
-        _ = latencies[index]?.record(max(latency, 1))
+        _ = currentLatencies?.record(max(latency, 1))
     }
 
-    /// The windows so far, in order; a window with nothing done is still listed, with 0 operations.
-    public var windows: [TimelineWindow] {
-        operations.indices.map { index in
-            TimelineWindow(
-                second: index, operations: operations[index],
-                p99: latencies[index].map { Double($0.valueAtPercentile(99)) / 1_000 })
-        }
-    }
+    /// The windows so far, in order, the current one last; a window with nothing done is listed with 0 operations.
+    public var windows: [TimelineWindow] { finished + [currentWindow] }
 }
 
 /// One second of a cell's timed phase.
