@@ -184,20 +184,12 @@ public enum MarkdownReport {
         if !inserts.isEmpty {
             out.append("## Bytes on disk after `insert`")
             out.append("")
-            out.append(contentsOf: storeByScaleHeader(scales))
-            for store in stores {
-                var row = "| `\(store)` |"
-                for scale in scales {
-                    let summary = CellSummary(cells: inserts.filter { $0.store == store && $0.scale == scale })
-                    if let bytes = summary.medianBytesOnDisk {
-                        row +=
-                            " \(Quantity.formatBytes(Int64(bytes))) (\(formatSignificant(bytes / Double(scale.records))) B/record) |"
-                    } else {
-                        row += " – |"
+            out.append(
+                contentsOf: storeByScaleTable(inserts, stores: stores, scales: scales) { _, scale, summary in
+                    summary.medianBytesOnDisk.map { bytes in
+                        "\(Quantity.formatBytes(Int64(bytes))) (\(formatSignificant(bytes / Double(scale.records))) B/record)"
                     }
-                }
-                out.append(row)
-            }
+                })
             out.append("")
         }
         return out.joined(separator: "\n")
@@ -219,25 +211,16 @@ public enum MarkdownReport {
                     + "generation, timing and digest with the data in Swift arrays). \"floor slower\": `\(floor)` did "
                     + "more work than the store here (for example, sorting its page orders at the end of a load).")
             out.append("")
-            out.append(contentsOf: storeByScaleHeader(scales))
-            for store in stores {
-                var row = "| `\(store)` |"
-                for scale in scales {
-                    let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                    guard let time = summary.medianTimePerOperation else {
-                        row += " – |"
-                        continue
+            out.append(
+                contentsOf: storeByScaleTable(cells, stores: stores, scales: scales) { store, scale, summary in
+                    guard let time = summary.medianTimePerOperation else { return nil }
+                    guard let floorTime = floorTimes[scale], store != floor, time > 0 else {
+                        return RunComparison.formatTime(time)
                     }
-                    row += " \(RunComparison.formatTime(time))"
-                    if let floorTime = floorTimes[scale], store != floor, time > 0 {
-                        row +=
-                            floorTime > time
-                            ? " (floor slower)" : " (\(String(format: "%.0f", 100 * floorTime / time)) %)"
-                    }
-                    row += " |"
-                }
-                out.append(row)
-            }
+                    return RunComparison.formatTime(time)
+                        + (floorTime > time
+                            ? " (floor slower)" : " (\(String(format: "%.0f", 100 * floorTime / time)) %)")
+                })
             out.append("")
         }
         let settling = stores.filter { store in
@@ -249,25 +232,31 @@ public enum MarkdownReport {
                     + "`wal_checkpoint(TRUNCATE)`, what their close would otherwise do untimed; elsewhere an empty call), "
                     + "median seconds and share of the timed seconds:")
             out.append("")
-            out.append(contentsOf: storeByScaleHeader(scales))
-            for store in settling {
-                var row = "| `\(store)` |"
-                for scale in scales {
-                    let finished = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).finished
-                    if let settle = median(finished.compactMap(\.settleSeconds)),
-                        let timed = median(finished.map(\.timedSeconds)), timed > 0
-                    {
-                        row +=
-                            " \(RunComparison.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %) |"
-                    } else {
-                        row += " – |"
-                    }
-                }
-                out.append(row)
-            }
+            out.append(
+                contentsOf: storeByScaleTable(cells, stores: settling, scales: scales) { _, _, summary in
+                    guard let settle = median(summary.finished.compactMap(\.settleSeconds)),
+                        let timed = median(summary.finished.map(\.timedSeconds)), timed > 0
+                    else { return nil }
+                    return "\(RunComparison.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %)"
+                })
             out.append("")
         }
         return out
+    }
+
+    /// A table with one row per store and one column per scale: `entry` of the store's cells at that scale, or "–"
+    /// where it gives none.
+    private static func storeByScaleTable(
+        _ cells: [CellResult], stores: [String], scales: [Scale],
+        entry: (_ store: String, _ scale: Scale, CellSummary) -> String?
+    ) -> [String] {
+        storeByScaleHeader(scales)
+            + stores.map { store in
+                "| `\(store)` |"
+                    + scales.map { scale in
+                        " \(entry(store, scale, CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })) ?? "–") |"
+                    }.joined()
+            }
     }
 
     /// The two header lines of a table with one row per store and one column per scale.

@@ -123,9 +123,9 @@ public enum CellExecution {
         // inside the timed phase, rather than leaving it to the untimed close.
         var settleSeconds: Double?
         if outcome.changedStore {
-            let before = context.stopwatch.elapsedNanoseconds
+            let timedBefore = context.stopwatch.elapsedNanoseconds
             try context.stopwatch.measure { try store.settle() }
-            settleSeconds = Double(context.stopwatch.elapsedNanoseconds - before) / 1e9
+            settleSeconds = Double(context.stopwatch.elapsedNanoseconds - timedBefore) / 1e9
         }
         end()
         let after = ProcessStats.current()
