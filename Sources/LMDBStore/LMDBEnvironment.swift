@@ -1,5 +1,6 @@
 import CLMDB
 import Foundation
+import PersistenceBench
 
 /// An LMDB environment: one memory-mapped file (`data.mdb`, beside its `lock.mdb`) holding named databases.
 ///
@@ -8,7 +9,8 @@ import Foundation
 /// documentation recommends for frequent short reads). The map grows by itself: a write that fills it is aborted,
 /// the map doubled, and the write run again, so a load of any size needs no guessed map size.
 ///
-/// Not thread-safe: one environment per store, used from one thread at a time (`MDB_NOTLS`).
+/// Not thread-safe: one environment per store, used from one thread at a time (`MDB_NOTLS`); other threads read
+/// through an `LMDBReader` of their own (`LMDBItemStore+Live.swift`).
 public final class LMDBEnvironment {
     /// The linked library's version: "LMDB 0.9.24".
     public static var version: String {
@@ -29,6 +31,9 @@ public final class LMDBEnvironment {
     public private(set) var mapSize: Int
     /// How many times a full map was doubled since this environment opened.
     public private(set) var resizeCount = 0
+    /// Held to read by `LMDBReader`s on other threads during each read, and alone while the map is resized: LMDB
+    /// remaps in place, and a read in progress would be left pointing into the old map.
+    let resizeLock = ReadWriteLock()
 
     /// Opens (creating if needed) the environment in `directory`, which must exist.
     ///
@@ -66,7 +71,7 @@ public final class LMDBEnvironment {
         pointer = nil
     }
 
-    private func environment() throws -> OpaquePointer {
+    func environment() throws -> OpaquePointer {
         guard let pointer else { throw LMDBError(EINVAL, operation: "using the closed environment at \(path)") }
         return pointer
     }
@@ -164,7 +169,9 @@ public final class LMDBEnvironment {
         if let idleReader { mdb_txn_abort(idleReader) }
         idleReader = nil
         let newSize = mapSize * 2
-        try LMDBError.check(mdb_env_set_mapsize(try environment(), newSize), "mdb_env_set_mapsize(\(newSize))")
+        try resizeLock.writing {
+            try LMDBError.check(mdb_env_set_mapsize(try environment(), newSize), "mdb_env_set_mapsize(\(newSize))")
+        }
         mapSize = newSize
         resizeCount += 1
     }

@@ -151,7 +151,7 @@ public final class LMDBItemStore: MigrationStore {
         }
     }
 
-    private func storedItem(id: Int64, in transaction: LMDBTransaction) throws -> Item? {
+    func storedItem(id: Int64, in transaction: LMDBTransaction) throws -> Item? {
         try ItemCodec.withKey(id) { key in
             try transaction.value(in: items, forKey: key).map { try ItemCodec.decode(id: id, from: $0) }
         }

@@ -29,6 +29,9 @@ public final class MemoryItemStore: MigrationStore {
     let dump: URL
     /// Slot `id` holds item `id`, or nil; slot 0 is never used.
     var slots: [Item?] = [nil]
+    /// Held alone by every write to `slots`, and to read by a reader on another thread (`+Live`); the store's own
+    /// reads, on the writing thread, do not take it.
+    let itemsLock = ReadWriteLock()
     var filterCounts = [Int](repeating: 0, count: 8)
     /// Per priority code (0 none, 1–3), the ids of its items in `ItemPageQuery` order, but for `unsortedIDs`;
     /// nil until sorted.
@@ -65,12 +68,14 @@ public final class MemoryItemStore: MigrationStore {
             }
         }
         try checkUniqueTitles(batch.map { ($0.id, $0.title) })
-        for item in batch {
-            let id = Int(item.id)
-            if id >= slots.count { slots.append(contentsOf: repeatElement(nil, count: id - slots.count + 1)) }
-            slots[id] = item
-            filterCounts[Int(ItemFilter(matching: item).code)] += 1
-            uniqueTitles?.insert(item.title)
+        itemsLock.writing {
+            for item in batch {
+                let id = Int(item.id)
+                if id >= slots.count { slots.append(contentsOf: repeatElement(nil, count: id - slots.count + 1)) }
+                slots[id] = item
+                filterCounts[Int(ItemFilter(matching: item).code)] += 1
+                uniqueTitles?.insert(item.title)
+            }
         }
         wrote(batch.lazy.map(\.id))
     }
@@ -89,24 +94,28 @@ public final class MemoryItemStore: MigrationStore {
             throw BenchError("memory: no item \(update.id) to update")
         }
         try checkUniqueTitles(updates.map { ($0.id, $0.title) }, replacing: Set(updates.map(\.id)))
-        for update in updates {
-            var item = slots[Int(update.id)]!
-            filterCounts[Int(ItemFilter(matching: item).code)] -= 1
-            uniqueTitles?.remove(item.title)
-            update.apply(to: &item)
-            filterCounts[Int(ItemFilter(matching: item).code)] += 1
-            uniqueTitles?.insert(item.title)
-            slots[Int(update.id)] = item
+        itemsLock.writing {
+            for update in updates {
+                var item = slots[Int(update.id)]!
+                filterCounts[Int(ItemFilter(matching: item).code)] -= 1
+                uniqueTitles?.remove(item.title)
+                update.apply(to: &item)
+                filterCounts[Int(ItemFilter(matching: item).code)] += 1
+                uniqueTitles?.insert(item.title)
+                slots[Int(update.id)] = item
+            }
         }
         wrote(updates.lazy.map(\.id))
     }
 
     public func delete(ids: [Int64]) throws {
-        for id in ids {
-            guard let item = slot(id) else { continue }
-            filterCounts[Int(ItemFilter(matching: item).code)] -= 1
-            uniqueTitles?.remove(item.title)
-            slots[Int(id)] = nil
+        itemsLock.writing {
+            for id in ids {
+                guard let item = slot(id) else { continue }
+                filterCounts[Int(ItemFilter(matching: item).code)] -= 1
+                uniqueTitles?.remove(item.title)
+                slots[Int(id)] = nil
+            }
         }
         wrote(ids)
     }

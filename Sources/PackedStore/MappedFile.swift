@@ -5,13 +5,15 @@ import PersistenceBench
 ///
 /// On Linux the page cache is shared between the two, so a `pwrite` is visible through the map at once. The map
 /// covers a capacity at least the file's length, doubled as the file grows, so that appends rarely remap; only
-/// bytes below the file's length may be read. Pointers into the map are valid until the next `write` or `close`.
+/// bytes below the file's length may be read. Pointers into the map are valid until the next `write` or `close`,
+/// unless the caller holds on to the `mapping` they came from: a reader on another thread keeps reading through
+/// its mapping while the writer remaps the file.
 final class MappedFile {
     let path: String
     private var descriptor: Int32
     private(set) var length: Int
-    private var map: UnsafeMutableRawPointer?
-    private var mappedCapacity = 0
+    /// The current map; replaced (not unmapped under its other holders) when the file outgrows it.
+    private(set) var mapping: Mapping?
 
     /// Opens `path`, creating an empty file when `create` is set and it does not exist.
     init(path: String, create: Bool) throws {
@@ -31,15 +33,14 @@ final class MappedFile {
     deinit { close() }
 
     func close() {
-        if let map { munmap(map, mappedCapacity) }
-        map = nil
+        mapping = nil
         if descriptor >= 0 { Foundation.close(descriptor) }
         descriptor = -1
     }
 
     /// The first `length` bytes, through the map.
     var bytes: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: map, count: length)
+        UnsafeRawBufferPointer(start: mapping?.address, count: length)
     }
 
     /// Writes `data` at `offset` (growing the file if it ends beyond it).
@@ -62,16 +63,32 @@ final class MappedFile {
     }
 
     private func remapIfNeeded() throws {
-        guard length > mappedCapacity || map == nil else { return }
-        var capacity = max(mappedCapacity, 1 << 20)
+        guard length > mapping?.capacity ?? -1 else { return }
+        var capacity = max(mapping?.capacity ?? 0, 1 << 20)
         while capacity < length { capacity *= 2 }
-        if let map { munmap(map, mappedCapacity) }
-        map = nil
+        mapping = nil
+        mapping = try Mapping(descriptor: descriptor, capacity: capacity, path: path)
+    }
+}
+
+/// One read-only, shared `mmap` of a file, unmapped when its last holder lets it go.
+final class Mapping: @unchecked Sendable {
+    let address: UnsafeMutableRawPointer
+    let capacity: Int
+
+    init(descriptor: Int32, capacity: Int, path: String) throws {
         guard let mapped = mmap(nil, capacity, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
-            mappedCapacity = 0
             throw PackedError.system("mmap", path)
         }
-        map = mapped
-        mappedCapacity = capacity
+        address = mapped
+        self.capacity = capacity
+    }
+
+    deinit { munmap(address, capacity) }
+
+    /// The first `count` bytes.
+    func bytes(_ count: Int) -> UnsafeRawBufferPointer {
+        precondition(count <= capacity, "reading \(count) bytes of a \(capacity)-byte map")
+        return UnsafeRawBufferPointer(start: address, count: count)
     }
 }

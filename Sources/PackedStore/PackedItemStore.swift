@@ -61,6 +61,12 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     private var openedGraph: PackedGraph?
     /// The time profile, likewise.
     private var openedProfile: PackedProfile?
+    /// What readers on other threads read (`PackedItemStore+Live.swift`): the last committed state and mappings
+    /// that cover it, replaced after every commit while `readersLock` is held alone.
+    var published: PackedSnapshot?
+    /// Held to read by readers on other threads for each read; held alone to publish a state, and while a commit
+    /// rewrites rows and tombstones in place, so that no reader sees a row half rewritten.
+    let readersLock = ReadWriteLock()
 
     /// The committed state, for tests.
     var state: StoreHeader { header }
@@ -76,6 +82,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     deinit { closeFiles() }
 
     public func close() throws {
+        readersLock.writing { published = nil }
         closeFiles()
     }
 
@@ -155,6 +162,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
             try bytes.withUnsafeBytes { try rows.write($0, at: 0) }
             for file in [rows, arena, tombstones, journal] { try file.sync() }
             header = initial
+            try publish()
             return
         }
         let slots = try (0..<2).compactMap { slot in
@@ -182,6 +190,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         try ensureTombstoneCapacity(rowCount: committed.rowCount)
         try replayJournal()
         order = try OrderIndex.open(in: generation, sequence: header.orderIndexSequence)
+        try publish()
     }
 
     /// Applies the committed journal again (its changes are idempotent row images and tombstones) and flushes.
@@ -247,8 +256,12 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         try stop(at: .afterHeader)
         if inPlace.isEmpty {
             try stop(at: .halfwayInPlace)
+            try publish()
         } else {
-            try inPlace.withUnsafeBytes { try applyInPlace($0, stoppingHalfway: crashAt == .halfwayInPlace) }
+            try readersLock.writing {
+                try inPlace.withUnsafeBytes { try applyInPlace($0, stoppingHalfway: crashAt == .halfwayInPlace) }
+                try publishHoldingLock()
+            }
             inPlaceUnflushed = true
         }
     }
@@ -303,7 +316,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     // MARK: Rows
 
     /// The mapped files as plain buffers, taken once before a loop of reads: valid until the next write.
-    private struct MappedView {
+    struct MappedView {
         let rows: UnsafeRawBufferPointer
         let arena: UnsafeRawBufferPointer
         let tombstones: UnsafeRawBufferPointer
@@ -359,31 +372,56 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         MappedView(rows: rows.bytes, arena: arena.bytes, tombstones: tombstones.bytes, arenaPath: arena.path)
     }
 
+    /// Makes the committed state what readers on other threads read.
+    private func publish() throws {
+        try readersLock.writing { try publishHoldingLock() }
+    }
+
+    /// `publish()` for a caller that holds `readersLock` alone.
+    private func publishHoldingLock() throws {
+        guard let rowsMapping = rows.mapping, let arenaMapping = arena.mapping,
+            let tombstonesMapping = tombstones.mapping
+        else { throw PackedError("publishing the state of \(rows.path): its files are closed") }
+        published = PackedSnapshot(
+            state: header, rows: rowsMapping, arena: arenaMapping, tombstones: tombstonesMapping,
+            arenaPath: arena.path)
+    }
+
     private func row(_ index: Int) -> ItemRow { view.row(index) }
 
     private func isDeleted(_ index: Int) -> Bool { view.isDeleted(index) }
 
     /// The row holding live item `id`, or nil.
     private func liveRow(id: Int64) -> Int? {
-        let view = self.view
-        let position = idLowerBound(id, in: view)
-        if header.rowsAscendByID {
-            guard position < header.rowCount, view.id(atRow: position) == id, !view.isDeleted(position) else {
+        Self.liveRow(id: id, in: view, state: header, permutation: idPermutation)
+    }
+
+    /// The first position in id order whose id is `id` or more (see the static form).
+    private func idLowerBound(_ id: Int64, in view: MappedView) -> Int {
+        Self.idLowerBound(id, in: view, state: header, permutation: idPermutation)
+    }
+
+    /// The row holding live item `id` in `view` of the committed `state`, or nil; `permutation` lists the live rows
+    /// in id order, asked for only when ids do not ascend in row order.
+    static func liveRow(id: Int64, in view: MappedView, state: StoreHeader, permutation: () -> [UInt32]) -> Int? {
+        let position = idLowerBound(id, in: view, state: state, permutation: permutation)
+        if state.rowsAscendByID {
+            guard position < state.rowCount, view.id(atRow: position) == id, !view.isDeleted(position) else {
                 return nil
             }
             return position
         }
-        let index = idPermutation()
+        let index = permutation()
         guard position < index.count, view.id(atRow: Int(index[position])) == id else { return nil }
         return Int(index[position])
     }
 
     /// The first position in id order whose id is `id` or more: a row (deleted ones included, their ids stay in
-    /// order) when rows ascend by id, else a position in `idPermutation()`; the end when there is none.
-    private func idLowerBound(_ id: Int64, in view: MappedView) -> Int {
+    /// order) when rows ascend by id, else a position in `permutation()`; the end when there is none.
+    static func idLowerBound(_ id: Int64, in view: MappedView, state: StoreHeader, permutation: () -> [UInt32]) -> Int {
         var low = 0
-        if !header.rowsAscendByID {
-            let index = idPermutation()
+        if !state.rowsAscendByID {
+            let index = permutation()
             var high = index.count
             while low < high {
                 let middle = (low + high) / 2
@@ -392,7 +430,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
             return low
         }
         // The answer stays in low...high.
-        var high = header.rowCount
+        var high = state.rowCount
         // Interpolation first: ids appended in order are usually dense, so the estimate lands on the row (one
         // cache miss where binary search takes log2(n)). Sparse ids narrow the range a little per probe; after
         // four probes binary search finishes, so the worst case stays O(log n).
@@ -418,9 +456,15 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     /// order needs it, and dropped when rows are added or deleted.
     private func idPermutation() -> [UInt32] {
         if let idIndex { return idIndex }
-        var index = (0..<header.rowCount).filter { !isDeleted($0) }.map { UInt32($0) }
-        index.sort { row(Int($0)).id < row(Int($1)).id }
+        let index = Self.idPermutation(of: view, rowCount: header.rowCount)
         idIndex = index
+        return index
+    }
+
+    /// The live rows among the first `rowCount` of `view`, sorted by id.
+    static func idPermutation(of view: MappedView, rowCount: Int) -> [UInt32] {
+        var index = (0..<rowCount).filter { !view.isDeleted($0) }.map { UInt32($0) }
+        index.sort { view.id(atRow: Int($0)) < view.id(atRow: Int($1)) }
         return index
     }
 

@@ -42,6 +42,8 @@ public final class SQLiteItemStore: MigrationStore {
     static let columns = "id, title, notes, isInStock, priority, price, createdAt"
 
     let connection: SQLiteConnection
+    /// Whether the connection runs `tunedPragmas` (`sqlite+tuned`): a reader's connection runs them too.
+    let tuned: Bool
     /// The profile's distinct stacks by id, loaded by the first profile write (`SQLiteProfileStore.swift`).
     var profileStacks: StackInterner?
     private let insertStatement: SQLiteStatement
@@ -59,6 +61,7 @@ public final class SQLiteItemStore: MigrationStore {
     public init(directory: URL, tuned: Bool) throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
+        self.tuned = tuned
         // Foreign keys on, as GRDB sets them: the house tables cascade deletes through them.
         try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
         if tuned { try connection.execute(Self.tunedPragmas) }
@@ -235,7 +238,7 @@ public final class SQLiteItemStore: MigrationStore {
     }
 
     @inline(__always)
-    private static func item(from row: SQLiteStatement) -> Item {
+    static func item(from row: SQLiteStatement) -> Item {
         Item(
             id: row.int64(at: 0), title: row.text(at: 1), notes: row.text(at: 2), isInStock: row.int64(at: 3) != 0,
             priority: row.isNull(at: 4) ? nil : Item.Priority(rawValue: Int(row.int64(at: 4))),

@@ -30,6 +30,9 @@ struct Run: ParsableCommand {
     @Option(help: "Records per write transaction in bulk writes.")
     var batchSize: Int = RunConfiguration.defaultBatchSize
 
+    @Option(help: "Reads per second of read-while-import's open-loop reader.")
+    var readRate: Double = WorkloadContext.defaultReadRate
+
     @Option(help: "Output directory for results.json, results.csv and report.md.")
     var out: String = "results/latest"
 
@@ -65,6 +68,9 @@ struct Run: ParsableCommand {
         }
         guard repetitions >= 1 else { throw ValidationError("invalid --repetitions \(repetitions): at least 1") }
         guard batchSize >= 1 else { throw ValidationError("invalid --batch-size \(batchSize): at least 1") }
+        guard readRate > 0, readRate <= 1_000_000 else {
+            throw ValidationError("invalid --read-rate \(readRate): reads per second, more than 0 and at most 1000000")
+        }
         guard let seconds = Quantity.seconds(parsing: timeBudget) else {
             throw ValidationError("invalid --time-budget '\(timeBudget)': use a duration such as 90s, 10m or 1h")
         }
@@ -73,7 +79,8 @@ struct Run: ParsableCommand {
         }
         return RunConfiguration(
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
-            batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores)
+            batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
+            readRate: readRate)
     }
 
     private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {

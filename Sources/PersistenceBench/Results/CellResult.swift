@@ -91,6 +91,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// The timed phase in one-second windows (`Timeline`): operations done and p99 per window. Nil in results
     /// recorded before it was.
     public var timeline: [TimelineWindow]?
+    /// `read-while-import`'s reader alone and during the import, and its import alone; nil for other workloads.
+    public var readWhileImport: ReadWhileImportMetrics?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -111,8 +113,10 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
         phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
-        maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil
+        maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
+        readWhileImport: ReadWhileImportMetrics? = nil
     ) {
+        self.readWhileImport = readWhileImport
         self.timedSeconds = timedSeconds
         self.operations = operations
         self.latency = latency
@@ -137,7 +141,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline
+            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport
     }
 
     public init(from decoder: any Decoder) throws {
@@ -160,7 +164,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             phaseWaits: try c.decodeIfPresent(Int64.self, forKey: .phaseWaits),
             settleSeconds: try c.decodeIfPresent(Double.self, forKey: .settleSeconds),
             maintainedCount: try c.decodeIfPresent(Bool.self, forKey: .maintainedCount),
-            timeline: try c.decodeIfPresent([TimelineWindow].self, forKey: .timeline))
+            timeline: try c.decodeIfPresent([TimelineWindow].self, forKey: .timeline),
+            readWhileImport: try c.decodeIfPresent(ReadWhileImportMetrics.self, forKey: .readWhileImport))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -185,6 +190,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(settleSeconds, forKey: .settleSeconds)
         try c.encodeIfPresent(maintainedCount, forKey: .maintainedCount)
         try c.encodeIfPresent(timeline, forKey: .timeline)
+        try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
     }
 }
 

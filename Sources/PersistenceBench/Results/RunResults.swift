@@ -111,6 +111,9 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     /// Resident-memory limit per cell process, bytes.
     public var memoryBudgetBytes: Int64
     public var keepStores: Bool
+    /// Reads per second of `read-while-import`'s reader (`--read-rate`); nil in runs made before it existed, which
+    /// used the default.
+    public var readRate: Double?
 
     public static let defaultTimeBudgetSeconds = 600.0
     public static let defaultMemoryBudgetBytes: Int64 = 8 << 30
@@ -121,8 +124,9 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
 
     public init(
         stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,
-        timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool
+        timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool, readRate: Double? = nil
     ) {
+        self.readRate = readRate
         self.stores = stores
         self.workloads = workloads
         self.scales = scales

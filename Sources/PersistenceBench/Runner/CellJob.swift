@@ -15,6 +15,8 @@ public struct CellJob: Codable, Sendable {
     public var scale: Int
     public var seed: UInt64
     public var batchSize: Int
+    /// Reads per second of `read-while-import`'s reader; nil for the default.
+    public var readRate: Double?
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
     public var directory: String
     /// Where the child writes its `CellReport`.
@@ -66,7 +68,8 @@ public enum CellExecution {
             _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         }
         let context = WorkloadContext(
-            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress)
+            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
+            readRate: job.readRate ?? WorkloadContext.defaultReadRate)
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:
@@ -143,6 +146,6 @@ public enum CellExecution {
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
-            timeline: timeline.windows)
+            timeline: timeline.windows, readWhileImport: outcome.readWhileImport)
     }
 }

@@ -172,8 +172,8 @@ public final class Runner {
         try FileSystem.remove(reportPath)
         let job = CellJob(
             mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
-            seed: configuration.seed, batchSize: configuration.batchSize, directory: directory.path,
-            reportPath: reportPath.path, progressDescriptor: 3)
+            seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
+            directory: directory.path, reportPath: reportPath.path, progressDescriptor: 3)
         try JSONEncoder().encode(job).write(to: jobPath)
 
         var result = CellResult(

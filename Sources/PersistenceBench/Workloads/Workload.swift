@@ -50,14 +50,20 @@ public struct WorkloadOutcome: Sendable {
     /// `digestAfterRun(of:)` is added to it after the timed phase, so that both the answers and what the writes
     /// left are checked.
     public var alsoDigestsStore: Bool
+    /// What `read-while-import` measured besides its timed import; nil for other workloads.
+    public var readWhileImport: ReadWhileImportMetrics?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     public var changedStore: Bool { digest == nil || alsoDigestsStore }
 
-    public init(operations: Int, digest: Digest?, alsoDigestsStore: Bool = false) {
+    public init(
+        operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
+        readWhileImport: ReadWhileImportMetrics? = nil
+    ) {
         self.operations = operations
         self.digest = digest
         self.alsoDigestsStore = alsoDigestsStore
+        self.readWhileImport = readWhileImport
     }
 }
 
@@ -70,13 +76,35 @@ public struct WorkloadContext {
     public let batchSize: Int
     public let stopwatch: Stopwatch
     public let progress: ProgressReporter
+    /// Reads per second of the open-loop reader of `read-while-import` (`--read-rate`).
+    public let readRate: Double
 
-    public init(scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter) {
+    public static let defaultReadRate = 1_000.0
+
+    public init(
+        scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter,
+        readRate: Double = defaultReadRate
+    ) {
         self.scale = scale
         self.seed = seed
         self.batchSize = batchSize
         self.stopwatch = stopwatch
         self.progress = progress
+        self.readRate = readRate
+    }
+
+    /// The same context with another batch size.
+    func with(batchSize: Int) -> WorkloadContext {
+        WorkloadContext(
+            scale: scale, seed: seed, batchSize: batchSize, stopwatch: stopwatch, progress: progress,
+            readRate: readRate)
+    }
+
+    /// The same context reporting progress elsewhere.
+    func with(progress: ProgressReporter) -> WorkloadContext {
+        WorkloadContext(
+            scale: scale, seed: seed, batchSize: batchSize, stopwatch: stopwatch, progress: progress,
+            readRate: readRate)
     }
 
     public var items: ItemGenerator { ItemGenerator(seed: seed) }

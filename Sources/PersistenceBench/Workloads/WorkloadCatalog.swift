@@ -1,6 +1,7 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
-    public static let all: [any Workload] = crud + limits + ycsb + associations + migrations + profile + system
+    public static let all: [any Workload] =
+        crud + limits + ycsb + live + associations + migrations + profile + system
 
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
@@ -14,6 +15,9 @@ public enum WorkloadCatalog {
 
     /// YCSB's core workloads A–F over `Item`.
     public static let ycsb: [any Workload] = YCSBWorkload.Letter.allCases.map(YCSBWorkload.init)
+
+    /// An app living with its store: reads while a background import writes.
+    public static let live: [any Workload] = [ReadWhileImportWorkload()]
 
     /// Associations, ordered relationships and cascading deletes over `Sport`/`Team` and `House`/`Floor`/`Room`.
     public static let associations: [any Workload] = [

@@ -1,0 +1,61 @@
+import PersistenceBench
+
+/// How `packed` is read from other threads while its one writer commits.
+///
+/// After every commit the writer publishes a `PackedSnapshot`: the committed header and the mappings of
+/// `items.rows`, `strings.arena` and `items.tombstones` current then. A reader takes the snapshot under the store's
+/// `readersLock` and reads only what its header commits (rows below its row count, strings below its arena
+/// length), so it never sees bytes a commit has appended but not yet committed. A mapping is unmapped only when its
+/// last holder lets go, so a writer that outgrows a map and remaps the file (or compacts into new files) leaves
+/// every reader's mapping in place. Appends never wait for readers: new rows and strings go beyond every published
+/// length. Only what a commit rewrites in place (row images of updates, tombstone bits of deletes) waits: it is
+/// applied while the writer holds `readersLock` alone, so a reader sees a row either before or after, never half
+/// rewritten. A reader holds the lock to read for one lookup only.
+extension PackedItemStore: ConcurrentReadStore {
+    public func makeConcurrentReader() throws -> any ItemReader { PackedItemReader(store: self) }
+}
+
+/// A committed state of `packed` and the mappings that cover it.
+final class PackedSnapshot: @unchecked Sendable {
+    let state: StoreHeader
+    let view: PackedItemStore.MappedView
+    // Held so that the view's bytes stay mapped.
+    private let mappings: [Mapping]
+
+    init(state: StoreHeader, rows: Mapping, arena: Mapping, tombstones: Mapping, arenaPath: String) {
+        self.state = state
+        mappings = [rows, arena, tombstones]
+        view = PackedItemStore.MappedView(
+            rows: rows.bytes(StoreHeader.rowsStart + state.rowCount * ItemRow.size),
+            arena: arena.bytes(state.arenaLength),
+            tombstones: tombstones.bytes(FileMagic.headerSize + (state.rowCount + 7) / 8), arenaPath: arenaPath)
+    }
+}
+
+/// Lookups in the published snapshot, for one thread.
+private final class PackedItemReader: ItemReader {
+    private let store: PackedItemStore
+    /// Live rows in id order for the snapshot of this sequence, when its ids do not ascend in row order.
+    private var permutation: (sequence: UInt64, rows: [UInt32])?
+
+    init(store: PackedItemStore) { self.store = store }
+
+    func item(id: Int64) throws -> Item? {
+        try store.readersLock.reading {
+            guard let snapshot = store.published else { throw PackedError("reading a closed packed store") }
+            let row = PackedItemStore.liveRow(id: id, in: snapshot.view, state: snapshot.state) {
+                rows(of: snapshot)
+            }
+            return try row.map { try snapshot.view.item(at: $0) }
+        }
+    }
+
+    private func rows(of snapshot: PackedSnapshot) -> [UInt32] {
+        if let permutation, permutation.sequence == snapshot.state.sequence { return permutation.rows }
+        let rows = PackedItemStore.idPermutation(of: snapshot.view, rowCount: snapshot.state.rowCount)
+        permutation = (snapshot.state.sequence, rows)
+        return rows
+    }
+
+    func close() throws {}
+}

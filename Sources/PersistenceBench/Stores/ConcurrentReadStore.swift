@@ -1,0 +1,30 @@
+/// Items read from a second thread while the store's own thread writes: what an app's interface does during a
+/// background import (`read-while-import`).
+///
+/// Each store opens its reader the way its users do: a second SQLite connection, GRDB's pool readers, a context
+/// of its own that merges the writer's saves (`orm`), LMDB read transactions, a committed snapshot of `packed`'s
+/// files. The store's thread goes on writing through the store itself.
+public protocol ConcurrentReadStore: ItemStore {
+    /// A reader for one other thread, opened on the store's thread before that thread starts; closed on the
+    /// store's thread after it ended, before the store closes.
+    func makeConcurrentReader() throws -> any ItemReader
+
+    /// Inserts items not yet stored and commits them, so that readers see them: one commit of an import. A
+    /// store whose every `insert` is a transaction just inserts (the default); an object-graph store saves.
+    func insertCommitted(_ batch: [Item]) throws
+}
+
+extension ConcurrentReadStore {
+    public func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
+}
+
+/// A handle that reads items on one thread, beside the writer on another.
+///
+/// Used by one thread at a time: it may be made on one thread, used on a second, and closed on the first once
+/// the second has finished with it.
+public protocol ItemReader: AnyObject {
+    /// The committed item with this id, or nil: never a write in progress.
+    func item(id: Int64) throws -> Item?
+    /// Releases what the reader holds (a connection, a transaction slot, a snapshot).
+    func close() throws
+}

@@ -1,0 +1,141 @@
+/// `read-while-import`: an interface that reads while a background import writes.
+///
+/// A store of N items. One thread imports min(N, 100k) new items (ids above N) in commits of 1,000, as fast as it
+/// can; another reads existing items by id (the `get` keys) open-loop at `--read-rate` (`OpenLoopReads`). The cell
+/// runs three phases on one store:
+/// 1. the reader alone, for its reference latencies;
+/// 2. the import with the reader beside it: the timed phase (the commits, then the settle), each commit's latency
+///    recorded; reads whose intended start falls between the first commit's start and the last one's end are the
+///    reads "during the import";
+/// 3. the writer alone, importing the next min(N, 100k) ids the same way, for its reference rate.
+///
+/// The reader makes min(N, 100k) / 10 reads in each phase (10 s at 1,000/s from 100k items up). Its answers touch
+/// only ids up to N, which the import never changes, so they do not depend on timing: the answers of phase 2 must
+/// equal those of phase 1, and the digest holds them and the store's items after both imports.
+public struct ReadWhileImportWorkload: Workload {
+    /// Items per commit of the import.
+    public static let commitSize = 1_000
+    /// A read slower than this missed a frame at 60 Hz.
+    public static let slowReadNanoseconds: UInt64 = 16_000_000
+
+    public init() {}
+
+    public var name: String { "read-while-import" }
+    public var summary: String {
+        "min(N, 100k) new items imported in commits of 1,000 while another thread reads items by id open-loop at "
+            + "--read-rate (1,000/s); reads alone and a second import alone as references"
+    }
+    public var fixture: Fixture? { .items }
+
+    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+
+    /// Items each import adds.
+    public static func importCount(scale: Int) -> Int { min(scale, 100_000) }
+
+    /// Reads in each of the reader's phases.
+    public static func readCount(scale: Int) -> Int { max(1, min(scale, 100_000) / 10) }
+
+    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let store = store as? any ConcurrentReadStore else {
+            throw BenchError("workload \(name) needs a store that reads on a second thread; \(type(of: store)) does not")
+        }
+        let scale = context.scale
+        let keys = Array(
+            GetWorkload.keys(scale: scale, seed: context.seed, distribution: .uniform)
+                .prefix(Self.readCount(scale: scale)))
+        let count = Int64(Self.importCount(scale: scale))
+        let reader = try store.makeConcurrentReader()
+        let alone: OpenLoopReads
+        let during: OpenLoopReads
+        let window: Range<UInt64>
+        do {
+            alone = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {}.reads
+            (during, window) = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {
+                let start = monotonicNanoseconds()
+                try importItems(Int64(scale) + 1...Int64(scale) + count, into: store, context: context, timedBy: context.stopwatch)
+                return start..<monotonicNanoseconds()
+            }
+        } catch {
+            try? reader.close()
+            throw error
+        }
+        try reader.close()
+        guard during.answers == alone.answers else {
+            let first = during.answers.indices.first { during.answers[$0] != alone.answers[$0] } ?? 0
+            throw BenchError(
+                "workload \(name): read \(first + 1) (item \(keys[first])) answered differently during the import")
+        }
+        let importSeconds = context.stopwatch.elapsedSeconds
+        let aloneStopwatch = Stopwatch()
+        try importItems(
+            Int64(scale) + count + 1...Int64(scale) + 2 * count, into: store,
+            context: context.with(progress: ProgressReporter()), timedBy: aloneStopwatch)
+        var digest = Digest()
+        for answer in alone.answers { digest.add(answer) }
+        return WorkloadOutcome(
+            operations: Int(count), digest: digest, alsoDigestsStore: true,
+            readWhileImport: ReadWhileImportMetrics(
+                readRate: context.readRate, reads: keys.count, readsAlone: alone.latencySummary(),
+                readsDuringImport: during.latencySummary(startingIn: window),
+                readsInImport: during.intendedStarts.count { window.contains($0) },
+                slowReadsAlone: alone.count(slowerThan: Self.slowReadNanoseconds),
+                slowReadsDuringImport: during.count(slowerThan: Self.slowReadNanoseconds, startingIn: window),
+                importItemsPerSecond: Double(count) / importSeconds,
+                importAloneItemsPerSecond: Double(count) / aloneStopwatch.elapsedSeconds))
+    }
+
+    /// Imports `ids` in commits of `commitSize`, each commit timed as one operation by `stopwatch`.
+    private func importItems(
+        _ ids: ClosedRange<Int64>, into store: any ConcurrentReadStore, context: WorkloadContext,
+        timedBy stopwatch: Stopwatch
+    ) throws {
+        try ItemBatches.forEachBatch(of: ids, context: context.with(batchSize: Self.commitSize)) { batch in
+            try stopwatch.measureOperation { try store.insertCommitted(batch) }
+            context.progress.advance(by: batch.count)
+        }
+    }
+
+    public func digestAfterRun(of store: any Store) throws -> Digest {
+        var digest = Digest()
+        try ItemBatches.itemStore(store, for: "workload \(name)").forEachItem { digest.add($0) }
+        return digest
+    }
+}
+
+/// What `read-while-import` measured besides its timed import.
+public struct ReadWhileImportMetrics: Codable, Equatable, Sendable {
+    /// Reads per second the reader was asked for.
+    public var readRate: Double
+    /// Reads in each of the reader's phases.
+    public var reads: Int
+    /// Read latency from the intended start, reader alone (µs).
+    public var readsAlone: LatencySummary?
+    /// Read latency from the intended start, for the reads meant to start while the import ran (µs).
+    public var readsDuringImport: LatencySummary?
+    /// How many reads were meant to start while the import ran.
+    public var readsInImport: Int
+    /// Reads slower than 16 ms (a missed frame at 60 Hz), reader alone.
+    public var slowReadsAlone: Int
+    /// Reads slower than 16 ms among those meant to start while the import ran.
+    public var slowReadsDuringImport: Int
+    /// The import's items per second of commit time, with the reader beside it.
+    public var importItemsPerSecond: Double
+    /// The second import's items per second of commit time, alone.
+    public var importAloneItemsPerSecond: Double
+
+    public init(
+        readRate: Double, reads: Int, readsAlone: LatencySummary?, readsDuringImport: LatencySummary?,
+        readsInImport: Int, slowReadsAlone: Int, slowReadsDuringImport: Int, importItemsPerSecond: Double,
+        importAloneItemsPerSecond: Double
+    ) {
+        self.readRate = readRate
+        self.reads = reads
+        self.readsAlone = readsAlone
+        self.readsDuringImport = readsDuringImport
+        self.readsInImport = readsInImport
+        self.slowReadsAlone = slowReadsAlone
+        self.slowReadsDuringImport = slowReadsDuringImport
+        self.importItemsPerSecond = importItemsPerSecond
+        self.importAloneItemsPerSecond = importAloneItemsPerSecond
+    }
+}
