@@ -35,7 +35,7 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
         ])
     }
 
-    private let container: ModelContainer
+    let container: ModelContainer
     let context: ModelContext
     let savesEveryBatch: Bool
     var prefetchesRelationships: Bool { false }
@@ -76,6 +76,11 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     }
 
     public func item(id: Int64) throws -> PersistenceBench.Item? {
+        try Self.item(id: id, in: context)
+    }
+
+    /// A fetch of the item with this id, limited to one, its attributes read.
+    static func item(id: Int64, in context: ModelContext) throws -> PersistenceBench.Item? {
         try context.fetch(FetchDescriptor<Item>(predicate: Item.id == id, fetchLimit: 1)).first?.value
     }
 

@@ -116,7 +116,7 @@ open class ManagedObject {
     /// fatal error: attribute accessors cannot throw.
     final func fireFault() {
         if let snapshot {
-            values = snapshot.values
+            values = snapshot.cache.coordinated { snapshot.values }
             state.remove(.fault)
             return
         }

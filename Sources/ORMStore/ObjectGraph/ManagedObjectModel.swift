@@ -9,6 +9,7 @@ import Foundation
 public final class ManagedObjectModel {
     let entities: [Entity]
     private let entitiesByType: [ObjectIdentifier: Entity]
+    private let entitiesByName: [String: Entity]
 
     /// Resolves the model classes' descriptions: every relationship's destination and inverse must exist and
     /// pair a to-one with a to-many (ordered or not).
@@ -21,6 +22,7 @@ public final class ManagedObjectModel {
         for entity in entities { byType[ObjectIdentifier(entity.type)] = entity }
         entitiesByType = byType
         let byName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        entitiesByName = byName
         guard byName.count == entities.count else {
             throw ORMError.model("two model classes have the same entity name")
         }
@@ -66,6 +68,9 @@ public final class ManagedObjectModel {
     }
 
     /// The entity of a model class, or an error naming a class the model does not hold.
+    /// The entity with this name (a `PersistentIdentifier`'s), or nil.
+    func entity(named name: String) -> Entity? { entitiesByName[name] }
+
     func entity(for type: ManagedObject.Type) throws -> Entity {
         guard let entity = entitiesByType[ObjectIdentifier(type)] else {
             throw ORMError.model("\(type) is not in the model (\(entities.map(\.name).joined(separator: ", ")))")

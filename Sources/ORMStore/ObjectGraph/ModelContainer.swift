@@ -6,14 +6,22 @@ import SQLiteSupport
 ///
 /// Opening an empty file creates Core Data's tables (`Z<ENTITY>`, `Z_PRIMARYKEY`, `Z_METADATA`,
 /// `Z_MODELCACHE`); opening an existing one checks that its metadata's entity hashes match the model.
+///
+/// Like Core Data's coordinator, it saves through one writer connection and can give a context on another thread
+/// a read connection of its own (Core Data's connection pool, WAL): that context's fetches do not wait for a save.
+/// What the contexts share, the row cache, is then behind the coordinator's lock (`shareAcrossThreads`).
 public final class ModelContainer {
     public let model: ManagedObjectModel
     public let url: URL
-    let connection: SQLiteConnection
+    /// The writer's connection, with the statements prepared on it: every save, and the fetches of contexts that
+    /// have no connection of their own.
+    let writer: PooledConnection
+    var connection: SQLiteConnection { writer.connection }
     let rowCache: RowCache
-    private var statements: [String: SQLiteStatement] = [:]
     /// Queries run (fetches, counts, fault and relationship fault fulfilments, prefetches): what N+1 costs.
     public private(set) var queryCount = 0
+    /// Contexts that merge every other context's saves (`ModelContext.automaticallyMergesChanges`).
+    private var mergingContexts: [ModelContext] = []
 
     /// Opens or creates the store at `url` (a file) in WAL mode with `synchronous=FULL`, so that a save is on
     /// disk when it returns, as the other SQLite stores' commits are.
@@ -22,7 +30,8 @@ public final class ModelContainer {
     public init(model: ManagedObjectModel, url: URL) throws {
         self.model = model
         self.url = url
-        connection = try SQLiteConnection(path: url.path)
+        let connection = try SQLiteConnection(path: url.path)
+        writer = PooledConnection(connection)
         rowCache = RowCache(entityCount: model.entities.count)
         do {
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
@@ -36,9 +45,7 @@ public final class ModelContainer {
     }
 
     public func close() throws {
-        for statement in statements.values { statement.finalize() }
-        statements = [:]
-        try connection.close()
+        try writer.close()
     }
 
     /// Checkpoints the WAL into the database file and truncates it.
@@ -46,21 +53,62 @@ public final class ModelContainer {
         try connection.checkpoint()
     }
 
-    /// A prepared statement for `sql`, prepared once and cached, as Core Data caches its SQL.
+    /// A prepared statement for `sql` on the writer, prepared once and cached, as Core Data caches its SQL.
     func statement(_ sql: String) throws -> SQLiteStatement {
-        if let statement = statements[sql] { return statement }
-        let statement = try connection.prepare(sql)
-        statements[sql] = statement
-        return statement
+        try writer.statement(sql)
     }
 
-    /// Runs a query: binds `bindings`, then calls `body` for each row with the statement positioned on it.
-    func query(_ sql: String, _ bindings: [AttributeValue], _ body: (SQLiteStatement) throws -> Void) throws {
-        let statement = try statement(sql)
+    /// Runs a query on `connection` (the writer's when nil): binds `bindings`, then calls `body` for each row with
+    /// the statement positioned on it.
+    func query(
+        _ sql: String, _ bindings: [AttributeValue], on connection: PooledConnection? = nil,
+        _ body: (SQLiteStatement) throws -> Void
+    ) throws {
+        let statement = try (connection ?? writer).statement(sql)
         defer { statement.reset() }
         bind(bindings, to: statement)
-        queryCount += 1
+        rowCache.coordinated { queryCount += 1 }
         while try statement.step() { try body(statement) }
+    }
+
+    // MARK: Contexts on other threads
+
+    /// Puts the row cache behind the coordinator's lock, before a context on another thread first uses this
+    /// container. Until then one thread uses it and takes no lock.
+    public func shareAcrossThreads() {
+        rowCache.makeShared()
+    }
+
+    /// A read connection of its own for a context on another thread: in WAL mode it reads the last commit while
+    /// the writer saves.
+    func openReadConnection() throws -> PooledConnection {
+        let connection = try SQLiteConnection(path: url.path)
+        do {
+            // A read can find the log being restarted by a checkpoint; it waits rather than fails.
+            try connection.execute("PRAGMA busy_timeout = 5000")
+        } catch {
+            try? connection.close()
+            throw error
+        }
+        return PooledConnection(connection)
+    }
+
+    /// Starts or stops handing `context` every other context's save notifications.
+    func setMerging(_ context: ModelContext, _ merging: Bool) {
+        rowCache.coordinated {
+            mergingContexts.removeAll { $0 === context }
+            if merging { mergingContexts.append(context) }
+        }
+    }
+
+    /// Whether any context merges saves: a save then collects the identifiers it changed.
+    var hasMergingContexts: Bool { rowCache.coordinated { !mergingContexts.isEmpty } }
+
+    /// Hands a save's notification to every merging context but the one that saved (`NSManagedObjectContextDidSave`).
+    func post(_ notification: ContextDidSave, from source: ModelContext) {
+        rowCache.coordinated {
+            for context in mergingContexts where context !== source { context.receive(notification) }
+        }
     }
 
     func bind(_ values: [AttributeValue], to statement: SQLiteStatement, from first: Int32 = 1) {
@@ -173,4 +221,34 @@ public final class ModelContainer {
         throw ORMError.incompatibleStore(
             url.path, "entities \(differing.joined(separator: ", ")) differ from the model; it needs a migration")
     }
+}
+
+/// One SQLite connection of a container and the statements prepared on it.
+final class PooledConnection {
+    let connection: SQLiteConnection
+    private var statements: [String: SQLiteStatement] = [:]
+
+    init(_ connection: SQLiteConnection) { self.connection = connection }
+
+    /// A prepared statement for `sql`, prepared once and cached.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let statement = statements[sql] { return statement }
+        let statement = try connection.prepare(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    func close() throws {
+        for statement in statements.values { statement.finalize() }
+        statements = [:]
+        try connection.close()
+    }
+}
+
+/// What a save changed, by identifier: the notification a context posts after it saved, which merging contexts
+/// apply (Core Data's `NSManagedObjectContextDidSave`, SwiftData's `ModelContext.didSave`).
+public struct ContextDidSave: Sendable {
+    public var inserted: [PersistentIdentifier]
+    public var updated: [PersistentIdentifier]
+    public var deleted: [PersistentIdentifier]
 }

@@ -9,6 +9,9 @@ import SQLiteSupport
 /// saved. One thread at a time, like the objects.
 public final class ModelContext {
     public let container: ModelContainer
+    /// The connection this context fetches on: its own (a context on another thread), or the writer's when nil.
+    /// Saves always go through the writer.
+    let reads: PooledConnection?
     /// Per entity, primary key → the object registered for that row.
     private var registered: [[Int64: Unmanaged<ManagedObject>]]
     private var inserted: [ManagedObject] = []
@@ -26,9 +29,25 @@ public final class ModelContext {
     public private(set) var autosaveError: (any Error)?
     private var lastSave = ContinuousClock.now
 
-    public init(_ container: ModelContainer) {
+    /// Whether other contexts' saves are merged into this one (`automaticallyMergesChangesFromParent`): their
+    /// notifications queue up, and `mergePendingChanges()` applies them, as the context's queue would between
+    /// the work it runs.
+    public var automaticallyMergesChanges = false {
+        didSet { container.setMerging(self, automaticallyMergesChanges) }
+    }
+    /// Save notifications received and not merged yet; guarded by the coordinator's lock.
+    private var pendingMerges: [ContextDidSave] = []
+
+    /// A context on `container` that fetches on the writer's connection, or on `reads` (one of
+    /// `ModelContainer.openReadConnection()`) for a context on another thread.
+    init(_ container: ModelContainer, reads: PooledConnection?) {
         self.container = container
+        self.reads = reads
         registered = Array(repeating: [:], count: container.model.entities.count)
+    }
+
+    public convenience init(_ container: ModelContainer) {
+        self.init(container, reads: nil)
     }
 
     deinit { reset() }
@@ -94,6 +113,45 @@ public final class ModelContext {
         for object in objects { object.detach() }
     }
 
+    // MARK: Merging other contexts' saves
+
+    /// Queues another context's save notification; called on the saving context's thread, under the coordinator's
+    /// lock.
+    func receive(_ notification: ContextDidSave) {
+        pendingMerges.append(notification)
+    }
+
+    /// Applies the save notifications received since the last merge, as Core Data's `mergeChanges(fromContextDidSave:)`
+    /// does: registered objects that another context updated are turned back into faults (their row cache entry
+    /// holds the saved values), those it deleted leave the identity map, and its inserted objects are faulted in.
+    public func mergePendingChanges() {
+        let notifications = container.rowCache.coordinated {
+            defer { pendingMerges = [] }
+            return pendingMerges
+        }
+        for notification in notifications {
+            for id in notification.updated {
+                guard let entity = container.model.entity(named: id.entityName),
+                    let object = registered[entity.index][id.key]?.takeUnretainedValue(),
+                    object.state.isDisjoint(with: [.inserted, .updated, .deleted])
+                else { continue }
+                object.state.insert(.fault)
+            }
+            for id in notification.deleted {
+                guard let entity = container.model.entity(named: id.entityName),
+                    let object = registered[entity.index][id.key]?.takeUnretainedValue()
+                else { continue }
+                forget(object)
+                object.state = .deleted
+            }
+            for id in notification.inserted {
+                guard let entity = container.model.entity(named: id.entityName) else { continue }
+                // A fault for the new row, released at once unless something holds it: the merge's own cost.
+                _ = registeredObject(entity, primaryKey: id.key)
+            }
+        }
+    }
+
     // MARK: Identity map
 
     /// Called by an object going away: it leaves the identity map.
@@ -128,18 +186,19 @@ public final class ModelContext {
         if let object = registered[entity.index][primaryKey] { return object.takeUnretainedValue() }
         let version = row.int64(at: 1)
         let cache = container.rowCache
-        let snapshot: RowSnapshot
-        if let cached = cache.snapshot(entityIndex: entity.index, primaryKey: primaryKey) {
-            if cached.version != version {
-                cached.values = container.values(of: entity, in: row)
-                cached.version = version
+        let snapshot = cache.coordinated {
+            if let cached = cache.snapshot(entityIndex: entity.index, primaryKey: primaryKey) {
+                if cached.version != version {
+                    cached.values = container.values(of: entity, in: row)
+                    cached.version = version
+                }
+                return cached
             }
-            snapshot = cached
-        } else {
-            snapshot = RowSnapshot(
+            let snapshot = RowSnapshot(
                 primaryKey: primaryKey, entityIndex: entity.index, version: version,
                 values: container.values(of: entity, in: row), cache: cache)
             cache.insert(snapshot)
+            return snapshot
         }
         let object = makeFault(entity, primaryKey: primaryKey)
         object.snapshot = snapshot
@@ -149,7 +208,7 @@ public final class ModelContext {
     /// Fills a fault whose row is not in the row cache: one query.
     func fulfillFault(_ object: ManagedObject) throws {
         let entity = object.entity
-        try container.query(entity.selectSQL + " WHERE t0.Z_PK = ?", [.integer(object.primaryKey)]) { row in
+        try container.query(entity.selectSQL + " WHERE t0.Z_PK = ?", [.integer(object.primaryKey)], on: reads) { row in
             let snapshot = RowSnapshot(
                 primaryKey: object.primaryKey, entityIndex: entity.index, version: row.int64(at: 1),
                 values: container.values(of: entity, in: row), cache: container.rowCache)
@@ -172,7 +231,7 @@ public final class ModelContext {
         let entity = try container.model.entity(for: Model.self)
         let (sql, bindings) = descriptor.sql(after: entity.selectSQL)
         var results: [Model] = []
-        try container.query(sql, bindings) { row in
+        try container.query(sql, bindings, on: reads) { row in
             let object = object(for: row, of: entity)
             if !object.isDeleted { results.append(unsafeDowncast(object, to: Model.self)) }
         }
@@ -191,7 +250,7 @@ public final class ModelContext {
         let (sql, bindings) = FetchDescriptor(predicate: descriptor.predicate).sql(
             after: "SELECT COUNT(*) FROM \(entity.table) t0")
         var count = 0
-        try container.query(sql, bindings) { count = Int($0.int64(at: 0)) }
+        try container.query(sql, bindings, on: reads) { count = Int($0.int64(at: 0)) }
         return count
     }
 
@@ -204,7 +263,7 @@ public final class ModelContext {
         if object.primaryKey > 0 {
             try container.query(
                 membersSQL(of: relationship, "= ?"),
-                [.integer(object.primaryKey)]
+                [.integer(object.primaryKey)], on: reads
             ) { found.append(self.object(for: $0, of: destination)) }
             found = found.filter { isMember($0, of: object, inverse: relationship.inverseIndex) }
         }
@@ -257,7 +316,8 @@ public final class ModelContext {
             }
             var fetched: [ManagedObject] = []  // alive until every relationship below holds its destination
             try container.query(
-                destination.selectSQL + " WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [.text(jsonArray(keys))]
+                destination.selectSQL + " WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [.text(jsonArray(keys))],
+                on: reads
             ) { fetched.append(object(for: $0, of: destination)) }
             for object in objects { _ = object.relatedObject(index) }
             return
@@ -270,7 +330,7 @@ public final class ModelContext {
         let keyColumn = Int32(relationship.foreignKeyColumn + 2)
         try container.query(
             membersSQL(of: relationship, "IN (SELECT value FROM json_each(?))"),
-            [.text(jsonArray(owners.map { .integer($0.primaryKey) }))]
+            [.text(jsonArray(owners.map { .integer($0.primaryKey) }))], on: reads
         ) { row in members[row.int64(at: keyColumn), default: []].append(object(for: row, of: destination)) }
         for owner in owners {
             owner.relations[index] = .toMany(
@@ -306,7 +366,15 @@ public final class ModelContext {
             for (object, key) in zip(saving, temporaryKeys) { object.primaryKey = key }
             throw error
         }
-        didSave(saving)
+        // Identifiers are collected only when some context merges saves.
+        let notification =
+            container.hasMergingContexts
+            ? ContextDidSave(
+                inserted: saving.map(\.persistentModelID),
+                updated: updated.filter { !$0.isDeleted }.map(\.persistentModelID),
+                deleted: deleted.filter { $0.primaryKey > 0 }.map(\.persistentModelID)) : nil
+        container.rowCache.coordinated { didSave(saving) }
+        if let notification { container.post(notification, from: self) }
     }
 
     private func applyDeleteRules() {

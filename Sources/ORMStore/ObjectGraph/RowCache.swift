@@ -1,3 +1,5 @@
+import Foundation
+
 /// One stored row as last read or written: the row cache's entry, shared by the object filled from it.
 ///
 /// Core Data keeps such snapshots in its coordinator's row cache, reference-counted by the objects that use
@@ -25,29 +27,51 @@ final class RowSnapshot {
 /// The container's row cache: every stored row some live object was filled from, by entity and primary key.
 ///
 /// Entries are not retained; a snapshot leaves the cache when the last object using it goes away.
+///
+/// Once contexts on several threads share it (`makeShared`), every access to it and to its snapshots' values holds
+/// the coordinator's lock, as Core Data's coordinator serialises its row cache; until then no lock is taken.
 final class RowCache {
     private var rows: [[Int64: Unmanaged<RowSnapshot>]]
+    /// The coordinator's lock, recursive: a snapshot can leave the cache (its last object released) while the lock
+    /// is held.
+    private var lock: NSRecursiveLock?
 
     init(entityCount: Int) {
         rows = Array(repeating: [:], count: entityCount)
     }
 
+    /// From now on every access takes the lock. Called before a second thread uses the cache.
+    func makeShared() {
+        if lock == nil { lock = NSRecursiveLock() }
+    }
+
+    /// Runs `body` holding the coordinator's lock, if the cache is shared.
+    @inline(__always)
+    func coordinated<T>(_ body: () throws -> T) rethrows -> T {
+        guard let lock else { return try body() }
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
     /// The cached row, or nil.
     func snapshot(entityIndex: Int, primaryKey: Int64) -> RowSnapshot? {
-        rows[entityIndex][primaryKey]?.takeUnretainedValue()
+        coordinated { rows[entityIndex][primaryKey]?.takeUnretainedValue() }
     }
 
     func insert(_ snapshot: RowSnapshot) {
-        rows[snapshot.entityIndex][snapshot.primaryKey] = Unmanaged.passUnretained(snapshot)
+        coordinated { rows[snapshot.entityIndex][snapshot.primaryKey] = Unmanaged.passUnretained(snapshot) }
     }
 
     func remove(_ snapshot: RowSnapshot) {
-        let key = snapshot.primaryKey
-        if rows[snapshot.entityIndex][key]?.toOpaque() == Unmanaged.passUnretained(snapshot).toOpaque() {
-            rows[snapshot.entityIndex][key] = nil
+        coordinated {
+            let key = snapshot.primaryKey
+            if rows[snapshot.entityIndex][key]?.toOpaque() == Unmanaged.passUnretained(snapshot).toOpaque() {
+                rows[snapshot.entityIndex][key] = nil
+            }
         }
     }
 
     /// Rows cached, over all entities.
-    var count: Int { rows.reduce(0) { $0 + $1.count } }
+    var count: Int { coordinated { rows.reduce(0) { $0 + $1.count } } }
 }

@@ -1,0 +1,41 @@
+import PersistenceBench
+
+/// Core Data's pattern for an import beside an interface. This store's context is the background context: it
+/// imports, saves every commit and resets. The reader's context, on the reader's thread, fetches on a read
+/// connection of its own (the coordinator's connection pool, WAL) through the row cache both share, which is from
+/// then on behind the coordinator's lock; before each fetch it merges the background context's saves
+/// (`automaticallyMergesChangesFromParent`).
+extension ORMItemStore: ConcurrentReadStore {
+    public func makeConcurrentReader() throws -> any ItemReader {
+        container.shareAcrossThreads()
+        let context = ModelContext(container, reads: try container.openReadConnection())
+        context.automaticallyMergesChanges = true
+        return ORMItemReader(context: context)
+    }
+
+    /// One save per commit, then a reset, as a background import saves in chunks (and `orm+batched` saves every
+    /// batch of a bulk load).
+    public func insertCommitted(_ batch: [PersistenceBench.Item]) throws {
+        for item in batch { _ = Item(item, context: context) }
+        try context.save()
+        resetContext()
+    }
+}
+
+/// The interface's context on the reader's thread.
+private final class ORMItemReader: ItemReader {
+    private let context: ModelContext
+
+    init(context: ModelContext) { self.context = context }
+
+    func item(id: Int64) throws -> PersistenceBench.Item? {
+        context.mergePendingChanges()
+        return try ORMItemStore.item(id: id, in: context)
+    }
+
+    func close() throws {
+        context.automaticallyMergesChanges = false
+        context.reset()
+        try context.reads?.close()
+    }
+}
