@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench test build deps smoke check benchmarks format lint clean
+.PHONY: bench test build deps smoke smoke-live check benchmarks format lint clean
 
 # The default matrix (every store, CRUD workloads, 10k and 100k, 3 repetitions) into results/latest/.
 bench: build
@@ -22,6 +22,11 @@ build: deps
 # Every store and CRUD workload at 10k, once; fails unless every digest agrees and every cell finishes.
 smoke: build
 	$(TOOL) run --scales 10k --repetitions 1 --out results/smoke --strict
+
+# The live workloads (an app reading while it imports) at 10k, once, every store; fails unless every digest agrees
+# and every cell finishes. Not in the default matrix: each cell reads for seconds at a fixed rate.
+smoke-live: build
+	$(TOOL) run --workloads read-while-import --scales 10k --repetitions 1 --out results/smoke-live --strict
 
 # The regression check CI runs: the committed baseline's own matrix (every store, the default workloads, 10k,
 # 3 repetitions) run now into results/check/ and judged against it; exit 1 on a regression (README, "Regression
@@ -53,4 +58,4 @@ lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 clean:
-	rm -rf .build Benchmarks/.build results/smoke results/check
+	rm -rf .build Benchmarks/.build results/smoke results/smoke-live results/check

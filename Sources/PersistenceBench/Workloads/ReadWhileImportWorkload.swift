@@ -23,7 +23,8 @@ public struct ReadWhileImportWorkload: Workload {
     public var name: String { "read-while-import" }
     public var summary: String {
         "min(N, 100k) new items imported in commits of 1,000 while another thread reads items by id open-loop at "
-            + "--read-rate (1,000/s); reads alone and a second import alone as references"
+            + "--read-rate (1,000/s); reads alone and a second import alone as references. ops/s: items imported "
+            + "beside the reader; latency: per commit"
     }
     public var fixture: Fixture? { .items }
 
