@@ -23,10 +23,11 @@ build: deps
 smoke: build
 	$(TOOL) run --scales 10k --repetitions 1 --out results/smoke --strict
 
-# The live workloads (an app reading while it imports) at 10k, once, every store; fails unless every digest agrees
+# The live workloads (reads during an import, observed queries) at 10k, once, every store; fails unless every digest agrees
 # and every cell finishes. Not in the default matrix: each cell reads for seconds at a fixed rate.
 smoke-live: build
-	$(TOOL) run --workloads read-while-import --scales 10k --repetitions 1 --out results/smoke-live --strict
+	$(TOOL) run --workloads read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
+		--strict
 
 # The regression check CI runs: the committed baseline's own matrix (every store, the default workloads, 10k,
 # 3 repetitions) run now into results/check/ and judged against it; exit 1 on a regression (README, "Regression

@@ -140,23 +140,26 @@ public final class GRDBItemStore: MigrationStore {
     }
 
     public func count(where filter: ItemFilter) throws -> Int {
-        try pool.read { db in
-            switch flavor {
-            case .records, .codable:
-                try ItemRecord.filter(
-                    ItemRecord.Columns.priority == filter.priority?.rawValue
-                        && ItemRecord.Columns.isInStock == filter.isInStock
-                ).fetchCount(db)
-            case .statements:
-                try Int.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT COUNT(*) FROM item WHERE priority \(filter.priority == nil ? "IS NULL" : "= ?") "
-                            + "AND isInStock = ?"),
-                    arguments: StatementArguments(
-                        [filter.priority?.rawValue].compactMap { $0 } + [
-                            filter.isInStock ? 1 : 0
-                        ])) ?? 0
-            }
+        try pool.read { db in try Self.count(where: filter, flavor: flavor, in: db) }
+    }
+
+    /// `count(where:)` in a read of `db`, as `flavor` writes it.
+    static func count(where filter: ItemFilter, flavor: Flavor, in db: Database) throws -> Int {
+        switch flavor {
+        case .records, .codable:
+            try ItemRecord.filter(
+                ItemRecord.Columns.priority == filter.priority?.rawValue
+                    && ItemRecord.Columns.isInStock == filter.isInStock
+            ).fetchCount(db)
+        case .statements:
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: "SELECT COUNT(*) FROM item WHERE priority \(filter.priority == nil ? "IS NULL" : "= ?") "
+                        + "AND isInStock = ?"),
+                arguments: StatementArguments(
+                    [filter.priority?.rawValue].compactMap { $0 } + [
+                        filter.isInStock ? 1 : 0
+                    ])) ?? 0
         }
     }
 
@@ -193,28 +196,31 @@ public final class GRDBItemStore: MigrationStore {
     }
 
     public func page(_ query: ItemPageQuery) throws -> [Item] {
-        try pool.read { db in
-            switch flavor {
-            case .records:
-                try ItemRecord.filter(ItemRecord.Columns.priority == query.priority?.rawValue)
-                    .order(ItemRecord.Columns.isInStock, ItemRecord.Columns.title, ItemRecord.Columns.id)
-                    .limit(query.limit, offset: query.offset)
-                    .fetchAll(db).map(\.item)
-            case .statements:
-                try ItemRecord.fetchAll(
-                    db.cachedStatement(
-                        sql: "SELECT \(Self.columns) FROM item WHERE priority "
-                            + "\(query.priority == nil ? "IS NULL" : "= ?") "
-                            + "ORDER BY isInStock, title, id LIMIT ? OFFSET ?"),
-                    arguments: StatementArguments(
-                        [query.priority?.rawValue].compactMap { $0 } + [query.limit, query.offset])
-                ).map(\.item)
-            case .codable:
-                try CodableItemRecord.filter(Column("priority") == query.priority?.rawValue)
-                    .order(Column("isInStock"), Column("title"), Column("id"))
-                    .limit(query.limit, offset: query.offset)
-                    .fetchAll(db).map(\.item)
-            }
+        try pool.read { db in try Self.page(query, flavor: flavor, in: db) }
+    }
+
+    /// `page(_:)` in a read of `db`, as `flavor` writes it.
+    static func page(_ query: ItemPageQuery, flavor: Flavor, in db: Database) throws -> [Item] {
+        switch flavor {
+        case .records:
+            try ItemRecord.filter(ItemRecord.Columns.priority == query.priority?.rawValue)
+                .order(ItemRecord.Columns.isInStock, ItemRecord.Columns.title, ItemRecord.Columns.id)
+                .limit(query.limit, offset: query.offset)
+                .fetchAll(db).map(\.item)
+        case .statements:
+            try ItemRecord.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT \(Self.columns) FROM item WHERE priority "
+                        + "\(query.priority == nil ? "IS NULL" : "= ?") "
+                        + "ORDER BY isInStock, title, id LIMIT ? OFFSET ?"),
+                arguments: StatementArguments(
+                    [query.priority?.rawValue].compactMap { $0 } + [query.limit, query.offset])
+            ).map(\.item)
+        case .codable:
+            try CodableItemRecord.filter(Column("priority") == query.priority?.rawValue)
+                .order(Column("isInStock"), Column("title"), Column("id"))
+                .limit(query.limit, offset: query.offset)
+                .fetchAll(db).map(\.item)
         }
     }
 

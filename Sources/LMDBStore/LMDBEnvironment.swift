@@ -34,6 +34,8 @@ public final class LMDBEnvironment {
     /// Held to read by `LMDBReader`s on other threads during each read, and alone while the map is resized: LMDB
     /// remaps in place, and a read in progress would be left pointing into the old map.
     let resizeLock = ReadWriteLock()
+    /// Bumped after every committed write, for observers watching the commit sequence (`+Observation`).
+    let commits = CommitSignal()
 
     /// Opens (creating if needed) the environment in `directory`, which must exist.
     ///
@@ -142,6 +144,7 @@ public final class LMDBEnvironment {
                 continue
             }
             try LMDBError.check(code, "mdb_txn_commit")
+            commits.committed()
             return result
         }
     }

@@ -190,12 +190,15 @@ public final class LMDBItemStore: MigrationStore {
     }
 
     public func count(where filter: ItemFilter) throws -> Int {
-        try environment.read { transaction in
-            try transaction.withCursor(on: titleIndex) { cursor in
-                try ItemCodec.withTitleIndexKey(priority: filter.priority, isInStock: filter.isInStock) { key in
-                    // A key's duplicate count is kept in its sub-database: O(1) after the O(log n) seek.
-                    try cursor.move(MDB_SET, key: key) == nil ? 0 : cursor.duplicateCount()
-                }
+        try environment.read { try count(where: filter, in: $0) }
+    }
+
+    /// `count(where:)` in `transaction`.
+    func count(where filter: ItemFilter, in transaction: LMDBTransaction) throws -> Int {
+        try transaction.withCursor(on: titleIndex) { cursor in
+            try ItemCodec.withTitleIndexKey(priority: filter.priority, isInStock: filter.isInStock) { key in
+                // A key's duplicate count is kept in its sub-database: O(1) after the O(log n) seek.
+                try cursor.move(MDB_SET, key: key) == nil ? 0 : cursor.duplicateCount()
             }
         }
     }
@@ -216,36 +219,39 @@ public final class LMDBItemStore: MigrationStore {
     }
 
     public func page(_ query: ItemPageQuery) throws -> [Item] {
-        try environment.read { transaction in
-            try transaction.withCursor(on: titleIndex) { cursor in
-                var items: [Item] = []
-                items.reserveCapacity(query.limit)
-                var skip = query.offset
-                // Out of stock sorts first: the [priority, 0] entries, then [priority, 1], each in title order.
-                for isInStock in [false, true] where items.count < query.limit {
-                    try ItemCodec.withTitleIndexKey(priority: query.priority, isInStock: isInStock) { key in
-                        guard var entry = try cursor.move(MDB_SET, key: key) else { return }
-                        let count = try cursor.duplicateCount()
-                        guard skip < count else {
-                            skip -= count
-                            return
+        try environment.read { try page(query, in: $0) }
+    }
+
+    /// `page(_:)` in `transaction`.
+    func page(_ query: ItemPageQuery, in transaction: LMDBTransaction) throws -> [Item] {
+        try transaction.withCursor(on: titleIndex) { cursor in
+            var items: [Item] = []
+            items.reserveCapacity(query.limit)
+            var skip = query.offset
+            // Out of stock sorts first: the [priority, 0] entries, then [priority, 1], each in title order.
+            for isInStock in [false, true] where items.count < query.limit {
+                try ItemCodec.withTitleIndexKey(priority: query.priority, isInStock: isInStock) { key in
+                    guard var entry = try cursor.move(MDB_SET, key: key) else { return }
+                    let count = try cursor.duplicateCount()
+                    guard skip < count else {
+                        skip -= count
+                        return
+                    }
+                    // LMDB keeps no ranks, so an offset is walked; pages here are at most 50 deep.
+                    for _ in 0..<skip { entry = try cursor.move(MDB_NEXT_DUP) ?? entry }
+                    skip = 0
+                    while items.count < query.limit {
+                        let id = try ItemCodec.id(fromTitleIndexValue: entry.value)
+                        guard let item = try storedItem(id: id, in: transaction) else {
+                            throw LMDBError.corrupted("reading \(titleIndex.name)", "it lists missing item \(id)")
                         }
-                        // LMDB keeps no ranks, so an offset is walked; pages here are at most 50 deep.
-                        for _ in 0..<skip { entry = try cursor.move(MDB_NEXT_DUP) ?? entry }
-                        skip = 0
-                        while items.count < query.limit {
-                            let id = try ItemCodec.id(fromTitleIndexValue: entry.value)
-                            guard let item = try storedItem(id: id, in: transaction) else {
-                                throw LMDBError.corrupted("reading \(titleIndex.name)", "it lists missing item \(id)")
-                            }
-                            items.append(item)
-                            guard let next = try cursor.move(MDB_NEXT_DUP) else { break }
-                            entry = next
-                        }
+                        items.append(item)
+                        guard let next = try cursor.move(MDB_NEXT_DUP) else { break }
+                        entry = next
                     }
                 }
-                return items
             }
+            return items
         }
     }
 

@@ -32,6 +32,8 @@ public final class MemoryItemStore: MigrationStore {
     /// Held alone by every write to `slots`, and to read by a reader on another thread (`+Live`); the store's own
     /// reads, on the writing thread, do not take it.
     let itemsLock = ReadWriteLock()
+    /// Bumped after every write, for observers (`+Observation`).
+    let commits = CommitSignal()
     var filterCounts = [Int](repeating: 0, count: 8)
     /// Per priority code (0 none, 1–3), the ids of its items in `ItemPageQuery` order, but for `unsortedIDs`;
     /// nil until sorted.
@@ -123,6 +125,7 @@ public final class MemoryItemStore: MigrationStore {
     private func wrote(_ ids: some Sequence<Int64>) {
         if pageOrders != nil { unsortedIDs.formUnion(ids) }
         changed = true
+        commits.committed()
     }
 
     // MARK: Reads

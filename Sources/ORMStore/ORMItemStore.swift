@@ -93,8 +93,12 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     }
 
     public func count(where filter: ItemFilter) throws -> Int {
+        try Self.count(where: filter, in: context)
+    }
+
+    static func count(where filter: ItemFilter, in context: ModelContext) throws -> Int {
         try context.fetchCount(
-            FetchDescriptor(predicate: Self.predicate(filter.priority) && Item.isInStock == filter.isInStock))
+            FetchDescriptor(predicate: predicate(filter.priority) && Item.isInStock == filter.isInStock))
     }
 
     public func count(pricedIn range: PriceRange) throws -> Int {
@@ -102,8 +106,12 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     }
 
     public func page(_ query: ItemPageQuery) throws -> [PersistenceBench.Item] {
+        try Self.page(query, in: context)
+    }
+
+    static func page(_ query: ItemPageQuery, in context: ModelContext) throws -> [PersistenceBench.Item] {
         let descriptor = FetchDescriptor<Item>(
-            predicate: Self.predicate(query.priority),
+            predicate: predicate(query.priority),
             sortBy: [
                 FetchSortDescriptor(Item.isInStock), FetchSortDescriptor(Item.title), FetchSortDescriptor(Item.id),
             ],

@@ -67,6 +67,8 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     /// Held to read by readers on other threads for each read; held alone to publish a state, and while a commit
     /// rewrites rows and tombstones in place, so that no reader sees a row half rewritten.
     let readersLock = ReadWriteLock()
+    /// Bumped after every published state, for observers (`+Observation`).
+    let commits = CommitSignal()
 
     /// The committed state, for tests.
     var state: StoreHeader { header }
@@ -385,6 +387,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         published = PackedSnapshot(
             state: header, rows: rowsMapping, arena: arenaMapping, tombstones: tombstonesMapping,
             arenaPath: arena.path)
+        commits.committed()
     }
 
     private func row(_ index: Int) -> ItemRow { view.row(index) }

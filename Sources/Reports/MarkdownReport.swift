@@ -157,6 +157,7 @@ public enum MarkdownReport {
             }
             out.append(contentsOf: operationLatencyTable(cells, stores: stores, scales: scales))
             out.append(contentsOf: readWhileImportTable(cells, stores: stores, scales: scales))
+            out.append(contentsOf: observeTable(cells, stores: stores, scales: scales))
             if !memoryRows.isEmpty {
                 out.append(
                     "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "
@@ -334,6 +335,42 @@ public enum MarkdownReport {
                     "| `\(store)` | \(scale) | \(latencies(\.readsAlone)) | \(latencies(\.readsDuringImport)) | "
                         + "\(count(\.slowReadsDuringImport)) (\(count(\.readsInImport))) · \(count(\.slowReadsAlone)) | "
                         + "\(formatCount(during)) · \(formatCount(alone)) (\(slowdown)) |")
+            }
+        }
+        out.append("")
+        return out
+    }
+
+    /// For `observe` and `observe-burst`: how fresh results reached the observer and what observing cost; nothing
+    /// for other workloads.
+    private static func observeTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
+        guard cells.contains(where: { $0.metrics?.observe != nil }) else { return [] }
+        var out = [
+            "Observation: the time from a commit's return to the observer holding its result (`FRESH`, µs p50 / "
+                + "p99 / max; paced: after each commit that changed the result; burst: after the last commit); the "
+                + "commits the store told the observer of and the queries it ran (burst: notices answered by one "
+                + "query are coalesced); CPU of every thread but the writer's. Medians over repetitions:",
+            "",
+            "| store | scale | fresh µs | commits (changing the result) | notices · re-queries · coalesced "
+                + "| observer CPU per commit |",
+            "|---|---|---|---|---|---|",
+        ]
+        for store in stores {
+            for scale in scales {
+                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+                let observed = summary.finished.compactMap(\.observe)
+                guard !observed.isEmpty else { continue }
+                let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: "FRESH", $0) }
+                func count(_ figure: (ObserveMetrics) -> Int) -> String {
+                    median(observed.map { Double(figure($0)) }).map { String(format: "%.0f", $0) } ?? "–"
+                }
+                let cpu = median(observed.map { $0.observerCPUSeconds / Double(max($0.commits, 1)) }) ?? 0
+                out.append(
+                    "| `\(store)` | \(scale) | "
+                        + (fresh.count == 3 ? fresh.map(formatSignificant).joined(separator: " / ") : "–")
+                        + " | \(count(\.commits)) (\(count(\.commitsChangingResult))) | "
+                        + "\(count(\.notifications)) · \(count(\.requeries)) · \(count { $0.notifications - $0.requeries }) | "
+                        + "\(RunComparison.formatTime(cpu)) |")
             }
         }
         out.append("")

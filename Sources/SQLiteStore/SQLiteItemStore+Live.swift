@@ -17,8 +17,6 @@ final class SQLiteItemReader: ItemReader {
 
     init(path: String, tuned: Bool) throws {
         connection = try SQLiteConnection(path: path)
-        // A read can find the log being restarted by the writer's checkpoint; it waits rather than fails.
-        try connection.execute("PRAGMA busy_timeout = 5000")
         if tuned { try connection.execute(SQLiteItemStore.tunedPragmas) }
         selectByID = try connection.prepare("SELECT \(SQLiteItemStore.columns) FROM item WHERE id = ?")
     }

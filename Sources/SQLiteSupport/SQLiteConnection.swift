@@ -23,6 +23,9 @@ public struct SQLiteError: Error, CustomStringConvertible {
 public final class SQLiteConnection {
     public let handle: OpaquePointer
     public let path: String
+    /// Called after every `transaction` whose COMMIT returned: the moment its changes are visible to other
+    /// connections (SQLite's commit hook runs before that).
+    public var didCommit: (() -> Void)?
 
     public init(path: String) throws {
         var handle: OpaquePointer?
@@ -35,6 +38,10 @@ public final class SQLiteConnection {
         }
         self.handle = handle
         self.path = path
+        // With a second connection on the file (a reader, an observer), a write can find the log's index briefly
+        // locked by a reader that checks it; it waits and retries rather than fails, as every app with two
+        // connections sets it. A connection alone on its file never waits.
+        sqlite3_busy_timeout(handle, 5_000)
     }
 
     /// Runs SQL with no results (schema, pragmas, transactions).
@@ -56,6 +63,7 @@ public final class SQLiteConnection {
         do {
             let result = try body()
             try execute("COMMIT")
+            didCommit?()
             return result
         } catch {
             try? execute("ROLLBACK")

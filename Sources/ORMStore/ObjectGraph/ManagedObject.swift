@@ -83,6 +83,14 @@ open class ManagedObject {
 
     deinit {
         if let context, primaryKey > 0 { context.forget(self) }
+        releaseSnapshot()
+    }
+
+    /// Drops the row snapshot, holding the coordinator's lock when the row cache is shared: a snapshot's last
+    /// release takes it out of the cache, and no other thread may find it there and retain it meanwhile.
+    private func releaseSnapshot() {
+        guard let cache = snapshot?.cache else { return }
+        cache.coordinated { snapshot = nil }
     }
 
     public var persistentModelID: PersistentIdentifier {
@@ -226,7 +234,7 @@ open class ManagedObject {
     /// Forgets everything: after a reset, or after the object's deletion was saved.
     final func detach() {
         context = nil
-        snapshot = nil
+        releaseSnapshot()
         values = []
         relations = []
     }

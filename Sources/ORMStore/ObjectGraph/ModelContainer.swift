@@ -82,15 +82,7 @@ public final class ModelContainer {
     /// A read connection of its own for a context on another thread: in WAL mode it reads the last commit while
     /// the writer saves.
     func openReadConnection() throws -> PooledConnection {
-        let connection = try SQLiteConnection(path: url.path)
-        do {
-            // A read can find the log being restarted by a checkpoint; it waits rather than fails.
-            try connection.execute("PRAGMA busy_timeout = 5000")
-        } catch {
-            try? connection.close()
-            throw error
-        }
-        return PooledConnection(connection)
+        PooledConnection(try SQLiteConnection(path: url.path))
     }
 
     /// Starts or stops handing `context` every other context's save notifications.

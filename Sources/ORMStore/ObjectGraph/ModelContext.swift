@@ -1,3 +1,4 @@
+import PersistenceBench
 import SQLiteSupport
 
 /// A scratchpad of managed objects over a container, as SwiftData's `ModelContext` and Core Data's
@@ -37,6 +38,8 @@ public final class ModelContext {
     }
     /// Save notifications received and not merged yet; guarded by the coordinator's lock.
     private var pendingMerges: [ContextDidSave] = []
+    /// Bumped for every save notification received: what an observer of this context waits on.
+    let notifications = CommitSignal()
 
     /// A context on `container` that fetches on the writer's connection, or on `reads` (one of
     /// `ModelContainer.openReadConnection()`) for a context on another thread.
@@ -119,6 +122,7 @@ public final class ModelContext {
     /// lock.
     func receive(_ notification: ContextDidSave) {
         pendingMerges.append(notification)
+        notifications.committed()
     }
 
     /// Applies the save notifications received since the last merge, as Core Data's `mergeChanges(fromContextDidSave:)`

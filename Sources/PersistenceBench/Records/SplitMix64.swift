@@ -60,5 +60,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let profileWindows = Stream(rawValue: 16)
         public static let storeOrder = Stream(rawValue: 17)
         public static let writeThenPageSelection = Stream(rawValue: 18)
+        public static let observedChanges = Stream(rawValue: 19)
     }
 }

@@ -93,6 +93,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var timeline: [TimelineWindow]?
     /// `read-while-import`'s reader alone and during the import, and its import alone; nil for other workloads.
     public var readWhileImport: ReadWhileImportMetrics?
+    /// `observe`'s and `observe-burst`'s notices, queries and observer CPU; nil for other workloads.
+    public var observe: ObserveMetrics?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -114,9 +116,10 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
         phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
         maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
-        readWhileImport: ReadWhileImportMetrics? = nil
+        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil
     ) {
         self.readWhileImport = readWhileImport
+        self.observe = observe
         self.timedSeconds = timedSeconds
         self.operations = operations
         self.latency = latency
@@ -141,7 +144,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport
+            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe
     }
 
     public init(from decoder: any Decoder) throws {
@@ -165,7 +168,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             settleSeconds: try c.decodeIfPresent(Double.self, forKey: .settleSeconds),
             maintainedCount: try c.decodeIfPresent(Bool.self, forKey: .maintainedCount),
             timeline: try c.decodeIfPresent([TimelineWindow].self, forKey: .timeline),
-            readWhileImport: try c.decodeIfPresent(ReadWhileImportMetrics.self, forKey: .readWhileImport))
+            readWhileImport: try c.decodeIfPresent(ReadWhileImportMetrics.self, forKey: .readWhileImport),
+            observe: try c.decodeIfPresent(ObserveMetrics.self, forKey: .observe))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -191,6 +195,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(maintainedCount, forKey: .maintainedCount)
         try c.encodeIfPresent(timeline, forKey: .timeline)
         try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
+        try c.encodeIfPresent(observe, forKey: .observe)
     }
 }
 

@@ -146,6 +146,7 @@ public enum CellExecution {
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
-            timeline: timeline.windows, readWhileImport: outcome.readWhileImport)
+            timeline: timeline.windows, readWhileImport: outcome.readWhileImport,
+            observe: outcome.observe)
     }
 }

@@ -52,14 +52,17 @@ public struct WorkloadOutcome: Sendable {
     public var alsoDigestsStore: Bool
     /// What `read-while-import` measured besides its timed import; nil for other workloads.
     public var readWhileImport: ReadWhileImportMetrics?
+    /// What `observe` and `observe-burst` measured besides their timed commits and waits; nil for other workloads.
+    public var observe: ObserveMetrics?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     public var changedStore: Bool { digest == nil || alsoDigestsStore }
 
     public init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
-        readWhileImport: ReadWhileImportMetrics? = nil
+        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil
     ) {
+        self.observe = observe
         self.operations = operations
         self.digest = digest
         self.alsoDigestsStore = alsoDigestsStore

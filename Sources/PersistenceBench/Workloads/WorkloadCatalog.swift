@@ -16,8 +16,10 @@ public enum WorkloadCatalog {
     /// YCSB's core workloads A–F over `Item`.
     public static let ycsb: [any Workload] = YCSBWorkload.Letter.allCases.map(YCSBWorkload.init)
 
-    /// An app living with its store: reads while a background import writes.
-    public static let live: [any Workload] = [ReadWhileImportWorkload()]
+    /// An app living with its store: reads while a background import writes, queries kept fresh while it commits.
+    public static let live: [any Workload] = [
+        ReadWhileImportWorkload(), ObserveWorkload(paced: true), ObserveWorkload(paced: false),
+    ]
 
     /// Associations, ordered relationships and cascading deletes over `Sport`/`Team` and `House`/`Floor`/`Room`.
     public static let associations: [any Workload] = [

@@ -1,0 +1,196 @@
+import Foundation
+
+/// `observe` and `observe-burst`: one query kept fresh while a writer commits.
+///
+/// The query (`query`): the first page (20 items) of `page`'s query for `high` priority, and its count. A store of N
+/// items is observed through the store's own mechanism (`ObservableItemStore`) while its thread commits a seeded
+/// sequence of 1,000 small changes: inserts, updates or deletes of 1–3 items each, half of them inside the query's
+/// result (items on the page, or new items that sort onto it) and half outside it (items of other priorities,
+/// which leave the result as it was). The result expected after every commit is computed before the timed phase
+/// from the generator, not from any store.
+///
+/// - `observe` (paced): after each commit the writer waits until the observer holds that commit's result; the
+///   wait after a commit that changed the result is its latency (`FRESH`). The digest folds every expected result
+///   in order: the observer delivered each of them.
+/// - `observe-burst`: the writer commits as fast as it can and waits once, at the end, for the final result; the
+///   report shows how many commits the observer coalesced (notices it answered with one query). The digest is the
+///   final result.
+///
+/// Both also digest the store's items afterwards. Timed: the commits and the waits. Measured beside them: the
+/// notices the observer got, the queries it ran, and the CPU time of every thread but the writer's.
+public struct ObserveWorkload: Workload {
+    public static let commits = 1_000
+    public static let query = ObservedQuery(priority: .high, limit: 20)
+    /// How long the writer waits for a fresh result before it calls the observation broken.
+    static let deliveryTimeoutSeconds = 120.0
+
+    /// Whether the writer waits for each commit's result before the next commit.
+    public let paced: Bool
+
+    public init(paced: Bool) { self.paced = paced }
+
+    public var name: String { paced ? "observe" : "observe-burst" }
+    public var summary: String {
+        paced
+            ? "one query (first page of 20 and count of one priority) observed through the store's own change "
+                + "mechanism while 1,000 small commits land, each waited for: latency from commit to fresh result"
+            : "the same query observed while the 1,000 commits land as fast as they can: notices coalesced, then "
+                + "the final result"
+    }
+    public var fixture: Fixture? { .items }
+
+    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ObservableItemStore.Type }
+
+    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let store = store as? any ObservableItemStore else {
+            throw BenchError("workload \(name) needs a store that can be observed; \(type(of: store)) cannot")
+        }
+        let plan = ObservedPlan(scale: context.scale, seed: context.seed, query: Self.query)
+        let inbox = ResultInbox()
+        let cpuBefore = ObserverCPU()
+        let observation = try store.observe(Self.query) { inbox.put($0) }
+        var digest = Digest()
+        var changing = 0
+        do {
+            try inbox.wait(for: plan.initial, after: "the start", timeout: Self.deliveryTimeoutSeconds)
+            if paced { digest.add(plan.initial.digest) }
+            for (index, step) in plan.steps.enumerated() {
+                try context.stopwatch.measure { try step.change.apply(to: store) }
+                context.progress.advance(by: 1)
+                guard paced else { continue }
+                if step.changesResult {
+                    changing += 1
+                    try context.stopwatch.measureOperation("FRESH") {
+                        try inbox.wait(
+                            for: step.expected, after: "commit \(index + 1)", timeout: Self.deliveryTimeoutSeconds)
+                    }
+                } else {
+                    try inbox.wait(
+                        for: step.expected, after: "commit \(index + 1)", timeout: Self.deliveryTimeoutSeconds)
+                }
+                digest.add(step.expected.digest)
+            }
+            if !paced, let last = plan.steps.last {
+                changing = plan.steps.count { $0.changesResult }
+                try context.stopwatch.measureOperation("FRESH") {
+                    try inbox.wait(for: last.expected, after: "the last commit", timeout: Self.deliveryTimeoutSeconds)
+                }
+                digest.add(last.expected.digest)
+            }
+        } catch {
+            try? observation.cancel()
+            throw error
+        }
+        try observation.cancel()
+        let observerSeconds = cpuBefore.observerSeconds()
+        return WorkloadOutcome(
+            operations: plan.steps.count, digest: digest, alsoDigestsStore: true,
+            observe: ObserveMetrics(
+                commits: plan.steps.count, commitsChangingResult: changing, deliveries: inbox.deliveries,
+                notifications: observation.notifications, requeries: observation.requeries,
+                observerCPUSeconds: observerSeconds))
+    }
+
+    public func digestAfterRun(of store: any Store) throws -> Digest {
+        var digest = Digest()
+        try ItemBatches.itemStore(store, for: "workload \(name)").forEachItem { digest.add($0) }
+        return digest
+    }
+}
+
+/// What `observe` and `observe-burst` measured besides their timed commits and waits.
+public struct ObserveMetrics: Codable, Equatable, Sendable {
+    public var commits: Int
+    /// Commits after which the query's result differed from the one before.
+    public var commitsChangingResult: Int
+    /// Results the observer delivered, the first (at the start) included.
+    public var deliveries: Int
+    /// Commits the store told the observer of (`ItemObservation.notifications`).
+    public var notifications: Int
+    /// Queries the observer ran after its first.
+    public var requeries: Int
+    /// CPU seconds of every thread but the writer's over the observed phase: the observer, and any thread the
+    /// store's mechanism runs on.
+    public var observerCPUSeconds: Double
+
+    public init(
+        commits: Int, commitsChangingResult: Int, deliveries: Int, notifications: Int, requeries: Int,
+        observerCPUSeconds: Double
+    ) {
+        self.commits = commits
+        self.commitsChangingResult = commitsChangingResult
+        self.deliveries = deliveries
+        self.notifications = notifications
+        self.requeries = requeries
+        self.observerCPUSeconds = observerCPUSeconds
+    }
+}
+
+extension ObservedResult {
+    /// The page's items and the count, as one answer.
+    var digest: Digest {
+        var digest = Digest()
+        for item in items { digest.add(item) }
+        digest.add(count)
+        return digest
+    }
+}
+
+/// The latest result the observer delivered, for the writer to wait on.
+private final class ResultInbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var latest: ObservedResult?
+    private var delivered = 0
+
+    func put(_ result: ObservedResult) {
+        condition.lock()
+        latest = result
+        delivered += 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var deliveries: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return delivered
+    }
+
+    /// Waits until the observer holds `expected`; an error naming `moment` after `timeout` seconds.
+    func wait(for expected: ObservedResult, after moment: String, timeout: Double) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while latest != expected {
+            guard condition.wait(until: deadline) else {
+                throw BenchError(
+                    "the observer did not hold the expected result \(timeout) s after \(moment): it holds "
+                        + (latest.map { "\($0.items.count) items, count \($0.count)" } ?? "nothing")
+                        + "; expected \(expected.items.count) items, count \(expected.count)")
+            }
+        }
+    }
+}
+
+/// The process's CPU time less the calling thread's, from when it was made: what the other threads used.
+private struct ObserverCPU {
+    let process = ObserverCPU.processSeconds()
+    let thread = ObserverCPU.threadSeconds()
+
+    func observerSeconds() -> Double {
+        max(0, (Self.processSeconds() - process) - (Self.threadSeconds() - thread))
+    }
+
+    static func processSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func threadSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
