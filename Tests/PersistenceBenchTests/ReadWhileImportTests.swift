@@ -41,7 +41,8 @@ let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentR
         let reads = ReadWhileImportWorkload.readCount(scale: scale)
         let imported = ReadWhileImportWorkload.importCount(scale: scale)
         var expected = Digest()
-        for id in GetWorkload(distribution: .uniform).keyTrace(scale: scale, seed: 42).compactMap(\.drawn).prefix(reads) {
+        for id in GetWorkload(distribution: .uniform).keyTrace(scale: scale, seed: 42).compactMap(\.drawn).prefix(reads)
+        {
             var answer = Digest()
             answer.add(generator.items(id...id)[0])
             expected.add(answer)
@@ -57,7 +58,9 @@ let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentR
         #expect(live.readRate == 4_000)
         #expect(live.importItemsPerSecond > 0 && live.importAloneItemsPerSecond > 0)
         // Commits of 1,000: one latency per commit.
-        #expect(metrics.latency?.count == (imported + ReadWhileImportWorkload.commitSize - 1) / ReadWhileImportWorkload.commitSize)
+        #expect(
+            metrics.latency?.count == (imported + ReadWhileImportWorkload.commitSize - 1)
+                / ReadWhileImportWorkload.commitSize)
     }
 
     /// A reader sees each commit once it returns: inserts, updates and deletes.

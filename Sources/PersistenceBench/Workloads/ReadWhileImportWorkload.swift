@@ -38,7 +38,8 @@ public struct ReadWhileImportWorkload: Workload {
 
     public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
-            throw BenchError("workload \(name) needs a store that reads on a second thread; \(type(of: store)) does not")
+            throw BenchError(
+                "workload \(name) needs a store that reads on a second thread; \(type(of: store)) does not")
         }
         let scale = context.scale
         let keys = Array(
@@ -53,7 +54,8 @@ public struct ReadWhileImportWorkload: Workload {
             alone = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {}.reads
             (during, window) = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {
                 let start = monotonicNanoseconds()
-                try importItems(Int64(scale) + 1...Int64(scale) + count, into: store, context: context, timedBy: context.stopwatch)
+                try importItems(
+                    Int64(scale) + 1...Int64(scale) + count, into: store, context: context, timedBy: context.stopwatch)
                 return start..<monotonicNanoseconds()
             }
         } catch {
