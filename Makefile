@@ -26,7 +26,7 @@ smoke: build
 # The live workloads (reads during an import, observed queries) at 10k, once, every store; fails unless every digest agrees
 # and every cell finishes. Not in the default matrix: each cell reads for seconds at a fixed rate.
 smoke-live: build
-	$(TOOL) run --workloads read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
+	$(TOOL) run --workloads import,read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
 		--strict
 
 # The regression check CI runs: the committed baseline's own matrix (every store, the default workloads, 10k,

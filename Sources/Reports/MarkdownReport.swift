@@ -156,7 +156,10 @@ public enum MarkdownReport {
                 out.append("")
             }
             out.append(contentsOf: operationLatencyTable(cells, stores: stores, scales: scales))
-            out.append(contentsOf: readWhileImportTable(cells, stores: stores, scales: scales))
+            out.append(
+                contentsOf: readWhileImportTable(
+                    cells, imports: results.cells.filter { $0.workload == ImportWorkload().name }, stores: stores,
+                    scales: scales))
             out.append(contentsOf: observeTable(cells, stores: stores, scales: scales))
             if !memoryRows.isEmpty {
                 out.append(
@@ -301,14 +304,18 @@ public enum MarkdownReport {
     }
 
     /// For `read-while-import`: the reader's latency alone and during the import, its reads over 16 ms, and the
-    /// writer's rate with the reader beside it and alone; nothing for other workloads.
-    private static func readWhileImportTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
+    /// writer's rate with the reader beside it and alone (the run's `import` cells, where it has them); nothing for
+    /// other workloads.
+    private static func readWhileImportTable(
+        _ cells: [CellResult], imports: [CellResult], stores: [String], scales: [Scale]
+    ) -> [String] {
         guard cells.contains(where: { $0.metrics?.readWhileImport != nil }) else { return [] }
         var out = [
             "The reader, open-loop, each read timed from its intended start (so a stall shows in every read it "
                 + "delays): µs p50 / p99 / p99.9 / max alone and during the import; reads over 16 ms (a missed frame "
                 + "at 60 Hz) of the reads meant to start during the import, and alone; the import's items/s with the "
-                + "reader beside it and alone (its slowdown). Medians over repetitions:",
+                + "reader beside it and alone (`import`, on the same fixture), and the slowdown. Medians over "
+                + "repetitions:",
             "",
             "| store | scale | reads alone | reads during import | > 16 ms during (of) · alone "
                 + "| import items/s with reader · alone (slowdown) |",
@@ -316,8 +323,8 @@ public enum MarkdownReport {
         ]
         for store in stores {
             for scale in scales {
-                let live = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).finished
-                    .compactMap(\.readWhileImport)
+                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+                let live = summary.finished.compactMap(\.readWhileImport)
                 guard !live.isEmpty else { continue }
                 func latencies(_ phase: KeyPath<ReadWhileImportMetrics, LatencySummary?>) -> String {
                     let values = [\LatencySummary.p50, \.p99, \.p999, \.max].compactMap { percentile in
@@ -328,13 +335,16 @@ public enum MarkdownReport {
                 func count(_ figure: KeyPath<ReadWhileImportMetrics, Int>) -> String {
                     median(live.map { Double($0[keyPath: figure]) }).map { String(format: "%.0f", $0) } ?? "–"
                 }
-                let during = median(live.map(\.importItemsPerSecond)) ?? 0
-                let alone = median(live.map(\.importAloneItemsPerSecond)) ?? 0
-                let slowdown = during > 0 ? String(format: "%.2f×", alone / during) : "–"
+                let during = summary.medianThroughput
+                let alone = CellSummary(cells: imports.filter { $0.store == store && $0.scale == scale })
+                    .medianThroughput
+                let rates =
+                    (during.map(formatCount) ?? "–") + " · " + (alone.map(formatCount) ?? "–")
+                    + (during.flatMap { during in alone.map { String(format: " (%.2f×)", $0 / during) } } ?? "")
                 out.append(
                     "| `\(store)` | \(scale) | \(latencies(\.readsAlone)) | \(latencies(\.readsDuringImport)) | "
                         + "\(count(\.slowReadsDuringImport)) (\(count(\.readsInImport))) · \(count(\.slowReadsAlone)) | "
-                        + "\(formatCount(during)) · \(formatCount(alone)) (\(slowdown)) |")
+                        + "\(rates) |")
             }
         }
         out.append("")

@@ -1,17 +1,44 @@
+/// `import`: the writer of `read-while-import` alone, on the same fixture: min(N, 100k) new items (ids above N)
+/// in commits of 1,000, each commit timed. Its items/s are the reference for the import beside a reader.
+public struct ImportWorkload: Workload {
+    public init() {}
+
+    public var name: String { "import" }
+    public var summary: String {
+        "min(N, 100k) new items imported into a store of N in commits of 1,000, nothing else running: "
+            + "read-while-import's writer alone. latency: per commit"
+    }
+    public var fixture: Fixture? { .items }
+
+    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+
+    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let store = store as? any ConcurrentReadStore else {
+            throw BenchError("workload \(name) needs a store that commits an import; \(type(of: store)) does not")
+        }
+        let count = ReadWhileImportWorkload.importCount(scale: context.scale)
+        try ReadWhileImportWorkload.importItems(
+            Int64(context.scale) + 1...Int64(context.scale + count), into: store, context: context)
+        return WorkloadOutcome(operations: count, digest: nil)
+    }
+
+    public func digestAfterRun(of store: any Store) throws -> Digest {
+        try ReadWhileImportWorkload().digestAfterRun(of: store)
+    }
+}
+
 /// `read-while-import`: an interface that reads while a background import writes.
 ///
 /// A store of N items. One thread imports min(N, 100k) new items (ids above N) in commits of 1,000, as fast as it
-/// can; another reads existing items by id (the `get` keys) open-loop at `--read-rate` (`OpenLoopReads`). The cell
-/// runs three phases on one store:
-/// 1. the reader alone, for its reference latencies;
-/// 2. the import with the reader beside it: the timed phase (the commits, then the settle), each commit's latency
-///    recorded; reads whose intended start falls between the first commit's start and the last one's end are the
-///    reads "during the import";
-/// 3. the writer alone, importing the next min(N, 100k) ids the same way, for its reference rate.
+/// can (the store's own thread, as `import` does alone); another reads existing items by id (the `get` keys)
+/// open-loop at `--read-rate` (`OpenLoopReads`). The cell first runs the reader alone, for its reference
+/// latencies, then the import with the reader beside it: the timed phase (the commits, each one's latency
+/// recorded, then the settle). Reads whose intended start falls between the first commit's start and the last
+/// one's end are the reads "during the import".
 ///
 /// The reader makes min(N, 100k) / 10 reads in each phase (10 s at 1,000/s from 100k items up). Its answers touch
-/// only ids up to N, which the import never changes, so they do not depend on timing: the answers of phase 2 must
-/// equal those of phase 1, and the digest holds them and the store's items after both imports.
+/// only ids up to N, which the import never changes, so they do not depend on timing: the answers during the
+/// import must equal those alone, and the digest holds them and the store's items after the import.
 public struct ReadWhileImportWorkload: Workload {
     /// Items per commit of the import.
     public static let commitSize = 1_000
@@ -23,14 +50,14 @@ public struct ReadWhileImportWorkload: Workload {
     public var name: String { "read-while-import" }
     public var summary: String {
         "min(N, 100k) new items imported in commits of 1,000 while another thread reads items by id open-loop at "
-            + "--read-rate (1,000/s); reads alone and a second import alone as references. ops/s: items imported "
-            + "beside the reader; latency: per commit"
+            + "--read-rate (1,000/s), the reader alone first as its reference. ops/s: items imported beside the "
+            + "reader (`import` has them alone); latency: per commit"
     }
     public var fixture: Fixture? { .items }
 
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 
-    /// Items each import adds.
+    /// Items the import adds.
     public static func importCount(scale: Int) -> Int { min(scale, 100_000) }
 
     /// Reads in each of the reader's phases.
@@ -45,7 +72,7 @@ public struct ReadWhileImportWorkload: Workload {
         let keys = Array(
             GetWorkload.keys(scale: scale, seed: context.seed, distribution: .uniform)
                 .prefix(Self.readCount(scale: scale)))
-        let count = Int64(Self.importCount(scale: scale))
+        let count = Self.importCount(scale: scale)
         let reader = try store.makeConcurrentReader()
         let alone: OpenLoopReads
         let during: OpenLoopReads
@@ -54,8 +81,7 @@ public struct ReadWhileImportWorkload: Workload {
             alone = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {}.reads
             (during, window) = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {
                 let start = monotonicNanoseconds()
-                try importItems(
-                    Int64(scale) + 1...Int64(scale) + count, into: store, context: context, timedBy: context.stopwatch)
+                try Self.importItems(Int64(scale) + 1...Int64(scale + count), into: store, context: context)
                 return start..<monotonicNanoseconds()
             }
         } catch {
@@ -68,32 +94,24 @@ public struct ReadWhileImportWorkload: Workload {
             throw BenchError(
                 "workload \(name): read \(first + 1) (item \(keys[first])) answered differently during the import")
         }
-        let importSeconds = context.stopwatch.elapsedSeconds
-        let aloneStopwatch = Stopwatch()
-        try importItems(
-            Int64(scale) + count + 1...Int64(scale) + 2 * count, into: store,
-            context: context.with(progress: ProgressReporter()), timedBy: aloneStopwatch)
         var digest = Digest()
         for answer in alone.answers { digest.add(answer) }
         return WorkloadOutcome(
-            operations: Int(count), digest: digest, alsoDigestsStore: true,
+            operations: count, digest: digest, alsoDigestsStore: true,
             readWhileImport: ReadWhileImportMetrics(
                 readRate: context.readRate, reads: keys.count, readsAlone: alone.latencySummary(),
                 readsDuringImport: during.latencySummary(startingIn: window),
                 readsInImport: during.intendedStarts.count { window.contains($0) },
                 slowReadsAlone: alone.count(slowerThan: Self.slowReadNanoseconds),
-                slowReadsDuringImport: during.count(slowerThan: Self.slowReadNanoseconds, startingIn: window),
-                importItemsPerSecond: Double(count) / importSeconds,
-                importAloneItemsPerSecond: Double(count) / aloneStopwatch.elapsedSeconds))
+                slowReadsDuringImport: during.count(slowerThan: Self.slowReadNanoseconds, startingIn: window)))
     }
 
-    /// Imports `ids` in commits of `commitSize`, each commit timed as one operation by `stopwatch`.
-    private func importItems(
-        _ ids: ClosedRange<Int64>, into store: any ConcurrentReadStore, context: WorkloadContext,
-        timedBy stopwatch: Stopwatch
-    ) throws {
-        try ItemBatches.forEachBatch(of: ids, context: context.with(batchSize: Self.commitSize)) { batch in
-            try stopwatch.measureOperation { try store.insertCommitted(batch) }
+    /// Imports `ids` in commits of `commitSize`, each commit timed as one operation.
+    static func importItems(_ ids: ClosedRange<Int64>, into store: any ConcurrentReadStore, context: WorkloadContext)
+        throws
+    {
+        try ItemBatches.forEachBatch(of: ids, context: context.with(batchSize: commitSize)) { batch in
+            try context.stopwatch.measureOperation { try store.insertCommitted(batch) }
             context.progress.advance(by: batch.count)
         }
     }
@@ -121,15 +139,10 @@ public struct ReadWhileImportMetrics: Codable, Equatable, Sendable {
     public var slowReadsAlone: Int
     /// Reads slower than 16 ms among those meant to start while the import ran.
     public var slowReadsDuringImport: Int
-    /// The import's items per second of commit time, with the reader beside it.
-    public var importItemsPerSecond: Double
-    /// The second import's items per second of commit time, alone.
-    public var importAloneItemsPerSecond: Double
 
     public init(
         readRate: Double, reads: Int, readsAlone: LatencySummary?, readsDuringImport: LatencySummary?,
-        readsInImport: Int, slowReadsAlone: Int, slowReadsDuringImport: Int, importItemsPerSecond: Double,
-        importAloneItemsPerSecond: Double
+        readsInImport: Int, slowReadsAlone: Int, slowReadsDuringImport: Int
     ) {
         self.readRate = readRate
         self.reads = reads
@@ -138,7 +151,5 @@ public struct ReadWhileImportMetrics: Codable, Equatable, Sendable {
         self.readsInImport = readsInImport
         self.slowReadsAlone = slowReadsAlone
         self.slowReadsDuringImport = slowReadsDuringImport
-        self.importItemsPerSecond = importItemsPerSecond
-        self.importAloneItemsPerSecond = importAloneItemsPerSecond
     }
 }

@@ -103,13 +103,6 @@ public struct WorkloadContext {
             readRate: readRate)
     }
 
-    /// The same context reporting progress elsewhere.
-    func with(progress: ProgressReporter) -> WorkloadContext {
-        WorkloadContext(
-            scale: scale, seed: seed, batchSize: batchSize, stopwatch: stopwatch, progress: progress,
-            readRate: readRate)
-    }
-
     public var items: ItemGenerator { ItemGenerator(seed: seed) }
 }
 

@@ -18,7 +18,7 @@ public enum WorkloadCatalog {
 
     /// An app living with its store: reads while a background import writes, queries kept fresh while it commits.
     public static let live: [any Workload] = [
-        ReadWhileImportWorkload(), ObserveWorkload(paced: true), ObserveWorkload(paced: false),
+        ImportWorkload(), ReadWhileImportWorkload(), ObserveWorkload(paced: true), ObserveWorkload(paced: false),
     ]
 
     /// Associations, ordered relationships and cascading deletes over `Sport`/`Team` and `House`/`Floor`/`Room`.
