@@ -4,23 +4,29 @@ import PersistenceBench
 import Synchronization
 
 extension GRDBItemStore: ObservableItemStore {
-    /// GRDB's `ValueObservation`, what SQLiteData's `@FetchAll` runs on: it tracks the tables and columns the fetch
-    /// reads (here every item column), is told of each commit that touches them, re-fetches on one of the pool's
-    /// readers and delivers on a queue of the observer's. The fetch is the flavor's own `page` and `count(where:)`.
+    /// GRDB's `ValueObservation`, what SQLiteData's `@FetchAll` runs on: it records the tables and columns the
+    /// fetch reads (here every item column), is told of each commit that touches them, and delivers on a queue of
+    /// the observer's. `grdb` and `grdb+codable` use `ValueObservation.tracking`, GRDB's default: its region may
+    /// change from one fetch to the next, so GRDB re-fetches on the writer's connection, inside the commit, before
+    /// the write returns. `grdb+statements` uses `trackingConstantRegion`, GRDB's advice for a region that never
+    /// changes (as here): the fetch runs on one of the pool's readers, concurrently with the next write. The fetch
+    /// is the flavor's own `page` and `count(where:)`.
     public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         let counts = ObservationCounts()
         let flavor = self.flavor
-        let observation = ValueObservation.tracking { db in
+        let fetch: @Sendable (Database) throws -> ObservedResult = { db in
             ObservedResult(
                 items: try Self.page(query.page, flavor: flavor, in: db),
                 count: try query.filters.reduce(0) { try $0 + Self.count(where: $1, flavor: flavor, in: db) })
         }
-        .handleEvents(
+        let observation =
+            flavor == .statements ? ValueObservation.trackingConstantRegion(fetch) : ValueObservation.tracking(fetch)
+        let cancellable = observation.handleEvents(
             willFetch: { counts.fetches.add(1, ordering: .relaxed) },
-            databaseDidChange: { counts.changes.add(1, ordering: .relaxed) })
-        let cancellable = observation.start(
+            databaseDidChange: { counts.changes.add(1, ordering: .relaxed) }
+        ).start(
             in: pool, scheduling: .async(onQueue: DispatchQueue(label: "observer")),
             onError: { error in counts.error.withLock { $0 = "\(error)" } }, onChange: deliver)
         return GRDBObservation(cancellable: cancellable, counts: counts)

@@ -20,11 +20,15 @@ final class PackedSnapshot: @unchecked Sendable {
     let state: StoreHeader
     let view: PackedItemStore.MappedView
     // Held so that the view's bytes stay mapped.
-    private let mappings: [Mapping]
+    private let rows: Mapping
+    private let arena: Mapping
+    private let tombstones: Mapping
 
     init(state: StoreHeader, rows: Mapping, arena: Mapping, tombstones: Mapping, arenaPath: String) {
         self.state = state
-        mappings = [rows, arena, tombstones]
+        self.rows = rows
+        self.arena = arena
+        self.tombstones = tombstones
         view = PackedItemStore.MappedView(
             rows: rows.bytes(StoreHeader.rowsStart + state.rowCount * ItemRow.size),
             arena: arena.bytes(state.arenaLength),

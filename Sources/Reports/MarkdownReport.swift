@@ -356,14 +356,16 @@ public enum MarkdownReport {
     private static func observeTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
         guard cells.contains(where: { $0.metrics?.observe != nil }) else { return [] }
         var out = [
-            "Observation: the time from a commit's return to the observer holding its result (`FRESH`, µs p50 / "
-                + "p99 / max; paced: after each commit that changed the result; burst: after the last commit); the "
-                + "commits the store told the observer of and the queries it ran (burst: notices answered by one "
-                + "query are coalesced); CPU of every thread but the writer's. Medians over repetitions:",
+            "Observation: each commit's own time (µs p50 / p99: what the store's mechanism does on the writer's "
+                + "thread before the commit returns is in it); the time from a commit's return to the observer "
+                + "holding its result (`FRESH`, µs p50 / p99 / max; paced: after each commit that changed the "
+                + "result; burst: after the last commit); the commits the store told the observer of and the "
+                + "queries it ran (burst: notices answered by one query are coalesced); CPU of every thread but "
+                + "the writer's. Medians over repetitions:",
             "",
-            "| store | scale | fresh µs | commits (changing the result) | notices · re-queries · coalesced "
-                + "| observer CPU per commit |",
-            "|---|---|---|---|---|---|",
+            "| store | scale | commit µs | fresh µs | commits (changing the result) "
+                + "| notices · re-queries · coalesced | observer CPU per commit |",
+            "|---|---|---|---|---|---|---|",
         ]
         for store in stores {
             for scale in scales {
@@ -375,8 +377,12 @@ public enum MarkdownReport {
                     median(observed.map { Double(figure($0)) }).map { String(format: "%.0f", $0) } ?? "–"
                 }
                 let cpu = median(observed.map { $0.observerCPUSeconds / Double(max($0.commits, 1)) }) ?? 0
+                let commit = [\LatencySummary.p50, \.p99].compactMap { percentile in
+                    median(observed.compactMap { $0.commitLatency?[keyPath: percentile] })
+                }
                 out.append(
                     "| `\(store)` | \(scale) | "
+                        + (commit.count == 2 ? commit.map(formatSignificant).joined(separator: " / ") : "–") + " | "
                         + (fresh.count == 3 ? fresh.map(formatSignificant).joined(separator: " / ") : "–")
                         + " | \(count(\.commits)) (\(count(\.commitsChangingResult))) | "
                         + "\(count(\.notifications)) · \(count(\.requeries)) · \(count { $0.notifications - $0.requeries }) | "

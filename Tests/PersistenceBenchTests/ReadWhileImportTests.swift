@@ -18,7 +18,7 @@ let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentR
         return store
     }
 
-    @Test func everyItemStoreButTheFloorsVariantsReadsConcurrently() {
+    @Test func everyItemStoreReadsConcurrently() {
         // Every store that answers item questions has a concurrent reader: none is n/a for read-while-import.
         #expect(Set(concurrentReadStoreNames) == Set(itemStoreNames))
     }

@@ -38,12 +38,8 @@ public struct OpenLoopReads: Sendable {
 
     /// The percentiles of the latencies whose intended start is in `range` (all when nil), or nil if none is.
     public func latencySummary(startingIn range: Range<UInt64>? = nil) -> LatencySummary? {
-        var histogram = Histogram<UInt64>(
-            highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
-        for (start, latency) in zip(intendedStarts, latencies) where range?.contains(start) ?? true {
-            _ = histogram.record(max(latency, 1))
-        }
-        return LatencySummary(histogram)
+        LatencySummary(
+            nanoseconds: zip(intendedStarts, latencies).lazy.filter { range?.contains($0.0) ?? true }.map(\.1))
     }
 
     /// How many reads meant to start in `range` (all when nil) took longer than `nanoseconds`.

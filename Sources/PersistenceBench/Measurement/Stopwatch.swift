@@ -96,6 +96,14 @@ public struct LatencySummary: Codable, Equatable, Sendable {
         self.max = max
     }
 
+    /// The percentiles of `latencies`, in nanoseconds, as µs; nil when there are none.
+    init?(nanoseconds latencies: some Sequence<UInt64>) {
+        var histogram = Histogram<UInt64>(
+            highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
+        for latency in latencies { _ = histogram.record(Swift.max(latency, 1)) }
+        self.init(histogram)
+    }
+
     /// The histogram's percentiles (recorded in ns) in µs; nil for an empty histogram.
     init?(_ histogram: Histogram<UInt64>) {
         guard histogram.totalCount > 0 else { return nil }

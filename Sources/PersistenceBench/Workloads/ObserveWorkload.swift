@@ -51,11 +51,15 @@ public struct ObserveWorkload: Workload {
         let observation = try store.observe(Self.query) { inbox.put($0) }
         var digest = Digest()
         var changing = 0
+        var commitNanoseconds: [UInt64] = []
+        commitNanoseconds.reserveCapacity(plan.steps.count)
         do {
             try inbox.wait(for: plan.initial, after: "the start", timeout: Self.deliveryTimeoutSeconds)
             if paced { digest.add(plan.initial.digest) }
             for (index, step) in plan.steps.enumerated() {
+                let before = context.stopwatch.elapsedNanoseconds
                 try context.stopwatch.measure { try step.change.apply(to: store) }
+                commitNanoseconds.append(context.stopwatch.elapsedNanoseconds - before)
                 context.progress.advance(by: 1)
                 guard paced else { continue }
                 if step.changesResult {
@@ -88,7 +92,7 @@ public struct ObserveWorkload: Workload {
             observe: ObserveMetrics(
                 commits: plan.steps.count, commitsChangingResult: changing, deliveries: inbox.deliveries,
                 notifications: observation.notifications, requeries: observation.requeries,
-                observerCPUSeconds: observerSeconds))
+                observerCPUSeconds: observerSeconds, commitLatency: LatencySummary(nanoseconds: commitNanoseconds)))
     }
 
     public func digestAfterRun(of store: any Store) throws -> Digest {
@@ -110,13 +114,17 @@ public struct ObserveMetrics: Codable, Equatable, Sendable {
     /// Queries the observer ran after its first.
     public var requeries: Int
     /// CPU seconds of every thread but the writer's over the observed phase: the observer, and any thread the
-    /// store's mechanism runs on.
+    /// store's mechanism runs on (work a store's mechanism does on the writer's thread is in `commitLatency`).
     public var observerCPUSeconds: Double
+    /// Each commit's time, from the call to its return (µs): it includes what the store's change mechanism does
+    /// on the writer's thread before the commit returns.
+    public var commitLatency: LatencySummary?
 
     public init(
         commits: Int, commitsChangingResult: Int, deliveries: Int, notifications: Int, requeries: Int,
-        observerCPUSeconds: Double
+        observerCPUSeconds: Double, commitLatency: LatencySummary?
     ) {
+        self.commitLatency = commitLatency
         self.commits = commits
         self.commitsChangingResult = commitsChangingResult
         self.deliveries = deliveries
