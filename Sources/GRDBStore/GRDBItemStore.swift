@@ -34,7 +34,13 @@ public final class GRDBItemStore: MigrationStore {
     let flavor: Flavor
 
     public init(directory: URL, flavor: Flavor) throws {
-        pool = try DatabasePool(path: directory.appendingPathComponent("store.sqlite").path)
+        var configuration = Configuration()
+        // As the other SQLite stores' connections (`busy_timeout`): a write or a checkpoint that finds a reader in
+        // its way (an observation's fetch still running on a pool reader) waits for it rather than fails. A pool
+        // used from one thread never waits.
+        configuration.busyMode = .timeout(5)
+        pool = try DatabasePool(
+            path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
         self.flavor = flavor
         // GRDB sets synchronous=NORMAL on its writer when it enables WAL, after `prepareDatabase` has run, so the
         // setting is changed on the writer itself: FULL makes each commit durable, as in every store here.
