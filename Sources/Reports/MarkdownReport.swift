@@ -333,7 +333,7 @@ public enum MarkdownReport {
                     return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
                 }
                 func count(_ figure: KeyPath<ReadWhileImportMetrics, Int>) -> String {
-                    median(live.map { Double($0[keyPath: figure]) }).map { String(format: "%.0f", $0) } ?? "–"
+                    medianCount(live.map { $0[keyPath: figure] })
                 }
                 let during = summary.medianThroughput
                 let alone = CellSummary(cells: imports.filter { $0.store == store && $0.scale == scale })
@@ -373,9 +373,7 @@ public enum MarkdownReport {
                 let observed = summary.finished.compactMap(\.observe)
                 guard !observed.isEmpty else { continue }
                 let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: "FRESH", $0) }
-                func count(_ figure: (ObserveMetrics) -> Int) -> String {
-                    median(observed.map { Double(figure($0)) }).map { String(format: "%.0f", $0) } ?? "–"
-                }
+                func count(_ figure: (ObserveMetrics) -> Int) -> String { medianCount(observed.map(figure)) }
                 let cpu = median(observed.map { $0.observerCPUSeconds / Double(max($0.commits, 1)) }) ?? 0
                 let commit = [\LatencySummary.p50, \.p99].compactMap { percentile in
                     median(observed.compactMap { $0.commitLatency?[keyPath: percentile] })
@@ -391,6 +389,11 @@ public enum MarkdownReport {
         }
         out.append("")
         return out
+    }
+
+    /// The median of counts, whole, or "–" when there are none.
+    private static func medianCount(_ counts: [Int]) -> String {
+        median(counts.map(Double.init)).map { String(format: "%.0f", $0) } ?? "–"
     }
 
     /// Each store measured beside the machine's limits (`limit-write`, `limit-scan`): its `insert` and `scan` as

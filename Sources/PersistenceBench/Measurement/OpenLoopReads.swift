@@ -1,5 +1,4 @@
 import Foundation
-import Histogram
 import Synchronization
 
 /// Reads issued open-loop at a fixed rate on a thread of their own, each timed from its *intended* start

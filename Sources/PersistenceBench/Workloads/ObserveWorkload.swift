@@ -18,7 +18,7 @@ import Foundation
 ///
 /// Both also digest the store's items afterwards. Timed: the commits and the waits. Measured beside them: the
 /// notices the observer got, the queries it ran, and the CPU time of every thread but the writer's.
-public struct ObserveWorkload: Workload {
+public struct ObserveWorkload: ItemWorkload {
     public static let commits = 1_000
     public static let query = ObservedQuery(priority: .high, limit: 20)
     /// How long the writer waits for a fresh result before it calls the observation broken.
@@ -41,7 +41,7 @@ public struct ObserveWorkload: Workload {
 
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ObservableItemStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ObservableItemStore else {
             throw BenchError("workload \(name) needs a store that can be observed; \(type(of: store)) cannot")
         }
@@ -93,12 +93,6 @@ public struct ObserveWorkload: Workload {
                 commits: plan.steps.count, commitsChangingResult: changing, deliveries: inbox.deliveries,
                 notifications: observation.notifications, requeries: observation.requeries,
                 observerCPUSeconds: observerSeconds, commitLatency: LatencySummary(nanoseconds: commitNanoseconds)))
-    }
-
-    public func digestAfterRun(of store: any Store) throws -> Digest {
-        var digest = Digest()
-        try ItemBatches.itemStore(store, for: "workload \(name)").forEachItem { digest.add($0) }
-        return digest
     }
 }
 

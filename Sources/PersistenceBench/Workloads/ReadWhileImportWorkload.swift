@@ -1,6 +1,6 @@
 /// `import`: the writer of `read-while-import` alone, on the same fixture: min(N, 100k) new items (ids above N)
 /// in commits of 1,000, each commit timed. Its items/s are the reference for the import beside a reader.
-public struct ImportWorkload: Workload {
+public struct ImportWorkload: ItemWorkload {
     public init() {}
 
     public var name: String { "import" }
@@ -12,7 +12,7 @@ public struct ImportWorkload: Workload {
 
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
             throw BenchError("workload \(name) needs a store that commits an import; \(type(of: store)) does not")
         }
@@ -20,10 +20,6 @@ public struct ImportWorkload: Workload {
         try ReadWhileImportWorkload.importItems(
             Int64(context.scale) + 1...Int64(context.scale + count), into: store, context: context)
         return WorkloadOutcome(operations: count, digest: nil)
-    }
-
-    public func digestAfterRun(of store: any Store) throws -> Digest {
-        try ReadWhileImportWorkload().digestAfterRun(of: store)
     }
 }
 
@@ -39,7 +35,7 @@ public struct ImportWorkload: Workload {
 /// The reader makes min(N, 100k) / 10 reads in each phase (10 s at 1,000/s from 100k items up). Its answers touch
 /// only ids up to N, which the import never changes, so they do not depend on timing: the answers during the
 /// import must equal those alone, and the digest holds them and the store's items after the import.
-public struct ReadWhileImportWorkload: Workload {
+public struct ReadWhileImportWorkload: ItemWorkload {
     /// Items per commit of the import.
     public static let commitSize = 1_000
     /// A read slower than this missed a frame at 60 Hz.
@@ -63,7 +59,7 @@ public struct ReadWhileImportWorkload: Workload {
     /// Reads in each of the reader's phases.
     public static func readCount(scale: Int) -> Int { max(1, min(scale, 100_000) / 10) }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
             throw BenchError(
                 "workload \(name) needs a store that reads on a second thread; \(type(of: store)) does not")
@@ -114,12 +110,6 @@ public struct ReadWhileImportWorkload: Workload {
             try context.stopwatch.measureOperation { try store.insertCommitted(batch) }
             context.progress.advance(by: batch.count)
         }
-    }
-
-    public func digestAfterRun(of store: any Store) throws -> Digest {
-        var digest = Digest()
-        try ItemBatches.itemStore(store, for: "workload \(name)").forEachItem { digest.add($0) }
-        return digest
     }
 }
 
