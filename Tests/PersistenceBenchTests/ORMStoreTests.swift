@@ -58,6 +58,31 @@ import Testing
         #expect(try sqlite3(file, "SELECT Z_VERSION, length(Z_UUID) FROM Z_METADATA") == "1|36\n")
     }
 
+    /// A context on another connection whose read began before a save fetches the row as it was; the shared row
+    /// cache keeps the saved version, so that the saving context's next save passes its optimistic-locking check.
+    @Test func anOlderReadNeverTakesTheRowCacheBack() throws {
+        let directory = try TemporaryDirectory()
+        let writer = try open(directory)
+        try saveItems(5, in: writer)
+        writer.container.shareAcrossThreads()
+        let reader = ModelContext(writer.container, reads: try writer.container.openReadConnection())
+        let byID = FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 3)
+        let object = try #require(try writer.fetch(byID).first)
+        // The reader's transaction sees the store before the save below.
+        try reader.reads?.connection.execute("BEGIN")
+        #expect(try reader.fetchCount(FetchDescriptor<ORMStore.Item>()) == 5)
+        object.title = "first change"
+        try writer.save()
+        #expect(
+            try reader.fetch(byID).first?.title == items[2].title, "the reader sees the row as its transaction does")
+        object.title = "second change"
+        try writer.save()
+        try reader.reads?.connection.execute("COMMIT")
+        #expect(try reader.fetch(byID).first?.title == "second change")
+        reader.reset()
+        try reader.reads?.close()
+    }
+
     @Test func oneObjectPerRowAndFaultsFillFromTheRowCache() throws {
         let directory = try TemporaryDirectory()
         let context = try open(directory)

@@ -188,22 +188,9 @@ public final class ModelContext {
     private func object(for row: SQLiteStatement, of entity: Entity) -> ManagedObject {
         let primaryKey = row.int64(at: 0)
         if let object = registered[entity.index][primaryKey] { return object.takeUnretainedValue() }
-        let version = row.int64(at: 1)
-        let cache = container.rowCache
-        let snapshot = cache.coordinated {
-            if let cached = cache.snapshot(entityIndex: entity.index, primaryKey: primaryKey) {
-                if cached.version != version {
-                    cached.values = container.values(of: entity, in: row)
-                    cached.version = version
-                }
-                return cached
-            }
-            let snapshot = RowSnapshot(
-                primaryKey: primaryKey, entityIndex: entity.index, version: version,
-                values: container.values(of: entity, in: row), cache: cache)
-            cache.insert(snapshot)
-            return snapshot
-        }
+        let snapshot = container.rowCache.snapshot(
+            entityIndex: entity.index, primaryKey: primaryKey, version: row.int64(at: 1)
+        ) { container.values(of: entity, in: row) }
         let object = makeFault(entity, primaryKey: primaryKey)
         object.snapshot = snapshot
         return object
@@ -213,11 +200,9 @@ public final class ModelContext {
     func fulfillFault(_ object: ManagedObject) throws {
         let entity = object.entity
         try container.query(entity.selectSQL + " WHERE t0.Z_PK = ?", [.integer(object.primaryKey)], on: reads) { row in
-            let snapshot = RowSnapshot(
-                primaryKey: object.primaryKey, entityIndex: entity.index, version: row.int64(at: 1),
-                values: container.values(of: entity, in: row), cache: container.rowCache)
-            container.rowCache.insert(snapshot)
-            object.snapshot = snapshot
+            object.snapshot = container.rowCache.snapshot(
+                entityIndex: entity.index, primaryKey: object.primaryKey, version: row.int64(at: 1)
+            ) { container.values(of: entity, in: row) }
         }
         guard let snapshot = object.snapshot else {
             throw ORMError.objectNotFound(object.persistentModelID.description)

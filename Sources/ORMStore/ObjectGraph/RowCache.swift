@@ -54,6 +54,29 @@ final class RowCache {
         return try body()
     }
 
+    /// The snapshot of a row a fetch read at `version` (`Z_OPT`), with `values` read from it when needed: the cached
+    /// one, brought up to this version if it was older, or a new one, cached. A row older than the cached one (read
+    /// on a connection whose read began before another context saved) gets a snapshot of its own, left out of the
+    /// cache, which keeps the newer row: a save checks `Z_OPT` against the cached version, which must never go back.
+    func snapshot(entityIndex: Int, primaryKey: Int64, version: Int64, values: () -> [AttributeValue]) -> RowSnapshot {
+        coordinated {
+            if let cached = rows[entityIndex][primaryKey]?.takeUnretainedValue() {
+                if cached.version == version { return cached }
+                if cached.version < version {
+                    cached.values = values()
+                    cached.version = version
+                    return cached
+                }
+                return RowSnapshot(
+                    primaryKey: primaryKey, entityIndex: entityIndex, version: version, values: values(), cache: self)
+            }
+            let snapshot = RowSnapshot(
+                primaryKey: primaryKey, entityIndex: entityIndex, version: version, values: values(), cache: self)
+            insert(snapshot)
+            return snapshot
+        }
+    }
+
     /// The cached row, or nil.
     func snapshot(entityIndex: Int, primaryKey: Int64) -> RowSnapshot? {
         coordinated { rows[entityIndex][primaryKey]?.takeUnretainedValue() }
