@@ -7,10 +7,11 @@ import PersistenceBench
 /// `readersLock` and reads only what its header commits (rows below its row count, strings below its arena
 /// length), so it never sees bytes a commit has appended but not yet committed. A mapping is unmapped only when its
 /// last holder lets go, so a writer that outgrows a map and remaps the file (or compacts into new files) leaves
-/// every reader's mapping in place. Appends never wait for readers: new rows and strings go beyond every published
-/// length. Only what a commit rewrites in place (row images of updates, tombstone bits of deletes) waits: it is
-/// applied while the writer holds `readersLock` alone, so a reader sees a row either before or after, never half
-/// rewritten. A reader holds the lock to read for one lookup only.
+/// every reader's mapping in place. Appended rows and strings are written without the lock: they go beyond every
+/// published length. What a commit rewrites in place (row images of updates, tombstone bits of deletes) is applied,
+/// and every new state published, while the writer holds `readersLock` alone, so a reader sees a row either before
+/// or after, never half rewritten; the commit waits for the read in progress (a lookup holds the lock for one
+/// lookup, an observer for one pass).
 extension PackedItemStore: ConcurrentReadStore {
     public func makeConcurrentReader() throws -> any ItemReader { PackedItemReader(store: self) }
 }
