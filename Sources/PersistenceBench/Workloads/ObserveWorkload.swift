@@ -56,6 +56,7 @@ public struct ObserveWorkload: ItemWorkload {
         do {
             try inbox.wait(for: plan.initial, after: "the start", timeout: Self.deliveryTimeoutSeconds)
             if paced { digest.add(plan.initial.digest) }
+            context.restartTimeline()
             for (index, step) in plan.steps.enumerated() {
                 let before = context.stopwatch.elapsedNanoseconds
                 try context.stopwatch.measure { try step.change.apply(to: store) }

@@ -76,6 +76,7 @@ public struct ReadWhileImportWorkload: ItemWorkload {
         do {
             alone = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {}.reads
             (during, window) = try OpenLoopReads.run(keys: keys, rate: context.readRate, reader: reader) {
+                context.restartTimeline()
                 let start = monotonicNanoseconds()
                 try Self.importItems(Int64(scale) + 1...Int64(scale + count), into: store, context: context)
                 return start..<monotonicNanoseconds()

@@ -96,6 +96,12 @@ public struct WorkloadContext {
         self.readRate = readRate
     }
 
+    /// Starts the per-second timeline over: for a workload whose timed part begins after untimed work of its own
+    /// (a reference phase, a computed plan), so that the timeline's first windows are the timed part's.
+    func restartTimeline() {
+        stopwatch.timeline?.start = monotonicNanoseconds()
+    }
+
     /// The same context with another batch size.
     func with(batchSize: Int) -> WorkloadContext {
         WorkloadContext(
