@@ -7,10 +7,7 @@ import PersistenceBench
 /// (`automaticallyMergesChangesFromParent`).
 extension ORMItemStore: ConcurrentReadStore {
     public func makeConcurrentReader() throws -> any ItemReader {
-        container.shareAcrossThreads()
-        let context = ModelContext(container, reads: try container.openReadConnection())
-        context.automaticallyMergesChanges = true
-        return ORMItemReader(context: context)
+        ORMItemReader(context: try container.makeMergingContext())
     }
 
     /// One save per commit, then a reset, as a background import saves in chunks (and `orm+batched` saves every
@@ -33,9 +30,5 @@ private final class ORMItemReader: ItemReader {
         return try ORMItemStore.item(id: id, in: context)
     }
 
-    func close() throws {
-        context.automaticallyMergesChanges = false
-        context.reset()
-        try context.reads?.close()
-    }
+    func close() throws { try context.closeMergingContext() }
 }

@@ -8,9 +8,7 @@ extension ORMItemStore: ObservableItemStore {
     public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
-        container.shareAcrossThreads()
-        let observer = ModelContext(container, reads: try container.openReadConnection())
-        observer.automaticallyMergesChanges = true
+        let observer = try container.makeMergingContext()
         return SignalledObservation(
             signal: observer.notifications,
             requery: {
@@ -19,10 +17,6 @@ extension ORMItemStore: ObservableItemStore {
                     items: try Self.page(query.page, in: observer),
                     count: try query.filters.reduce(0) { try $0 + Self.count(where: $1, in: observer) })
             }, deliver: deliver,
-            finish: {
-                observer.automaticallyMergesChanges = false
-                observer.reset()
-                try observer.reads?.close()
-            })
+            finish: { try observer.closeMergingContext() })
     }
 }

@@ -6,29 +6,15 @@ extension SQLiteItemStore: ConcurrentReadStore {
     /// A second connection to the same file, for the reader's thread: in WAL mode it reads the last commit while
     /// this connection writes, and neither waits for the other.
     public func makeConcurrentReader() throws -> any ItemReader {
-        try SQLiteItemReader(path: connection.path, tuned: tuned)
+        try openSecondConnection()
+    }
+
+    /// The store opened again on the same file, with the same settings: a connection of its own for another
+    /// thread, with every statement of the store.
+    func openSecondConnection() throws -> SQLiteItemStore {
+        try SQLiteItemStore(directory: URL(fileURLWithPath: connection.path).deletingLastPathComponent(), tuned: tuned)
     }
 }
 
-/// Item lookups on a connection of their own, with the writer's page-cache and map settings.
-final class SQLiteItemReader: ItemReader {
-    private let connection: SQLiteConnection
-    private let selectByID: SQLiteStatement
-
-    init(path: String, tuned: Bool) throws {
-        connection = try SQLiteConnection(path: path)
-        if tuned { try connection.execute(SQLiteItemStore.tunedPragmas) }
-        selectByID = try connection.prepare("SELECT \(SQLiteItemStore.columns) FROM item WHERE id = ?")
-    }
-
-    func item(id: Int64) throws -> Item? {
-        selectByID.bind(id, at: 1)
-        defer { selectByID.reset() }
-        return try selectByID.step() ? SQLiteItemStore.item(from: selectByID) : nil
-    }
-
-    func close() throws {
-        selectByID.finalize()
-        try connection.close()
-    }
-}
+/// A second store on the file reads items as the store does.
+extension SQLiteItemStore: ItemReader {}

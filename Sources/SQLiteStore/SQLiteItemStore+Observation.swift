@@ -6,13 +6,12 @@ import SQLiteSupport
 extension SQLiteItemStore: ObservableItemStore {
     /// SQLite's own hooks on the writer's connection: the update hook notes a change to `item` (it names the table
     /// and rowid, not the columns, so any change to `item` counts), the commit hook carries it to the commit, and
-    /// once COMMIT has returned the observer is signalled. The observer re-queries on a connection of its own (a
-    /// second store on the same file: the same statements) with `page` and `count(where:)`.
+    /// once COMMIT has returned the observer is signalled. The observer re-queries on a connection of its own
+    /// (`openSecondConnection`) with `page` and `count(where:)`.
     public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
-        let observer = try SQLiteItemStore(
-            directory: URL(fileURLWithPath: connection.path).deletingLastPathComponent(), tuned: tuned)
+        let observer = try openSecondConnection()
         let hooks = ItemChangeHooks(on: connection)
         return SignalledObservation(
             signal: hooks.commits, requery: { try ObservedResult.query(query, in: observer) }, deliver: deliver,

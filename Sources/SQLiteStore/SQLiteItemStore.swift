@@ -238,7 +238,7 @@ public final class SQLiteItemStore: MigrationStore {
     }
 
     @inline(__always)
-    static func item(from row: SQLiteStatement) -> Item {
+    private static func item(from row: SQLiteStatement) -> Item {
         Item(
             id: row.int64(at: 0), title: row.text(at: 1), notes: row.text(at: 2), isInStock: row.int64(at: 3) != 0,
             priority: row.isNull(at: 4) ? nil : Item.Priority(rawValue: Int(row.int64(at: 4))),

@@ -85,6 +85,15 @@ public final class ModelContainer {
         PooledConnection(try SQLiteConnection(path: url.path))
     }
 
+    /// A context for another thread: a read connection of its own, merging every other context's saves. The row
+    /// cache is shared from now on. `closeMergingContext()` ends it.
+    func makeMergingContext() throws -> ModelContext {
+        shareAcrossThreads()
+        let context = ModelContext(self, reads: try openReadConnection())
+        context.automaticallyMergesChanges = true
+        return context
+    }
+
     /// Starts or stops handing `context` every other context's save notifications.
     func setMerging(_ context: ModelContext, _ merging: Bool) {
         rowCache.coordinated {

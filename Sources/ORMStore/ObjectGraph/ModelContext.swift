@@ -118,6 +118,14 @@ public final class ModelContext {
 
     // MARK: Merging other contexts' saves
 
+    /// Ends a context of `ModelContainer.makeMergingContext()`: it stops merging, forgets its objects and closes its
+    /// read connection.
+    func closeMergingContext() throws {
+        automaticallyMergesChanges = false
+        reset()
+        try reads?.close()
+    }
+
     /// Queues another context's save notification; called on the saving context's thread, under the coordinator's
     /// lock.
     func receive(_ notification: ContextDidSave) {

@@ -143,6 +143,13 @@ public struct ItemPageQuery: Equatable, Sendable {
 
     /// The order every store must return: false before true, then byte-wise title, then id.
     public static func areInIncreasingOrder(_ a: Item, _ b: Item) -> Bool {
+        areInIncreasingOrder((a.isInStock, a.title, a.id), (b.isInStock, b.title, b.id))
+    }
+
+    /// The same order on the three fields it reads.
+    static func areInIncreasingOrder(
+        _ a: (isInStock: Bool, title: String, id: Int64), _ b: (isInStock: Bool, title: String, id: Int64)
+    ) -> Bool {
         if a.isInStock != b.isInStock { return !a.isInStock }
         if a.title != b.title { return a.title.utf8.lexicographicallyPrecedes(b.title.utf8) }
         return a.id < b.id

@@ -43,9 +43,7 @@ struct ObservedPlan {
         }
 
         static func < (a: SortKey, b: SortKey) -> Bool {
-            if a.isInStock != b.isInStock { return !a.isInStock }
-            if a.title != b.title { return a.title.utf8.lexicographicallyPrecedes(b.title.utf8) }
-            return a.id < b.id
+            ItemPageQuery.areInIncreasingOrder((a.isInStock, a.title, a.id), (b.isInStock, b.title, b.id))
         }
     }
 
