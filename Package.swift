@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "PersistenceBench", targets: ["PersistenceBench"]),
         // The stores, for the package-benchmark suites in Benchmarks/ (a nested package) and other users.
         .library(name: "StoreCatalog", targets: ["StoreCatalog"]),
+        // The LD_PRELOAD library `persistbench crash --power-loss` and the fault checks load into a writer: it
+        // records every write and flush to a store's files, and can fail one. Built beside the tool.
+        .library(name: "WriteRecorder", type: .dynamic, targets: ["CWriteRecorder"]),
     ],
     dependencies: [
         // Exact versions: the build machines resolve packages from a local mirror that holds only these.
@@ -31,6 +34,9 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // Plain C with no dependency: libWriteRecorder.so interposes libc's write, flush, truncate, rename and unlink
+        // calls (CWriteRecorder/recorder.c).
+        .target(name: "CWriteRecorder", linkerSettings: [.linkedLibrary("dl")]),
         // The core: records, generator, Store protocols, workloads, measurement, runner, results model.
         // It imports no store; stores and the tool depend on it.
         .target(

@@ -27,9 +27,9 @@ public final class LMDBItemStore: MigrationStore {
     /// The environment, for tests that look at its map.
     public let environment: LMDBEnvironment
     /// id → `ItemCodec` value.
-    private let items: LMDBDatabase
+    let items: LMDBDatabase
     /// `[priority, isInStock]` → title, 0, id: answers `count(where:)` and `page(_:)` without a table scan.
-    private let titleIndex: LMDBDatabase
+    let titleIndex: LMDBDatabase
     /// title → id, filled by `migrateToUniqueTitles` and kept from then on: the unique index.
     private let titles: LMDBDatabase
     private let meta: LMDBDatabase

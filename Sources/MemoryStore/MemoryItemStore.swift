@@ -16,6 +16,7 @@ public final class MemoryItemStore: MigrationStore {
         summary: "the harness floor: items in a Swift array indexed by id, counts kept, page orders sorted on "
             + "demand; nothing persisted while it runs (YCSB's BasicDB)",
         durability: "none: a commit writes nothing; close writes an untimed dump so that fixtures can be copied",
+        promise: .nothing,
         configuration: "Swift arrays, sets and dictionaries in the heap; items.dump read at open, written at close",
         engine: { "Swift collections (this package)" }, type: MemoryItemStore.self,
         open: { try MemoryItemStore(directory: $0) })

@@ -370,7 +370,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         }
     }
 
-    private var view: MappedView {
+    var view: MappedView {
         MappedView(rows: rows.bytes, arena: arena.bytes, tombstones: tombstones.bytes, arenaPath: arena.path)
     }
 

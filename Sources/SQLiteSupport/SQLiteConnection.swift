@@ -87,6 +87,16 @@ public final class SQLiteConnection {
         }
     }
 
+    /// What `PRAGMA integrity_check` finds wrong in the file (pages, b-trees, indexes against their tables), at
+    /// most `limit` lines; empty when it says "ok".
+    public func integrityProblems(limit: Int = 10) throws -> [String] {
+        let statement = try prepare("PRAGMA integrity_check(\(limit))")
+        defer { statement.finalize() }
+        var lines: [String] = []
+        while try statement.step() { lines.append(statement.text(at: 0)) }
+        return lines == ["ok"] ? [] : lines
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
     @inlinable public var changes: Int { Int(sqlite3_changes(handle)) }
 

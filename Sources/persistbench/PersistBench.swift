@@ -11,7 +11,10 @@ struct PersistBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "persistbench",
         abstract: "Identical, verified workloads against Swift persistence strategies: throughput, latency, memory.",
-        subcommands: [Run.self, List.self, Report.self, Compare.self, Check.self, Keys.self, Cell.self])
+        subcommands: [
+            Run.self, List.self, Report.self, Compare.self, Check.self, Keys.self, Crash.self, Verify.self, Cell.self,
+            CrashChild.self,
+        ])
 
     /// Bad input exits with status 2 and a message naming it; runtime failures exit with 1.
     static func main() {

@@ -61,5 +61,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let storeOrder = Stream(rawValue: 17)
         public static let writeThenPageSelection = Stream(rawValue: 18)
         public static let observedChanges = Stream(rawValue: 19)
+        public static let crashTransactions = Stream(rawValue: 20)
+        public static let crashStates = Stream(rawValue: 21)
     }
 }

@@ -16,8 +16,9 @@ final class ChildProcess {
     }
 
     /// Starts `arguments[0]` with `arguments`. Its stdout and stderr go to `outputPath`; with `progressPipe`
-    /// its file descriptor 3 is the write end of a pipe the parent reads with `readProgress()`.
-    init(arguments: [String], outputPath: String?, progressPipe: Bool) throws {
+    /// its file descriptor 3 is the write end of a pipe the parent reads with `readProgress()`. `extraEnvironment`
+    /// (`NAME=value` entries) is added to this process's environment.
+    init(arguments: [String], outputPath: String?, progressPipe: Bool, extraEnvironment: [String] = []) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -36,8 +37,17 @@ final class ChildProcess {
         }
         let cArguments = arguments.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
+        var environment: [UnsafeMutablePointer<CChar>?] = []
+        var index = 0
+        while let entry = environ[index] {
+            environment.append(entry)
+            index += 1
+        }
+        let added = extraEnvironment.map { strdup($0) }
+        defer { added.forEach { free($0) } }
+        environment += added + [nil]
         var child: pid_t = 0
-        let result = posix_spawn(&child, arguments[0], &actions, nil, cArguments, environ)
+        let result = posix_spawn(&child, arguments[0], &actions, nil, cArguments, environment)
         if progressPipe { close(pipeDescriptors[1]) }
         guard result == 0 else {
             if progressPipe { close(pipeDescriptors[0]) }
@@ -74,6 +84,25 @@ final class ChildProcess {
         let lines = progressBuffer[..<lastNewline].split(separator: 0x0A)
         progressBuffer.removeSubrange(...lastNewline)
         return lines.last.flatMap { Int(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Reads what is left in the progress pipe once the child has ended, and returns the last number in it (or
+    /// `latest` if there is none).
+    func drainProgress(latest: Int?) -> Int? {
+        var latest = latest
+        guard progressDescriptor >= 0 else { return latest }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(progressDescriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            progressBuffer.append(contentsOf: chunk[0..<count])
+        }
+        for line in progressBuffer.split(separator: 0x0A) {
+            if let number = Int(String(decoding: line, as: UTF8.self)) { latest = number }
+        }
+        progressBuffer.removeAll()
+        return latest
     }
 
     /// Reaps the child if it has ended, returning how and its resource use; nil while it runs.

@@ -129,6 +129,8 @@ public struct StoreKind: Sendable {
     public let summary: String
     /// What a commit guarantees, in one line.
     public let durability: String
+    /// What survives a kill or a power cut, as `persistbench crash` checks it.
+    public let promise: DurabilityPromise
     /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode. Reports state it
     /// beside the engine, so that a reader sees what each store was allowed to use.
     public let configuration: String
@@ -144,13 +146,14 @@ public struct StoreKind: Sendable {
     public static let harnessFloorName = "memory"
 
     public init(
-        name: String, summary: String, durability: String, configuration: String,
-        engine: @escaping @Sendable () -> String, type: any Store.Type,
+        name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
+        configuration: String, engine: @escaping @Sendable () -> String, type: any Store.Type,
         open: @escaping @Sendable (URL) throws -> any Store
     ) {
         self.name = name
         self.summary = summary
         self.durability = durability
+        self.promise = promise
         self.configuration = configuration
         self.engine = engine
         self.type = type

@@ -1,0 +1,414 @@
+import Foundation
+
+/// What one check found for one store: `persistbench crash`'s result rows (crash.json).
+public struct CrashSummary: Codable, Sendable {
+    public enum Check: String, Codable, Sendable, CaseIterable {
+        /// The writer is killed with SIGKILL: the page cache survives.
+        case kill
+        /// Crash states a power cut may leave, rebuilt from the writer's recorded writes and flushes.
+        case powerLoss = "power-loss"
+        /// A write or flush fails (ENOSPC, EIO) in the writer.
+        case fault
+    }
+
+    public var store: String
+    public var check: Check
+    public var promise: DurabilityPromise
+    /// Kills, crash states or injected faults.
+    public var trials = 0
+    /// Committed transactions the trials checked (the sum of each trial's committed count).
+    public var transactionsVerified = 0
+    public var intact = 0
+    /// Trials that found an earlier committed state, and the committed transactions they lost in all.
+    public var lost = 0
+    public var lostTransactions = 0
+    public var torn = 0
+    public var corrupt = 0
+    /// Trials whose outcome the store's promise does not allow.
+    public var broken = 0
+    public var reopenMedianSeconds: Double?
+    public var reopenMaxSeconds: Double?
+    /// Faults: how many the writer reported as an error, and how many it absorbed (its run ended without one).
+    public var faultsReported: Int?
+    public var faultsAbsorbed: Int?
+    /// The first few broken trials, described.
+    public var examples: [String] = []
+
+    init(store: StoreKind, check: Check) {
+        self.store = store.name
+        self.check = check
+        promise = store.promise
+    }
+
+    /// Whether `verdict` is what the promise allows for this check.
+    func allows(_ verdict: CrashVerdict) -> Bool {
+        switch (check, promise) {
+        case (_, .nothing): true
+        case (.powerLoss, .processCrashOnly): true
+        case (.powerLoss, .committedPrefix): verdict.outcome == .intact || verdict.outcome == .lost
+        default: verdict.outcome == .intact
+        }
+    }
+
+    mutating func add(_ verdict: CrashVerdict, trial: String) {
+        trials += 1
+        transactionsVerified += verdict.committed
+        switch verdict.outcome {
+        case .intact: intact += 1
+        case .lost:
+            lost += 1
+            lostTransactions += verdict.lostTransactions
+        case .torn: torn += 1
+        case .corrupt: corrupt += 1
+        }
+        if !allows(verdict) { addBroken("\(trial): \(verdict.outcome.rawValue)", verdict.problem) }
+    }
+
+    mutating func addBroken(_ what: String, _ problem: String?) {
+        broken += 1
+        if examples.count < 5 { examples.append(what + (problem.map { " (\($0))" } ?? "")) }
+    }
+}
+
+/// `persistbench crash`: kills a writer, rebuilds power-loss crash states, injects faults, and verifies what each
+/// leaves in a fresh process (`CrashExecution`).
+public final class CrashCampaign {
+    public struct Configuration: Sendable {
+        public var scale: Int
+        public var seed: UInt64
+        public var kills: Int
+        /// Crash states per store for the power-loss check (0: skip it).
+        public var powerLossStates: Int
+        /// Faults per store (0: skip the check).
+        public var faults: Int
+        /// Transactions the recorded (power-loss, fault) writer commits.
+        public var transactions: Int
+        /// A kill comes a seeded 0…this many milliseconds after the writer opened the store.
+        public var maximumKillDelayMilliseconds: Int
+
+        public init(
+            scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, transactions: Int,
+            maximumKillDelayMilliseconds: Int
+        ) {
+            self.scale = scale
+            self.seed = seed
+            self.kills = kills
+            self.powerLossStates = powerLossStates
+            self.faults = faults
+            self.transactions = transactions
+            self.maximumKillDelayMilliseconds = maximumKillDelayMilliseconds
+        }
+    }
+
+    /// A child that ran longer than this is counted as hung and killed.
+    static let childTimeoutSeconds = 120.0
+
+    private let configuration: Configuration
+    private let executable: String
+    private let recorder: String?
+    private let work: URL
+    private let progress: (String) -> Void
+
+    /// - Parameters:
+    ///   - executable: this tool, whose hidden `_crash` command the children run.
+    ///   - recorder: libWriteRecorder.so, for the power-loss and fault checks.
+    ///   - work: a scratch directory, emptied first.
+    public init(
+        configuration: Configuration, executable: String, recorder: String?, work: URL,
+        progress: @escaping (String) -> Void
+    ) {
+        self.configuration = configuration
+        self.executable = executable
+        self.recorder = recorder
+        self.work = work
+        self.progress = progress
+    }
+
+    private var base: URL { work.appendingPathComponent("base") }
+    private var store: URL { work.appendingPathComponent("store") }
+    private var recordLog: URL { work.appendingPathComponent("writes.log") }
+
+    /// Runs the configured checks on `kind`.
+    public func run(_ kind: StoreKind) throws -> [CrashSummary] {
+        try FileSystem.remove(work)
+        try FileSystem.makeDirectory(base)
+        defer { try? FileSystem.remove(work) }
+        let prepared = try child(.prepare, kind: kind, directory: base)
+        guard case .exited(0) = prepared.ending else {
+            throw BenchError("loading \(kind.name)'s \(configuration.scale) items failed: \(prepared.failure)")
+        }
+        var summaries: [CrashSummary] = []
+        if configuration.kills > 0 { summaries.append(try kills(kind)) }
+        var log: WriteLog?
+        if configuration.powerLossStates > 0 || configuration.faults > 0 { log = try record(kind) }
+        if let log, configuration.powerLossStates > 0 { summaries.append(try powerLoss(kind, log: log)) }
+        if let log, configuration.faults > 0 { summaries.append(try faults(kind, log: log)) }
+        return summaries
+    }
+
+    // MARK: Kills
+
+    private func kills(_ kind: StoreKind) throws -> CrashSummary {
+        var summary = CrashSummary(store: kind, check: .kill)
+        var reopen: [Double] = []
+        var rng = SplitMix64(seed: configuration.seed, stream: .crashStates, index: 1)
+        for trial in 1...configuration.kills {
+            try FileSystem.remove(store)
+            try FileSystem.copyForCell(from: base, to: store)
+            let job = crashJob(.write, kind: kind, directory: store, run: trial)
+            let writer = try ChildProcess(
+                arguments: [executable, "_crash", try write(job)], outputPath: outputPath, progressPipe: true)
+            var latest: Int?
+            let started = monotonicNanoseconds()
+            while latest == nil, writer.reapIfEnded() == nil,
+                Double(monotonicNanoseconds() - started) / 1e9 < Self.childTimeoutSeconds
+            {
+                latest = writer.readProgress(waitingUpTo: 20)
+            }
+            guard latest != nil else {
+                writer.kill()
+                _ = writer.waitUntilEnded()
+                summary.trials += 1
+                summary.addBroken("kill \(trial)", "the writer did not open the store: \(report(job)?.error ?? "")")
+                continue
+            }
+            let delay = UInt64(rng.below(UInt64(configuration.maximumKillDelayMilliseconds) + 1)) * 1_000_000
+            let killAt = monotonicNanoseconds() + delay
+            while monotonicNanoseconds() < killAt {
+                let left = Int32(max(1, (killAt - min(killAt, monotonicNanoseconds())) / 1_000_000))
+                if let number = writer.readProgress(waitingUpTo: min(left, 20)) { latest = number }
+            }
+            writer.kill()
+            let ending = writer.waitUntilEnded().0
+            let committed = writer.drainProgress(latest: latest) ?? 0
+            if case .exited = ending {
+                summary.trials += 1
+                summary.addBroken("kill \(trial)", "the writer stopped before the kill: \(report(job)?.error ?? "")")
+                continue
+            }
+            let (verdict, seconds) = try verify(kind, directory: store, run: trial, committed: committed)
+            if let seconds { reopen.append(seconds) }
+            summary.add(verdict, trial: "kill \(trial) after \(delay / 1_000_000) ms, \(committed) committed")
+            if trial % 20 == 0 || trial == configuration.kills {
+                progress("\(kind.name): \(trial)/\(configuration.kills) kills, \(summary.broken) broken")
+            }
+        }
+        reopen.sort()
+        summary.reopenMedianSeconds = reopen.isEmpty ? nil : reopen[reopen.count / 2]
+        summary.reopenMaxSeconds = reopen.last
+        return summary
+    }
+
+    // MARK: Power loss
+
+    /// Runs a writer of `transactions` commits under libWriteRecorder and returns its log.
+    private func record(_ kind: StoreKind) throws -> WriteLog {
+        try FileSystem.remove(store)
+        try FileSystem.copyForCell(from: base, to: store)
+        let job = crashJob(.write, kind: kind, directory: store, run: 0, transactions: configuration.transactions)
+        let result = try child(job, environment: try recording(into: recordLog, fault: nil))
+        guard case .exited(0) = result.ending else {
+            throw BenchError("the recorded writer of \(kind.name) failed: \(result.failure)")
+        }
+        return try WriteLog(contentsOf: recordLog, directory: store.path)
+    }
+
+    private func recording(into log: URL, fault: String?) throws -> [String] {
+        guard let recorder else {
+            throw BenchError(
+                "the power-loss and fault checks need libWriteRecorder.so beside persistbench; build it with "
+                    + "`swift build -c release --product WriteRecorder`")
+        }
+        return [
+            "LD_PRELOAD=\(recorder)", "PB_RECORD_DIR=\(store.path)", "PB_RECORD_LOG=\(log.path)",
+            "PB_RECORD_MARKER_FD=\(CrashExecution.reportDescriptor)",
+        ] + (fault.map { ["PB_FAULT=\($0)"] } ?? [])
+    }
+
+    private func powerLoss(_ kind: StoreKind, log: WriteLog) throws -> CrashSummary {
+        var summary = CrashSummary(store: kind, check: .powerLoss)
+        let states = CrashStates(log: log)
+        let chosen = states.states(limit: configuration.powerLossStates, seed: configuration.seed)
+        var reopen: [Double] = []
+        for (index, state) in chosen.enumerated() {
+            try FileSystem.remove(store)
+            try FileSystem.copyForCell(from: base, to: store)
+            try states.materialize(state, in: store)
+            let (verdict, seconds) = try verify(kind, directory: store, run: 0, committed: state.committed)
+            if let seconds { reopen.append(seconds) }
+            summary.add(verdict, trial: state.label + ", \(state.committed) committed")
+            if (index + 1) % 50 == 0 || index + 1 == chosen.count {
+                progress("\(kind.name): \(index + 1)/\(chosen.count) power-loss states, \(summary.broken) broken")
+            }
+        }
+        reopen.sort()
+        summary.reopenMedianSeconds = reopen.isEmpty ? nil : reopen[reopen.count / 2]
+        summary.reopenMaxSeconds = reopen.last
+        return summary
+    }
+
+    // MARK: Faults
+
+    /// Fails a seeded write or flush (ENOSPC or EIO, alternately) of a writer like the recorded one, then checks
+    /// that the writer reported it or absorbed it without a crash or a hang, and that the store reopens with
+    /// every transaction committed before the fault.
+    private func faults(_ kind: StoreKind, log: WriteLog) throws -> CrashSummary {
+        var summary = CrashSummary(store: kind, check: .fault)
+        summary.faultsReported = 0
+        summary.faultsAbsorbed = 0
+        let counts = log.writesAndFlushes
+        var rng = SplitMix64(seed: configuration.seed, stream: .crashStates, index: 2)
+        for trial in 1...configuration.faults {
+            let isWrite = trial % 2 == 1 || counts.flushes == 0
+            let code = (trial / 2) % 2 == 0 ? ENOSPC : EIO
+            let at = 1 + Int(rng.below(UInt64(max(1, isWrite ? counts.writes : counts.flushes))))
+            let fault = "\(isWrite ? "write" : "flush"):\(at):\(code)"
+            let name = "fault \(trial) (\(isWrite ? "write" : "flush") \(at), \(code == ENOSPC ? "ENOSPC" : "EIO"))"
+            try FileSystem.remove(store)
+            try FileSystem.copyForCell(from: base, to: store)
+            let job = crashJob(.write, kind: kind, directory: store, run: 0, transactions: configuration.transactions)
+            let result = try child(
+                job, environment: try recording(into: work.appendingPathComponent("fault.log"), fault: fault))
+            if result.timedOut {
+                summary.trials += 1
+                summary.addBroken(name, "the writer hung: killed after \(Int(Self.childTimeoutSeconds)) s")
+                continue
+            }
+            switch result.ending {
+            case .signaled(let signal):
+                summary.trials += 1
+                summary.addBroken(name, "the writer crashed with signal \(signal)")
+                continue
+            case .exited(0): summary.faultsAbsorbed! += 1
+            case .exited:
+                guard report(job)?.error != nil else {
+                    summary.trials += 1
+                    summary.addBroken(name, "the writer failed without an error: \(result.failure)")
+                    continue
+                }
+                summary.faultsReported! += 1
+            }
+            let (verdict, _) = try verify(kind, directory: store, run: 0, committed: result.committed ?? 0)
+            summary.add(verdict, trial: name)
+        }
+        return summary
+    }
+
+    // MARK: Children
+
+    private var outputPath: String { work.appendingPathComponent("output.txt").path }
+    private var reportPath: URL { work.appendingPathComponent("report.json") }
+
+    private func crashJob(
+        _ mode: CrashJob.Mode, kind: StoreKind, directory: URL, run: Int, transactions: Int? = nil, committed: Int = 0
+    ) -> CrashJob {
+        CrashJob(
+            mode: mode, store: kind.name, scale: configuration.scale, seed: configuration.seed, run: run,
+            directory: directory.path, transactions: transactions, committed: committed, reportPath: reportPath.path)
+    }
+
+    private func write(_ job: CrashJob) throws -> String {
+        let path = work.appendingPathComponent("job.json")
+        try FileSystem.remove(reportPath)
+        try JSONEncoder().encode(job).write(to: path)
+        return path.path
+    }
+
+    private func report(_ job: CrashJob) -> CrashReport? {
+        (try? Data(contentsOf: URL(fileURLWithPath: job.reportPath))).flatMap {
+            try? JSONDecoder().decode(CrashReport.self, from: $0)
+        }
+    }
+
+    private struct ChildResult {
+        let ending: ChildProcess.Ending
+        let committed: Int?
+        /// The child's error, or its output, for a message.
+        let failure: String
+        /// Whether it ran past `childTimeoutSeconds` and was killed.
+        let timedOut: Bool
+    }
+
+    private func child(_ mode: CrashJob.Mode, kind: StoreKind, directory: URL) throws -> ChildResult {
+        try child(crashJob(mode, kind: kind, directory: directory, run: 0), environment: [])
+    }
+
+    /// Runs a child to its end (killed after `childTimeoutSeconds`).
+    private func child(_ job: CrashJob, environment: [String]) throws -> ChildResult {
+        let process = try ChildProcess(
+            arguments: [executable, "_crash", try write(job)], outputPath: outputPath, progressPipe: true,
+            extraEnvironment: environment)
+        let started = monotonicNanoseconds()
+        var latest: Int?
+        var ended: ChildProcess.Ending?
+        var timedOut = false
+        while ended == nil {
+            if let number = process.readProgress(waitingUpTo: 20) { latest = number }
+            ended = process.reapIfEnded()?.0
+            if ended == nil, Double(monotonicNanoseconds() - started) / 1e9 > Self.childTimeoutSeconds {
+                process.kill()
+                ended = process.waitUntilEnded().0
+                timedOut = true
+            }
+        }
+        let committed = process.drainProgress(latest: latest)
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        let failure =
+            timedOut
+            ? "timed out after \(Int(Self.childTimeoutSeconds)) s"
+            : report(job)?.error ?? output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return ChildResult(ending: ended!, committed: committed, failure: failure, timedOut: timedOut)
+    }
+
+    /// Reopens the store in `directory` in a fresh process and returns its verdict and reopen time.
+    private func verify(_ kind: StoreKind, directory: URL, run: Int, committed: Int) throws -> (CrashVerdict, Double?) {
+        let job = crashJob(.verify, kind: kind, directory: directory, run: run, committed: committed)
+        let result = try child(job, environment: [])
+        if result.timedOut {
+            return (CrashVerdict(outcome: .corrupt, committed: committed, problem: "the reopen hung"), nil)
+        }
+        if case .signaled(let signal) = result.ending {
+            return (
+                CrashVerdict(outcome: .corrupt, committed: committed, problem: "the reopen crashed (signal \(signal))"),
+                nil
+            )
+        }
+        guard let report = report(job), let verdict = report.verdict else {
+            throw BenchError("verifying \(kind.name) failed: \(result.failure)")
+        }
+        return (verdict, report.openSeconds)
+    }
+}
+
+/// What `persistbench crash` writes to crash.json: the machine, the configuration, a row per store and check.
+public struct CrashResults: Codable, Sendable {
+    public var environment: RunEnvironment
+    public var scale: Int
+    public var seed: UInt64
+    public var kills: Int
+    public var powerLossStates: Int
+    public var faults: Int
+    public var transactions: Int
+    public var summaries: [CrashSummary] = []
+    /// Stores whose check stopped with an error (a failed fixture load, a missing recorder), with the error.
+    public var errors: [String: String] = [:]
+
+    public init(environment: RunEnvironment, configuration: CrashCampaign.Configuration) {
+        self.environment = environment
+        scale = configuration.scale
+        seed = configuration.seed
+        kills = configuration.kills
+        powerLossStates = configuration.powerLossStates
+        faults = configuration.faults
+        transactions = configuration.transactions
+    }
+
+    /// Whether any store broke its promise or could not be checked.
+    public var failed: Bool { summaries.contains { $0.broken > 0 } || !errors.isEmpty }
+
+    public func jsonData() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+}

@@ -1,0 +1,195 @@
+/// The seeded transactions the crash checks write, and the state a store must hold after any number of them.
+///
+/// The store starts as the `get` fixture (items 1…scale). Transaction `t` is an insert of new items (ids after
+/// every id used so far), an update of live items, or a delete of live items, 1–16 items each, so that a
+/// transaction applied in part shows. The plan keeps what every transaction wrote, so that a check can find
+/// which committed state, if any, a reopened store holds.
+public struct CrashPlan: Sendable {
+    public enum Transaction: Sendable {
+        case insert([Item])
+        case update([ItemUpdate])
+        case delete([Int64])
+    }
+
+    public static let maximumItemsPerTransaction = 16
+
+    public let scale: Int
+    private let generator: ItemGenerator
+    private var rng: SplitMix64
+    private var nextID: Int64
+    /// The current value of every id a transaction touched; nil once deleted.
+    private var current: [Int64: Item?] = [:]
+    /// Per transaction (index 0 is transaction 1), the values it left: nil for a deleted id.
+    public private(set) var history: [[(id: Int64, item: Item?)]] = []
+
+    /// - Parameter run: which sequence of transactions (one per kill), so that kills do not all replay one.
+    public init(scale: Int, seed: UInt64, run: Int) {
+        self.scale = scale
+        generator = ItemGenerator(seed: seed)
+        rng = SplitMix64(seed: seed, stream: .crashTransactions, index: UInt64(run))
+        nextID = Int64(scale) + 1
+    }
+
+    /// The plan with its first `count` transactions made.
+    public init(scale: Int, seed: UInt64, run: Int, transactions count: Int) {
+        self.init(scale: scale, seed: seed, run: run)
+        for _ in 0..<count { _ = next() }
+    }
+
+    /// The item `id` holds before any transaction: the fixture's, or nil for an id the plan inserts.
+    func base(_ id: Int64) -> Item? { id <= Int64(scale) ? generator.item(id: id) : nil }
+
+    private func value(_ id: Int64) -> Item? {
+        if let changed = current[id] { return changed }
+        return base(id)
+    }
+
+    /// Makes the next transaction and records what it leaves.
+    public mutating func next() -> Transaction {
+        let number = history.count + 1
+        let size = 1 + Int(rng.below(UInt64(Self.maximumItemsPerTransaction)))
+        let kind = rng.below(3)
+        let transaction: Transaction
+        var effects: [(id: Int64, item: Item?)] = []
+        if kind == 0 || nextID - 1 < Int64(size) * 4 {
+            let items = (0..<Int64(size)).map { generator.item(id: nextID + $0) }
+            nextID += Int64(size)
+            effects = items.map { ($0.id, $0) }
+            transaction = .insert(items)
+        } else {
+            var ids: [Int64] = []
+            while ids.count < size {
+                let id = 1 + Int64(rng.below(UInt64(nextID - 1)))
+                if value(id) != nil && !ids.contains(id) { ids.append(id) }
+            }
+            ids.sort()
+            if kind == 1 {
+                let updates = ids.enumerated().map { index, id in
+                    generator.update(id: id, revision: number * Self.maximumItemsPerTransaction + index)
+                }
+                effects = updates.map { update in
+                    var item = value(update.id)!
+                    update.apply(to: &item)
+                    return (update.id, item)
+                }
+                transaction = .update(updates)
+            } else {
+                effects = ids.map { ($0, nil) }
+                transaction = .delete(ids)
+            }
+        }
+        for effect in effects { current[effect.id] = .some(effect.item) }
+        history.append(effects)
+        return transaction
+    }
+
+    /// Applies a transaction as one commit of `store`.
+    public static func apply(_ transaction: Transaction, to store: any ConcurrentReadStore) throws {
+        switch transaction {
+        case .insert(let items): try store.insertCommitted(items)
+        case .update(let updates): try store.update(updates)
+        case .delete(let ids): try store.delete(ids: ids)
+        }
+    }
+}
+
+/// What a reopened store holds, against the plan.
+public struct CrashVerdict: Codable, Sendable, Equatable {
+    public enum Outcome: String, Codable, Sendable {
+        /// The state after the last committed transaction, or after the one in flight (its commit may have been
+        /// durable before it returned).
+        case intact
+        /// The state after an earlier transaction: committed transactions are missing, none in part.
+        case lost
+        /// No committed state: a transaction is partly visible, or an item is wrong.
+        case torn
+        /// The store did not open, or its own integrity check failed.
+        case corrupt
+    }
+
+    public var outcome: Outcome
+    /// Transactions whose commit had returned.
+    public var committed: Int
+    /// The committed state found (transactions applied), when there is one.
+    public var found: Int?
+    /// What was wrong, for `torn` and `corrupt`.
+    public var problem: String?
+
+    /// Committed transactions missing from the store.
+    public var lostTransactions: Int { found.map { max(0, committed - $0) } ?? 0 }
+
+    public init(outcome: Outcome, committed: Int, found: Int? = nil, problem: String? = nil) {
+        self.outcome = outcome
+        self.committed = committed
+        self.found = found
+        self.problem = problem
+    }
+}
+
+extension CrashPlan {
+    /// Compares every item of `store` with the states after 0…`committed + 1` transactions (the plan holds at
+    /// least that many) and says which it holds.
+    public func verdict(for store: any ItemStore, committed: Int) throws -> CrashVerdict {
+        let candidates = min(history.count, committed + 1)
+        var touched: Set<Int64> = []
+        for effects in history[..<candidates] { for effect in effects { touched.insert(effect.id) } }
+        var found: [Int64: Item] = [:]
+        var untouchedSeen = 0
+        var problem: String?
+        try store.forEachItem { item in
+            if touched.contains(item.id) {
+                found[item.id] = item
+            } else if let expected = base(item.id), Self.same(item, expected) {
+                untouchedSeen += 1
+            } else if problem == nil {
+                problem = "item \(item.id) is in no committed state"
+            }
+        }
+        if let problem { return CrashVerdict(outcome: .torn, committed: committed, problem: problem) }
+        let untouchedExpected = scale - touched.filter { $0 <= Int64(scale) }.count
+        if untouchedSeen != untouchedExpected {
+            return CrashVerdict(
+                outcome: .torn, committed: committed,
+                problem: "\(untouchedExpected - untouchedSeen) items no transaction touched are missing")
+        }
+        // Walk the states in order, keeping how many touched ids differ from the store.
+        var expected: [Int64: Item?] = [:]
+        var differing = 0
+        func differs(_ id: Int64) -> Bool {
+            switch (expected[id] ?? base(id), found[id]) {
+            case (nil, nil): false
+            case (let want?, let have?): !Self.same(want, have)
+            default: true
+            }
+        }
+        for id in touched where differs(id) { differing += 1 }
+        var matching: [Int] = differing == 0 ? [0] : []
+        var nearest = (state: 0, differing: differing)
+        for state in 1...max(1, candidates) where state <= candidates {
+            for effect in history[state - 1] {
+                let before = differs(effect.id)
+                expected[effect.id] = .some(effect.item)
+                let after = differs(effect.id)
+                differing += (after ? 1 : 0) - (before ? 1 : 0)
+            }
+            if differing == 0 { matching.append(state) }
+            if differing <= nearest.differing { nearest = (state, differing) }
+        }
+        if let state = matching.last {
+            return CrashVerdict(outcome: state >= committed ? .intact : .lost, committed: committed, found: state)
+        }
+        return CrashVerdict(
+            outcome: .torn, committed: committed,
+            problem: "\(nearest.differing) items differ from the nearest committed state (after transaction "
+                + "\(nearest.state))")
+    }
+
+    /// Equal as answers (prices in whole cents, dates in whole milliseconds), as digests compare them.
+    static func same(_ a: Item, _ b: Item) -> Bool {
+        var first = Digest()
+        first.add(a)
+        var second = Digest()
+        second.add(b)
+        return first == second
+    }
+}

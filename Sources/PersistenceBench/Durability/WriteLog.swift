@@ -1,0 +1,265 @@
+import Foundation
+
+/// The changes a writer made to a store's files, in call order, as libWriteRecorder logged them
+/// (`Sources/CWriteRecorder/recorder.c` has the format), with the writer's commit reports among them.
+struct WriteLog {
+    enum Operation: Equatable {
+        /// `file` names one file over its life (a path may be reused by a new file after an unlink).
+        case write(file: Int, path: String, offset: Int, data: [UInt8])
+        case flush(file: Int)
+        case truncate(file: Int, path: String, size: Int)
+        case create(file: Int, path: String)
+        case rename(from: String, to: String)
+        case unlink(path: String)
+        case directorySync(path: String)
+        /// The writer reported this many committed transactions.
+        case committed(Int)
+        /// The recorder failed this call (fault injection).
+        case fault
+    }
+
+    var operations: [Operation]
+
+    init(operations: [Operation]) { self.operations = operations }
+
+    /// Reads the log at `url`; paths become relative to `directory` (the recorded store's).
+    init(contentsOf url: URL, directory: String) throws {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        func relative(_ path: String) -> String {
+            path == root ? "." : path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+        }
+        var operations: [Operation] = []
+        var files: [UInt64: Int] = [:]
+        var fileCount = 0
+        func file(_ inode: UInt64, new: Bool = false) -> Int {
+            if !new, let known = files[inode] { return known }
+            fileCount += 1
+            files[inode] = fileCount
+            return fileCount
+        }
+        var offset = 0
+        func load<T: FixedWidthInteger>(_: T.Type) throws -> T {
+            guard offset + MemoryLayout<T>.size <= bytes.count else {
+                throw BenchError("\(url.path): a record is cut off at byte \(offset)")
+            }
+            let value = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
+            offset += MemoryLayout<T>.size
+            return T(littleEndian: value)
+        }
+        func take(_ count: Int) throws -> [UInt8] {
+            guard count >= 0, offset + count <= bytes.count else {
+                throw BenchError("\(url.path): a record is cut off at byte \(offset)")
+            }
+            defer { offset += count }
+            return Array(bytes[offset..<offset + count])
+        }
+        while offset < bytes.count {
+            let kind = try load(UInt32.self)
+            let pathLength = Int(try load(UInt32.self))
+            let secondLength = Int(try load(UInt32.self))
+            _ = try load(UInt32.self)
+            let inode = try load(UInt64.self)
+            let position = Int(try load(Int64.self))
+            let length = Int(try load(Int64.self))
+            let path = relative(String(decoding: try take(pathLength), as: UTF8.self))
+            let second = relative(String(decoding: try take(secondLength), as: UTF8.self))
+            let data = kind == 1 || kind == 8 ? try take(length) : []
+            switch kind {
+            case 1: operations.append(.write(file: file(inode), path: path, offset: position, data: data))
+            case 2: operations.append(.flush(file: file(inode)))
+            case 3: operations.append(.truncate(file: file(inode), path: path, size: position))
+            case 4: operations.append(.create(file: file(inode, new: true), path: path))
+            case 5: operations.append(.rename(from: path, to: second))
+            case 6: operations.append(.unlink(path: path))
+            case 7: operations.append(.directorySync(path: path))
+            case 8:
+                let numbers = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+                if let last = numbers.last { operations.append(.committed(last)) }
+            case 9: operations.append(.fault)
+            default: throw BenchError("\(url.path): unknown record kind \(kind) at byte \(offset)")
+            }
+        }
+        self.operations = operations
+    }
+
+    /// How many writes and flushes of the store's files the log holds (the fault checks choose among them).
+    var writesAndFlushes: (writes: Int, flushes: Int) {
+        operations.reduce(into: (0, 0)) { counts, operation in
+            switch operation {
+            case .write: counts.0 += 1
+            case .flush, .directorySync: counts.1 += 1
+            default: break
+            }
+        }
+    }
+}
+
+/// The states a power cut may leave, built from a `WriteLog` the way a file system that reorders unflushed
+/// writes may leave them (ext4's ordering, as the crash-consistency checkers ALICE and CrashMonkey model it).
+///
+/// A cut after operation `c` keeps every change that was flushed before it: a write or truncation once its file
+/// was flushed (`fsync`, `fdatasync`, or a write through an `O_SYNC`/`O_DSYNC` descriptor), a file's creation once
+/// the file or its directory was flushed, a rename or unlink once its directory was. Every other change before
+/// the cut is pending, writes split into their 4 KiB pages (a disk persists pages, not calls); a crash state
+/// keeps any subset of the pending pieces, applied in call order.
+struct CrashStates {
+    /// One crash state: the operations before `cut`, those durable by then, and the pending pieces chosen.
+    struct State: Equatable {
+        let cut: Int
+        let pending: [Piece]
+        /// Transactions the writer had reported committed before the cut.
+        let committed: Int
+        /// A short name for reports: "cut 41, 3 of 7 pending pieces".
+        var label: String
+    }
+
+    /// A pending operation, or one 4 KiB-aligned piece of a pending write.
+    struct Piece: Equatable {
+        let operation: Int
+        let bytes: Range<Int>?
+    }
+
+    static let pageSize = 4096
+
+    let log: WriteLog
+    /// For each operation, the index of the first later operation that makes it durable (Int.max if none).
+    private let durableAt: [Int]
+
+    init(log: WriteLog) {
+        self.log = log
+        var durableAt = [Int](repeating: Int.max, count: log.operations.count)
+        var nextFileFlush: [Int: Int] = [:]
+        var nextDirectorySync: [String: Int] = [:]
+        func parent(_ path: String) -> String {
+            let directory = (path as NSString).deletingLastPathComponent
+            return directory.isEmpty ? "." : directory
+        }
+        for index in log.operations.indices.reversed() {
+            switch log.operations[index] {
+            case .flush(let file): nextFileFlush[file] = index
+            case .directorySync(let path): nextDirectorySync[path] = index
+            case .write(let file, _, _, _), .truncate(let file, _, _):
+                durableAt[index] = nextFileFlush[file] ?? Int.max
+            case .create(let file, let path):
+                durableAt[index] = min(nextFileFlush[file] ?? Int.max, nextDirectorySync[parent(path)] ?? Int.max)
+            case .rename(_, let to):
+                durableAt[index] = nextDirectorySync[parent(to)] ?? Int.max
+            case .unlink(let path):
+                durableAt[index] = nextDirectorySync[parent(path)] ?? Int.max
+            case .committed, .fault: break
+            }
+        }
+        self.durableAt = durableAt
+    }
+
+    /// Whether operation `index` changes files (and so can be lost).
+    private func changesFiles(_ index: Int) -> Bool {
+        switch log.operations[index] {
+        case .write, .truncate, .create, .rename, .unlink: true
+        default: false
+        }
+    }
+
+    /// The pending pieces at a cut after `cut` operations.
+    func pendingPieces(at cut: Int) -> [Piece] {
+        (0..<cut).filter { changesFiles($0) && durableAt[$0] >= cut }.flatMap { index -> [Piece] in
+            guard case .write(_, _, let offset, let data) = log.operations[index] else {
+                return [Piece(operation: index, bytes: nil)]
+            }
+            var pieces: [Piece] = []
+            var start = 0
+            while start < data.count {
+                let pageEnd = ((offset + start) / Self.pageSize + 1) * Self.pageSize - offset
+                let end = min(data.count, pageEnd)
+                pieces.append(Piece(operation: index, bytes: start..<end))
+                start = end
+            }
+            return pieces
+        }
+    }
+
+    func committed(before cut: Int) -> Int {
+        var latest = 0
+        for operation in log.operations[..<cut] { if case .committed(let number) = operation { latest = number } }
+        return latest
+    }
+
+    /// Seeded crash states, at most `limit`: cuts just before every flush (the most pending), just after every
+    /// commit report, and at the end; at each, nothing pending kept, everything pending kept (what a kill
+    /// leaves), every prefix of the pending pieces (up to 8, then 8 spread), and 4 random subsets.
+    func states(limit: Int, seed: UInt64) -> [State] {
+        var cuts = Set([log.operations.count])
+        for (index, operation) in log.operations.enumerated() {
+            switch operation {
+            case .flush, .directorySync: cuts.insert(index)
+            case .committed: cuts.insert(index + 1)
+            default: break
+            }
+        }
+        var rng = SplitMix64(seed: seed, stream: .crashStates, index: 0)
+        var candidates: [State] = []
+        for cut in cuts.sorted() {
+            let pending = pendingPieces(at: cut)
+            let committed = committed(before: cut)
+            func add(_ chosen: [Piece], _ what: String) {
+                let state = State(
+                    cut: cut, pending: chosen, committed: committed,
+                    label: "cut after operation \(cut), \(what) of \(pending.count) pending pieces")
+                if !candidates.contains(state) { candidates.append(state) }
+            }
+            add([], "none")
+            guard !pending.isEmpty else { continue }
+            let prefixes = pending.count <= 8 ? Array(1...pending.count) : (1...8).map { $0 * pending.count / 8 }
+            for length in prefixes { add(Array(pending.prefix(length)), "the first \(length)") }
+            for _ in 0..<4 {
+                let subset = pending.filter { _ in rng.below(2) == 0 }
+                add(subset, "a random \(subset.count)")
+            }
+        }
+        guard candidates.count > limit else { return candidates }
+        // Keep a seeded sample, in log order.
+        var indices = Array(candidates.indices)
+        for index in stride(from: indices.count - 1, to: 0, by: -1) {
+            indices.swapAt(index, Int(rng.below(UInt64(index + 1))))
+        }
+        return indices.prefix(limit).sorted().map { candidates[$0] }
+    }
+
+    /// Builds `state` in `directory`, a copy of the store as it was before the writer started.
+    func materialize(_ state: State, in directory: URL) throws {
+        let chosen = Dictionary(grouping: state.pending, by: \.operation)
+        for index in 0..<state.cut where changesFiles(index) {
+            if durableAt[index] < state.cut {
+                try apply(index, bytes: nil, in: directory)
+            } else if let pieces = chosen[index] {
+                for piece in pieces { try apply(index, bytes: piece.bytes, in: directory) }
+            }
+        }
+    }
+
+    private func apply(_ index: Int, bytes: Range<Int>?, in directory: URL) throws {
+        func path(_ relative: String) -> String { directory.appendingPathComponent(relative).path }
+        let manager = FileManager.default
+        switch log.operations[index] {
+        case .write(_, let written, let offset, let data):
+            let range = bytes ?? 0..<data.count
+            let descriptor = open(path(written), O_WRONLY)
+            guard descriptor >= 0 else { return }  // its creation was lost
+            defer { close(descriptor) }
+            try data[range].withUnsafeBytes {
+                try FileSystem.write($0, to: descriptor, at: offset + range.lowerBound, path: path(written))
+            }
+        case .truncate(_, let file, let size):
+            if manager.fileExists(atPath: path(file)) { _ = Glibc.truncate(path(file), off_t(size)) }
+        case .create(_, let file):
+            let descriptor = open(path(file), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            if descriptor >= 0 { close(descriptor) }
+        case .rename(let from, let to):
+            if manager.fileExists(atPath: path(from)) { _ = Glibc.rename(path(from), path(to)) }
+        case .unlink(let file):
+            if manager.fileExists(atPath: path(file)) { try manager.removeItem(atPath: path(file)) }
+        default: break
+        }
+    }
+}

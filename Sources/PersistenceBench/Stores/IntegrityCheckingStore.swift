@@ -1,0 +1,46 @@
+/// A store that can check its own files after a crash: what `persistbench crash` and `verify` run after reopening.
+public protocol IntegrityCheckingStore: ConcurrentReadStore {
+    /// Checks the store's files with the store's own means (SQLite's `PRAGMA integrity_check`, a walk of every
+    /// LMDB database, `packed`'s checksums and bounds) and throws a `DamagedStore` naming the file and the place
+    /// of the first damage found.
+    func checkIntegrity() throws
+}
+
+/// Damage an integrity check found: the file, where in it (a byte offset, or a page), and what.
+public struct DamagedStore: Error, CustomStringConvertible, Sendable {
+    public let file: String
+    public let place: String?
+    public let problem: String
+
+    public init(file: String, place: String? = nil, problem: String) {
+        self.file = file
+        self.place = place
+        self.problem = problem
+    }
+
+    public var description: String { "\(file)\(place.map { " at \($0)" } ?? ""): \(problem)" }
+}
+
+/// What a store promises to keep when its process is killed or the machine loses power, as `persistbench crash`
+/// checks it.
+public enum DurabilityPromise: String, Codable, Sendable {
+    /// Every transaction whose commit returned survives a kill and a power cut.
+    case everyCommit
+    /// Every committed transaction survives a kill; a power cut may lose the last ones, never part of one, and
+    /// never corrupts (SQLite's WAL with `synchronous=NORMAL`, LMDB's `MDB_NOMETASYNC`).
+    case committedPrefix
+    /// Every committed transaction survives a kill; after a power cut nothing is promised (no flushes).
+    case processCrashOnly
+    /// Nothing survives the process (the harness floor).
+    case nothing
+
+    public var summary: String {
+        switch self {
+        case .everyCommit: "every committed transaction survives a kill and a power cut"
+        case .committedPrefix:
+            "every committed transaction survives a kill; a power cut may lose the last ones, never corrupts"
+        case .processCrashOnly: "every committed transaction survives a kill; a power cut, nothing promised"
+        case .nothing: "nothing survives the process"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+import Reports
+
+struct Crash: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Kill a writer, cut its power, fail its writes; check what each store keeps.",
+        discussion: """
+            Per store: --kills writers killed with SIGKILL at a seeded moment; with --power-loss N, N crash states \
+            rebuilt from a recorded writer's writes and flushes (what a power cut may leave); with --faults N, N \
+            seeded ENOSPC/EIO failures of a write or flush. Each trial reopens the store in a fresh process, runs \
+            its integrity check and compares every item with the committed states. Writes crash.json and crash.md \
+            to --out after every store. Exit status: 0 when every store kept its promise, 1 when one broke it or \
+            could not be checked, 2 on bad input.
+            """)
+
+    @Option(help: "Comma-separated stores. Default: every store with a promise to check (not memory).")
+    var stores: String?
+
+    @Option(help: "Kills per store (0: none).")
+    var kills = 200
+
+    @Option(name: .customLong("power-loss"), help: "Power-loss crash states per store (0: none).")
+    var powerLoss = 0
+
+    @Option(help: "Injected faults per store (0: none).")
+    var faults = 0
+
+    @Option(help: "Items each store starts with: 10k, 100k, 1M.")
+    var scale = "10k"
+
+    @Option(help: "Seed of the data, the transactions, the kill moments and the crash states.")
+    var seed: UInt64 = RunConfiguration.defaultSeed
+
+    @Option(help: "Transactions the recorded writer of the power-loss and fault checks commits.")
+    var transactions = 24
+
+    @Option(help: "A kill comes a seeded 0 to this many milliseconds after the writer opened the store.")
+    var maxDelay = 200
+
+    @Option(help: "Output directory for crash.json and crash.md.")
+    var out = "results/crash-latest"
+
+    /// Stores with an integrity check; memory promises nothing.
+    static var checkable: [StoreKind] {
+        allStores.filter { $0.type is any IntegrityCheckingStore.Type && $0.promise != .nothing }
+    }
+
+    func validate() throws { _ = try parsed() }
+
+    private func parsed() throws -> ([StoreKind], CrashCampaign.Configuration) {
+        var kinds: [StoreKind] = Self.checkable
+        if let stores {
+            kinds = []
+            for name in stores.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+                guard let kind = allStores.first(where: { $0.name == name }) else {
+                    throw ValidationError(
+                        "unknown store '\(name)'; known: \(allStores.map(\.name).joined(separator: ", "))")
+                }
+                guard Self.checkable.contains(where: { $0.name == name }) else {
+                    throw ValidationError("\(name) promises nothing to check: \(kind.promise.summary)")
+                }
+                if !kinds.contains(where: { $0.name == name }) { kinds.append(kind) }
+            }
+        }
+        guard let records = Scale(parsing: scale)?.records else {
+            throw ValidationError("invalid --scale '\(scale)': use a positive record count such as 10k or 1M")
+        }
+        for (name, value) in [("kills", kills), ("power-loss", powerLoss), ("faults", faults)] where value < 0 {
+            throw ValidationError("invalid --\(name) \(value): 0 or more")
+        }
+        guard kills + powerLoss + faults > 0 else {
+            throw ValidationError("nothing to check: --kills, --power-loss and --faults are all 0")
+        }
+        guard transactions >= 1 else { throw ValidationError("invalid --transactions \(transactions): at least 1") }
+        guard maxDelay >= 0 else { throw ValidationError("invalid --max-delay \(maxDelay): milliseconds, 0 or more") }
+        return (
+            kinds,
+            CrashCampaign.Configuration(
+                scale: records, seed: seed, kills: kills, powerLossStates: powerLoss, faults: faults,
+                transactions: transactions, maximumKillDelayMilliseconds: maxDelay)
+        )
+    }
+
+    func run() throws {
+        let (kinds, configuration) = try parsed()
+        let output = URL(fileURLWithPath: out)
+        let executable = try Executable.path()
+        let recorder = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            .appendingPathComponent("libWriteRecorder.so").path
+        let campaign = CrashCampaign(
+            configuration: configuration, executable: executable,
+            recorder: FileManager.default.fileExists(atPath: recorder) ? recorder : nil,
+            work: output.appendingPathComponent("work"), progress: { print($0) })
+        var results = CrashResults(
+            environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
+            configuration: configuration)
+        try FileSystem.makeDirectory(output)
+        for kind in kinds {
+            print("\(kind.name): \(kind.promise.summary)")
+            do {
+                results.summaries += try campaign.run(kind)
+            } catch {
+                print("\(kind.name): not checked: \(error)")
+                results.errors[kind.name] = "\(error)"
+            }
+            try FileSystem.writeAtomically(try results.jsonData(), to: output.appendingPathComponent("crash.json"))
+            try FileSystem.writeAtomically(
+                Data(DurabilityReport.render(results).utf8), to: output.appendingPathComponent("crash.md"))
+        }
+        for summary in results.summaries {
+            print(
+                "\(summary.store) \(summary.check.rawValue): \(summary.trials) trials, \(summary.intact) intact, "
+                    + "\(summary.lost) lost (\(summary.lostTransactions) transactions), \(summary.torn) torn, "
+                    + "\(summary.corrupt) corrupt, \(summary.broken) broken")
+        }
+        print("Wrote \(output.path)/crash.md and crash.json")
+        if results.failed { throw ExitCode.failure }
+    }
+}
+
+/// The child side of `crash`: one writer, loader or verifier. Not for users.
+struct CrashChild: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "_crash", abstract: "Run one crash-check child (started by `persistbench crash`).",
+        shouldDisplay: false)
+
+    @Argument(help: "The job file the parent wrote.")
+    var job: String
+
+    func run() throws {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: job)),
+            let job = try? JSONDecoder().decode(CrashJob.self, from: data)
+        else { throw ValidationError("'\(self.job)' is not a crash job") }
+        guard CrashExecution.run(job, stores: allStores) else { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a kept store's files with the store's own integrity check.",
+        discussion: """
+            Opens the store in DIR (as `run --keep-stores` or `crash` leave it), runs its integrity check and reads \
+            every item. Exit status: 0 when it is sound, 3 when it is damaged (the message names the file and, \
+            where the check can tell, the offset or page), 2 on bad input.
+            """)
+
+    @Option(help: "The store kind that wrote DIR (see `persistbench list`).")
+    var store: String
+
+    @Argument(help: "The store's directory.")
+    var directory: String
+
+    func run() throws {
+        guard let kind = allStores.first(where: { $0.name == store }) else {
+            throw ValidationError("unknown store '\(store)'; known: \(allStores.map(\.name).joined(separator: ", "))")
+        }
+        guard kind.type is any IntegrityCheckingStore.Type else {
+            throw ValidationError("\(store) has no integrity check")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw ValidationError("'\(directory)' is not a directory") }
+        do {
+            guard let opened = try kind.open(URL(fileURLWithPath: directory)) as? any IntegrityCheckingStore else {
+                throw ValidationError("\(store) has no integrity check")
+            }
+            defer { try? opened.close() }
+            try opened.checkIntegrity()
+            var count = 0
+            try opened.forEachItem { _ in count += 1 }
+            print("\(directory): \(store) store sound, \(count) items")
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            FileHandle.standardError.write(Data("\(directory): damaged: \(error)\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+}
