@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench test build deps smoke smoke-live check benchmarks format lint clean
+.PHONY: bench test build deps smoke smoke-live smoke-crash check benchmarks format lint clean
 
 # The default matrix (every store, CRUD workloads, 10k and 100k, 3 repetitions) into results/latest/.
 bench: build
@@ -16,8 +16,10 @@ bench: build
 test: deps
 	$(SWIFT) test
 
+# The tool, and beside it libWriteRecorder.so, which `persistbench crash --power-loss/--faults` loads into writers.
 build: deps
-	cd $(TOOL_PACKAGE) && $(SWIFT) build -c release --product persistbench
+	cd $(TOOL_PACKAGE) && $(SWIFT) build -c release --product persistbench \
+		&& $(SWIFT) build -c release --product WriteRecorder
 
 # Every store and CRUD workload at 10k, once; fails unless every digest agrees and every cell finishes.
 smoke: build
@@ -28,6 +30,11 @@ smoke: build
 smoke-live: build
 	$(TOOL) run --workloads import,read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
 		--strict
+
+# Durability at 2k items: every store with a promise killed 5 times, 40 power-loss crash states, 6 injected faults;
+# fails unless every store keeps its promise (README, "Durability").
+smoke-crash: build
+	$(TOOL) crash --kills 5 --power-loss 40 --faults 6 --scale 2k --out results/smoke-crash
 
 # The regression check CI runs: the committed baseline's own matrix (every store, the default workloads, 10k,
 # 3 repetitions) run now into results/check/ and judged against it; exit 1 on a regression (README, "Regression
@@ -59,4 +66,4 @@ lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 clean:
-	rm -rf .build Benchmarks/.build results/smoke results/smoke-live results/check
+	rm -rf .build Benchmarks/.build results/smoke results/smoke-live results/smoke-crash results/check

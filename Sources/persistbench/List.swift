@@ -5,12 +5,13 @@ struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the stores, their variants, and the workloads.")
 
     func run() {
-        print("Stores (name, what it is, durability, configuration):")
+        print("Stores (name, what it is, durability, promise, configuration):")
         let width = (allStores.map(\.name.count).max() ?? 0) + 2
         let indent = String(repeating: " ", count: width + 2)
         for store in allStores {
             print("  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + ".")
             print(indent + "Durability: \(store.durability).")
+            print(indent + "Promise (checked by `persistbench crash`): \(store.promise.summary).")
             print(indent + "Configuration: \(store.configuration).")
         }
         print("Workloads:")

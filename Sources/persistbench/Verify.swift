@@ -25,8 +25,9 @@ struct Verify: ParsableCommand {
             throw ValidationError("\(store) has no integrity check")
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
-        else { throw ValidationError("'\(directory)' is not a directory") }
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
+            let contents = try? FileManager.default.contentsOfDirectory(atPath: directory), !contents.isEmpty
+        else { throw ValidationError("'\(directory)' is not a store directory (missing or empty)") }
         do {
             guard let opened = try kind.open(URL(fileURLWithPath: directory)) as? any IntegrityCheckingStore else {
                 throw ValidationError("\(store) has no integrity check")

@@ -132,8 +132,8 @@ struct CrashStates {
         var nextFileFlush: [Int: Int] = [:]
         var nextDirectorySync: [String: Int] = [:]
         func parent(_ path: String) -> String {
-            let directory = (path as NSString).deletingLastPathComponent
-            return directory.isEmpty ? "." : directory
+            guard let slash = path.lastIndex(of: "/") else { return "." }
+            return String(path[..<slash])
         }
         for index in log.operations.indices.reversed() {
             switch log.operations[index] {

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import PersistenceBench
+
+/// `persistbench crash` and `verify`: the plan's verdicts, the crash states built from a log, and the real tool
+/// killing, cutting the power of and failing real writers.
+@Suite struct CrashTests {
+    /// A packed store of the `get` fixture at `scale`, open.
+    private func fixture(_ name: String, scale: Int, in directory: URL) throws -> any ConcurrentReadStore {
+        let kind = try storeKind(name)
+        let context = WorkloadContext(
+            scale: scale, seed: 7, batchSize: 1_000, stopwatch: Stopwatch(), progress: ProgressReporter())
+        try CellExecution.loadFixture(
+            of: try #require(WorkloadCatalog.workload(named: "get")), into: kind, at: directory, context: context)
+        return try #require(try kind.open(directory) as? any ConcurrentReadStore)
+    }
+
+    @Test(arguments: ["sqlite", "packed", "lmdb", "orm"])
+    func theVerdictNamesTheCommittedStateFoundAndCatchesAPartialTransaction(store name: String) throws {
+        let temporary = try TemporaryDirectory()
+        let store = try fixture(name, scale: 500, in: temporary.url)
+        defer { try? store.close() }
+        var plan = CrashPlan(scale: 500, seed: 7, run: 3)
+        #expect(try plan.verdict(for: store, committed: 0) == CrashVerdict(outcome: .intact, committed: 0, found: 0))
+        for _ in 1...10 { try CrashPlan.apply(plan.next(), to: store) }
+        let check = CrashPlan(scale: 500, seed: 7, run: 3, transactions: 13)
+        #expect(try check.verdict(for: store, committed: 10).outcome == .intact)
+        // The transaction in flight may have committed before its number was reported.
+        #expect(try check.verdict(for: store, committed: 9) == CrashVerdict(outcome: .intact, committed: 9, found: 10))
+        let lost = try check.verdict(for: store, committed: 12)
+        #expect(lost.outcome == .lost && lost.lostTransactions == 2)
+        // The first item of the next multi-item transaction, committed on its own: a torn transaction.
+        var next = plan.next()
+        while plan.history.last!.count < 2 { next = plan.next() }
+        switch next {
+        case .insert(let items): try store.insertCommitted([items[0]])
+        case .update(let updates): try store.update([updates[0]])
+        case .delete(let ids): try store.delete(ids: [ids[0]])
+        }
+        let partly = plan.history.count
+        let torn = try CrashPlan(scale: 500, seed: 7, run: 3, transactions: partly)
+            .verdict(for: store, committed: partly - 1)
+        #expect(torn.outcome == .torn, "\(torn)")
+    }
+
+    @Test func aWriteIsPendingUntilItsFileIsFlushedAndSplitIntoPages() throws {
+        let data = [UInt8](repeating: 7, count: 6_000)
+        let log = WriteLog(operations: [
+            .create(file: 1, path: "a"), .write(file: 1, path: "a", offset: 100, data: data), .flush(file: 1),
+            .committed(1), .write(file: 1, path: "a", offset: 0, data: [1, 2]), .rename(from: "a", to: "b"),
+            .directorySync(path: "."), .committed(2),
+        ])
+        let states = CrashStates(log: log)
+        #expect(states.pendingPieces(at: 2).map(\.bytes) == [nil, 0..<3_996, 3_996..<6_000])
+        #expect(states.pendingPieces(at: 3).isEmpty)
+        #expect(states.pendingPieces(at: 6).map(\.operation) == [4, 5])
+        #expect(states.pendingPieces(at: 7).map(\.operation) == [4])
+        #expect(states.committed(before: 7) == 1 && states.committed(before: 8) == 2)
+        let temporary = try TemporaryDirectory()
+        let state = try #require(states.states(limit: 100, seed: 1).first { $0.cut == 8 && $0.pending.isEmpty })
+        try states.materialize(state, in: temporary.url)
+        let renamed = try Data(contentsOf: temporary.url.appendingPathComponent("b"))
+        #expect(renamed.count == 6_100 && renamed[100] == 7 && renamed[0] == 0)
+    }
+
+    @Test func theToolKillsCutsThePowerAndFailsWritesAndEveryStoreKeepsItsPromise() throws {
+        let temporary = try TemporaryDirectory()
+        let run = try runTool([
+            "crash", "--stores", "sqlite,grdb,orm,lmdb,packed", "--kills", "3", "--power-loss", "12", "--faults", "2",
+            "--scale", "1k", "--transactions", "8", "--out", temporary.url.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try JSONDecoder().decode(
+            CrashResults.self, from: Data(contentsOf: temporary.url.appendingPathComponent("crash.json")))
+        #expect(results.summaries.count == 15)
+        for summary in results.summaries {
+            #expect(summary.broken == 0 && summary.trials > 0, "\(summary.store) \(summary.check)")
+            #expect(summary.intact == summary.trials, "\(summary.store) \(summary.check)")
+            #expect(summary.transactionsVerified > 0, "\(summary.store) \(summary.check)")
+        }
+        #expect(
+            try String(contentsOf: temporary.url.appendingPathComponent("crash.md"), encoding: .utf8)
+                .contains("| packed | power-loss |"))
+    }
+
+    @Test(arguments: [
+        (["crash", "--stores", "memory"], "memory promises nothing to check"),
+        (["crash", "--kills=-1"], "invalid --kills -1"),
+        (["crash", "--kills", "0"], "nothing to check"),
+        (["crash", "--scale", "many"], "invalid --scale 'many'"),
+        (["verify", "--store", "nosuch", "/tmp"], "unknown store 'nosuch'"),
+        (["verify", "--store", "packed", "/nonexistent-dir"], "'/nonexistent-dir' is not a store directory"),
+    ])
+    func badInputIsNamed(arguments: [String], message: String) throws {
+        let run = try runTool(arguments)
+        #expect(run.status == 2)
+        #expect(run.output.contains(message), "\(run.output)")
+    }
+
+    @Test func verifyPassesASoundStoreAndNamesTheFileAndPlaceOfDamage() throws {
+        let temporary = try TemporaryDirectory()
+        let directory = try temporary.subdirectory("packed")
+        try fixture("packed", scale: 200, in: directory).close()
+        let sound = try runTool(["verify", "--store", "packed", directory.path])
+        #expect(sound.status == 0, "\(sound.output)")
+        #expect(sound.output.contains("200 items"))
+        // A padding byte of row 5 set.
+        let rows = directory.appendingPathComponent("g1/items.rows")
+        let handle = try FileHandle(forWritingTo: rows)
+        try handle.seek(toOffset: UInt64(2 * 4096 + 5 * 48 + 44))
+        try handle.write(contentsOf: [0xFF])
+        try handle.close()
+        let damaged = try runTool(["verify", "--store", "packed", directory.path])
+        #expect(damaged.status == 3)
+        #expect(damaged.output.contains("items.rows at byte \(2 * 4096 + 5 * 48) (row 5)"), "\(damaged.output)")
+    }
+}
