@@ -48,6 +48,12 @@ struct Run: ParsableCommand {
     @Flag(help: "Exit 1 if any cell did not finish (DNF), not only on digest mismatches and errors.")
     var strict = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Continue the interrupted run in DIR: its own configuration, its finished cells kept and skipped.",
+            valueName: "DIR"))
+    var resume: String?
+
     func validate() throws {
         _ = try parsed()
     }
@@ -96,20 +102,46 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
-        let results = try Self.execute(try parsed(), output: URL(fileURLWithPath: out))
+        let results: RunResults
+        if let resume {
+            let directory = URL(fileURLWithPath: resume)
+            let interrupted: RunResults
+            do { interrupted = try RunResults.load(from: directory.appendingPathComponent("results.json")) } catch {
+                throw ValidationError("cannot resume '\(resume)': \(error)")
+            }
+            results = try Self.execute(interrupted.configuration, output: directory, resuming: interrupted)
+        } else {
+            results = try Self.execute(try parsed(), output: URL(fileURLWithPath: out))
+        }
         if results.failed(strict: strict) { throw ExitCode.failure }
     }
 
     /// Runs a matrix whose names are known to this build, writing the reports to `output` after every cell;
     /// prints where they are, and any digest mismatch, error and DNF.
-    static func execute(_ configuration: RunConfiguration, output: URL) throws -> RunResults {
+    static func execute(_ configuration: RunConfiguration, output: URL, resuming interrupted: RunResults? = nil)
+        throws -> RunResults
+    {
         let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
         let chosen = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
-        let environment = RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments)
-        let runner = Runner(
-            configuration: configuration, stores: kinds, workloads: chosen, environment: environment,
-            outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(),
-            save: { try ReportWriter.write($0, to: output) })
+        let unknown =
+            configuration.stores.filter { name in !kinds.contains { $0.name == name } }
+            + configuration.workloads.filter { WorkloadCatalog.workload(named: $0) == nil }
+        guard unknown.isEmpty else {
+            throw ValidationError("this build does not know \(unknown.joined(separator: ", ")) in the run to resume")
+        }
+        let save: (RunResults) throws -> Void = { try ReportWriter.write($0, to: output) }
+        let runner: Runner
+        if let interrupted {
+            print("Resuming \(output.path): \(interrupted.cells.count) finished cells kept")
+            runner = Runner(
+                resuming: interrupted, stores: kinds, workloads: chosen, outputDirectory: output,
+                executable: try Executable.path(), observer: ConsoleProgress(), save: save)
+        } else {
+            runner = Runner(
+                configuration: configuration, stores: kinds, workloads: chosen,
+                environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
+                outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(), save: save)
+        }
         let results = try runner.run()
         print("Wrote \(output.path)/report.md, results.csv and results.json")
         let mismatches = results.digestChecks.filter { !$0.agreed }

@@ -129,3 +129,66 @@ import Testing
         #expect(!run.output.contains("Fatal error"))
     }
 }
+
+/// `run --resume`: a run killed twice, resumed each time, ends with the cells of a run never interrupted.
+@Suite struct ResumeTests {
+    /// Starts `persistbench arguments`, and kills it and its cell process with SIGKILL once `results` holds
+    /// `cells` cells.
+    private func killed(after cells: Int, _ arguments: [String], results: URL) throws {
+        let process = Process()
+        process.executableURL = toolExecutable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        while process.isRunning {
+            if let saved = try? RunResults.load(from: results), saved.cells.count >= cells { break }
+            usleep(20_000)
+        }
+        let children = Process()
+        children.executableURL = URL(fileURLWithPath: "/usr/bin/pkill")
+        children.arguments = ["-KILL", "-P", "\(process.processIdentifier)"]
+        try children.run()
+        children.waitUntilExit()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
+    }
+
+    @Test func aRunKilledTwiceResumesToTheCellsOfAnUninterruptedRun() throws {
+        let temporary = try TemporaryDirectory()
+        let matrix = [
+            "run", "--stores", "sqlite,packed,memory", "--workloads", "get,count-where,update", "--scales", "1k",
+            "--repetitions", "2",
+        ]
+        let whole = temporary.url.appendingPathComponent("whole")
+        let uninterrupted = try runTool(matrix + ["--out", whole.path])
+        #expect(uninterrupted.status == 0, "\(uninterrupted.output)")
+        let resumed = temporary.url.appendingPathComponent("resumed")
+        let results = resumed.appendingPathComponent("results.json")
+        try killed(after: 3, matrix + ["--out", resumed.path], results: results)
+        let first = try RunResults.load(from: results).cells.count
+        try killed(after: first + 5, ["run", "--resume", resumed.path], results: results)
+        #expect(try RunResults.load(from: results).finishedAt == nil)
+        let last = try runTool(["run", "--resume", resumed.path])
+        #expect(last.status == 0, "\(last.output)")
+        #expect(last.output.contains("finished cells kept"))
+        let expected = try RunResults.load(from: whole.appendingPathComponent("results.json"))
+        let found = try RunResults.load(from: results)
+        #expect(found.finishedAt != nil)
+        #expect(found.cells.count == expected.cells.count && expected.cells.count == 18)
+        for (want, have) in zip(expected.cells, found.cells) {
+            #expect(
+                [want.store, want.workload, "\(want.repetition)"] == [have.store, have.workload, "\(have.repetition)"])
+            #expect(
+                want.status == have.status && want.metrics?.digest == have.metrics?.digest,
+                "\(want.store) \(want.workload)")
+        }
+    }
+
+    @Test func resumingADirectoryWithoutARunIsNamed() throws {
+        let run = try runTool(["run", "--resume", "/nonexistent-dir"])
+        #expect(run.status == 2)
+        #expect(run.output.contains("cannot resume '/nonexistent-dir'"), "\(run.output)")
+    }
+}

@@ -34,6 +34,8 @@ public final class Runner {
     private let observer: any RunObserver
     private let save: (RunResults) throws -> Void
     private var results: RunResults
+    /// Finished cells of an interrupted run being resumed, by `cellKey`: reused, not run again.
+    private var finished: [String: CellResult] = [:]
     private var fixtures: [String: FixtureState] = [:]
 
     private enum FixtureState {
@@ -57,6 +59,26 @@ public final class Runner {
         self.observer = observer
         self.save = save
         results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
+    }
+
+    /// Resumes `interrupted` (read from `outputDirectory`'s results.json): its configuration, start and environment
+    /// are kept, its finished cells kept and skipped, every other planned cell run.
+    public convenience init(
+        resuming interrupted: RunResults, stores: [StoreKind], workloads: [any Workload], outputDirectory: URL,
+        executable: String, observer: any RunObserver, save: @escaping (RunResults) throws -> Void
+    ) {
+        self.init(
+            configuration: interrupted.configuration, stores: stores, workloads: workloads,
+            environment: interrupted.environment, outputDirectory: outputDirectory, executable: executable,
+            observer: observer, save: save)
+        results.startedAt = interrupted.startedAt
+        for cell in interrupted.cells {
+            finished[Self.cellKey(cell.store, cell.workload, cell.scale, cell.repetition)] = cell
+        }
+    }
+
+    private static func cellKey(_ store: String, _ workload: String, _ scale: Scale, _ repetition: Int) -> String {
+        "\(store)/\(workload)/\(scale.records)/\(repetition)"
     }
 
     private var workDirectory: URL { outputDirectory.appendingPathComponent("work") }
@@ -97,7 +119,8 @@ public final class Runner {
         try save(results)
         let plan = self.plan
         for (offset, cell) in plan.enumerated() {
-            let result = try run(cell, index: offset + 1, total: plan.count)
+            let key = Self.cellKey(cell.store.name, cell.workload.name, cell.scale, cell.repetition)
+            let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count)
             results.cells.append(result)
             try save(results)
             observer.cellFinished(result, index: offset + 1, total: plan.count)
