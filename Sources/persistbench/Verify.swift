@@ -40,7 +40,7 @@ struct Verify: ParsableCommand {
         } catch let error as ValidationError {
             throw error
         } catch {
-            FileHandle.standardError.write(Data("\(directory): damaged: \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\(directory): damaged: \(error)\n".utf8))
             throw ExitCode(3)
         }
     }

@@ -80,7 +80,7 @@ public enum CrashExecution {
         do {
             try FileSystem.writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: job.reportPath))
         } catch {
-            FileHandle.standardError.write(Data("cannot write \(job.reportPath): \(error)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("cannot write \(job.reportPath): \(error)\n".utf8))
             return false
         }
         return report.error == nil

@@ -44,7 +44,8 @@ public enum CellExecution {
         do {
             try FileSystem.writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: job.reportPath))
         } catch {
-            FileHandle.standardError.write(Data("cannot write \(job.reportPath): \(error)\n".utf8))
+            // The throwing write: the legacy `write(_:)` traps when the output's disk is full.
+            try? FileHandle.standardError.write(contentsOf: Data("cannot write \(job.reportPath): \(error)\n".utf8))
             return false
         }
         return report.error == nil

@@ -120,18 +120,39 @@ public final class Runner {
         let plan = self.plan
         for (offset, cell) in plan.enumerated() {
             let key = Self.cellKey(cell.store.name, cell.workload.name, cell.scale, cell.repetition)
-            let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count)
-            results.cells.append(result)
-            try save(results)
-            observer.cellFinished(result, index: offset + 1, total: plan.count)
-            if offset + 1 == plan.count || plan[offset + 1].scale != cell.scale {
-                try removeFixtures()
+            do {
+                let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count)
+                results.cells.append(result)
+                try save(results)
+                observer.cellFinished(result, index: offset + 1, total: plan.count)
+                if offset + 1 == plan.count || plan[offset + 1].scale != cell.scale {
+                    try removeFixtures()
+                }
+            } catch {
+                // The run itself failed (its disk is full, its directory went away): free the scratch space and
+                // say what is kept, rather than a bare system error.
+                try? FileSystem.remove(workDirectory)
+                throw BenchError(
+                    "the run stopped at cell \(offset + 1) of \(plan.count) (\(cell.store.name) \(cell.workload.name) "
+                        + "\(cell.scale)): \(Self.describe(error)). The \(results.cells.count) finished cells are in "
+                        + "\(outputDirectory.path)/results.json; `persistbench run --resume \(outputDirectory.path)` "
+                        + "continues the run")
             }
         }
         results.finishedAt = Date()
         try save(results)
         try FileSystem.remove(workDirectory)
         return results
+    }
+
+    /// An error in one line: Foundation's file errors by their system cause and path.
+    static func describe(_ error: any Error) -> String {
+        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        let underlying = cocoa.underlying.map { $0 as NSError }
+        let cause =
+            underlying?.domain == NSPOSIXErrorDomain
+            ? String(cString: strerror(Int32(underlying!.code))) : cocoa.localizedDescription
+        return cocoa.filePath.map { "\($0): \(cause)" } ?? cause
     }
 
     private func run(_ cell: PlannedCell, index: Int, total: Int) throws -> CellResult {
