@@ -15,7 +15,7 @@ public enum DurabilityReport {
                 + "corrupt | broken | reopen p50 | reopen max | faults reported / absorbed |",
             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
         ]
-        for summary in results.summaries {
+        for summary in results.summaries where summary.check != .corruption {
             let faults = summary.faultsReported.map { "\($0) / \(summary.faultsAbsorbed ?? 0)" } ?? ""
             lines.append(
                 "| \(summary.store) | \(summary.check.rawValue) | \(summary.promise.summary) | \(summary.trials) | "
@@ -24,9 +24,26 @@ public enum DurabilityReport {
                     + "\(milliseconds(summary.reopenMedianSeconds)) | \(milliseconds(summary.reopenMaxSeconds)) | "
                     + "\(faults) |")
         }
+        let corruptions = results.summaries.filter { $0.check == .corruption }
+        if !corruptions.isEmpty {
+            lines += [
+                "", "## Corrupted files", "",
+                "Each case damages a copy of the closed store (a byte XORed with a nonzero value, or a file cut "
+                    + "short) and reopens it: *detected* means the open, the integrity check or a read failed with an "
+                    + "error; *harmless*, every answer still right; *silently wrong*, answers wrong and no error. "
+                    + "Measured, not a promise: these never count as broken.", "",
+                "| store | cases | detected | harmless | silently wrong | crashed | hung |",
+                "|---|---:|---:|---:|---:|---:|---:|",
+            ]
+            for summary in corruptions {
+                lines.append(
+                    "| \(summary.store) | \(summary.trials) | \(summary.corrupt) | \(summary.intact) | "
+                        + "\(summary.torn + summary.lost) | \(summary.crashes ?? 0) | \(summary.hangs ?? 0) |")
+            }
+        }
         let broken = results.summaries.filter { !$0.examples.isEmpty }
         if !broken.isEmpty {
-            lines += ["", "## Broken promises", ""]
+            lines += ["", "## Examples: broken promises, and corruptions not detected", ""]
             for summary in broken {
                 for example in summary.examples {
                     lines.append("- \(summary.store), \(summary.check.rawValue): \(example)")

@@ -27,6 +27,9 @@ struct Crash: ParsableCommand {
     @Option(help: "Injected faults per store (0: none).")
     var faults = 0
 
+    @Option(help: "Byte flips and truncations of the closed store per store (0: none); measured, never a failure.")
+    var corruptions = 0
+
     @Option(help: "Items each store starts with: 10k, 100k, 1M.")
     var scale = "10k"
 
@@ -67,11 +70,13 @@ struct Crash: ParsableCommand {
         guard let records = Scale(parsing: scale)?.records else {
             throw ValidationError("invalid --scale '\(scale)': use a positive record count such as 10k or 1M")
         }
-        for (name, value) in [("kills", kills), ("power-loss", powerLoss), ("faults", faults)] where value < 0 {
+        for (name, value) in [
+            ("kills", kills), ("power-loss", powerLoss), ("faults", faults), ("corruptions", corruptions),
+        ] where value < 0 {
             throw ValidationError("invalid --\(name) \(value): 0 or more")
         }
-        guard kills + powerLoss + faults > 0 else {
-            throw ValidationError("nothing to check: --kills, --power-loss and --faults are all 0")
+        guard kills + powerLoss + faults + corruptions > 0 else {
+            throw ValidationError("nothing to check: --kills, --power-loss, --faults and --corruptions are all 0")
         }
         guard transactions >= 1 else { throw ValidationError("invalid --transactions \(transactions): at least 1") }
         guard maxDelay >= 0 else { throw ValidationError("invalid --max-delay \(maxDelay): milliseconds, 0 or more") }
@@ -79,7 +84,7 @@ struct Crash: ParsableCommand {
             kinds,
             CrashCampaign.Configuration(
                 scale: records, seed: seed, kills: kills, powerLossStates: powerLoss, faults: faults,
-                transactions: transactions, maximumKillDelayMilliseconds: maxDelay)
+                corruptions: corruptions, transactions: transactions, maximumKillDelayMilliseconds: maxDelay)
         )
     }
 

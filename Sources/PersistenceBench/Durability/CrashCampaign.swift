@@ -9,6 +9,9 @@ public struct CrashSummary: Codable, Sendable {
         case powerLoss = "power-loss"
         /// A write or flush fails (ENOSPC, EIO) in the writer.
         case fault
+        /// A closed store's file has a byte flipped or is cut short; the reopened store must detect it or still
+        /// answer right. Measured, not promised: its outcomes never count as broken.
+        case corruption
     }
 
     public var store: String
@@ -31,6 +34,10 @@ public struct CrashSummary: Codable, Sendable {
     /// Faults: how many the writer reported as an error, and how many it absorbed (its run ended without one).
     public var faultsReported: Int?
     public var faultsAbsorbed: Int?
+    /// Corruptions: reopens that crashed or hung (the others are intact, torn or corrupt: harmless, silently
+    /// wrong, detected).
+    public var crashes: Int?
+    public var hangs: Int?
     /// The first few broken trials, described.
     public var examples: [String] = []
 
@@ -43,7 +50,7 @@ public struct CrashSummary: Codable, Sendable {
     /// Whether `verdict` is what the promise allows for this check.
     func allows(_ verdict: CrashVerdict) -> Bool {
         switch (check, promise) {
-        case (_, .nothing): true
+        case (_, .nothing), (.corruption, _): true
         case (.powerLoss, .processCrashOnly): true
         case (.powerLoss, .committedPrefix): verdict.outcome == .intact || verdict.outcome == .lost
         default: verdict.outcome == .intact
@@ -81,15 +88,18 @@ public final class CrashCampaign {
         public var powerLossStates: Int
         /// Faults per store (0: skip the check).
         public var faults: Int
+        /// Byte flips and truncations of the closed store per store (0: skip the check).
+        public var corruptions: Int
         /// Transactions the recorded (power-loss, fault) writer commits.
         public var transactions: Int
         /// A kill comes a seeded 0…this many milliseconds after the writer opened the store.
         public var maximumKillDelayMilliseconds: Int
 
         public init(
-            scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, transactions: Int,
-            maximumKillDelayMilliseconds: Int
+            scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, corruptions: Int = 0,
+            transactions: Int, maximumKillDelayMilliseconds: Int
         ) {
+            self.corruptions = corruptions
             self.scale = scale
             self.seed = seed
             self.kills = kills
@@ -143,6 +153,7 @@ public final class CrashCampaign {
         if configuration.powerLossStates > 0 || configuration.faults > 0 { log = try record(kind) }
         if let log, configuration.powerLossStates > 0 { summaries.append(try powerLoss(kind, log: log)) }
         if let log, configuration.faults > 0 { summaries.append(try faults(kind, log: log)) }
+        if configuration.corruptions > 0 { summaries.append(try corruptions(kind)) }
         return summaries
     }
 
@@ -294,6 +305,89 @@ public final class CrashCampaign {
         return summary
     }
 
+    // MARK: Corruption
+
+    /// Damages a copy of the closed store: a seeded byte XORed with a nonzero value (four cases in five) or a file
+    /// cut short; half the flips at a byte drawn over all the files' bytes (most land in the big files), half in a
+    /// file drawn first (small files, headers and metadata, get their share). Then reopens it in a fresh process:
+    /// detected (an error), harmless (every answer right), silently wrong, crashed or hung.
+    private func corruptions(_ kind: StoreKind) throws -> CrashSummary {
+        var summary = CrashSummary(store: kind, check: .corruption)
+        summary.crashes = 0
+        summary.hangs = 0
+        let files = try FileManager.default.subpathsOfDirectory(atPath: base.path).sorted().compactMap {
+            path -> (path: String, size: Int)? in
+            let attributes = try FileManager.default.attributesOfItem(atPath: base.appendingPathComponent(path).path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = (attributes[.size] as? NSNumber)?.intValue, size > 0
+            else { return nil }
+            return (path, size)
+        }
+        guard !files.isEmpty else { throw BenchError("\(kind.name) left no files to damage") }
+        let total = files.reduce(0) { $0 + $1.size }
+        var rng = SplitMix64(seed: configuration.seed, stream: .crashStates, index: 3)
+        for trial in 1...configuration.corruptions {
+            try FileSystem.remove(store)
+            try FileSystem.copyForCell(from: base, to: store)
+            let damage: String
+            if rng.below(5) == 0 {
+                let file = files[Int(rng.below(UInt64(files.count)))]
+                let length = Int(rng.below(UInt64(file.size)))
+                guard truncate(store.appendingPathComponent(file.path).path, off_t(length)) == 0 else {
+                    throw BenchError("truncating \(file.path): \(String(cString: strerror(errno)))")
+                }
+                damage = "\(file.path) cut to \(length) of \(file.size) bytes"
+            } else {
+                var file = files[0]
+                var offset: Int
+                if rng.below(2) == 0 {
+                    offset = Int(rng.below(UInt64(total)))
+                    for candidate in files {
+                        file = candidate
+                        if offset < candidate.size { break }
+                        offset -= candidate.size
+                    }
+                } else {
+                    file = files[Int(rng.below(UInt64(files.count)))]
+                    offset = Int(rng.below(UInt64(file.size)))
+                }
+                let mask = UInt8(1 + rng.below(255))
+                let path = store.appendingPathComponent(file.path).path
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+                try handle.seek(toOffset: UInt64(offset))
+                let byte = try handle.read(upToCount: 1)?.first ?? 0
+                try handle.seek(toOffset: UInt64(offset))
+                try handle.write(contentsOf: [byte ^ mask])
+                try handle.close()
+                damage = "\(file.path) byte \(offset) XOR \(mask)"
+            }
+            let job = crashJob(.verify, kind: kind, directory: store, run: 0, committed: 0)
+            let result = try child(job, environment: [])
+            if result.timedOut {
+                summary.trials += 1
+                summary.hangs! += 1
+                if summary.examples.count < 5 { summary.examples.append("\(damage): the reopen hung") }
+            } else if case .signaled(let signal) = result.ending {
+                summary.trials += 1
+                summary.crashes! += 1
+                // Crashes lead the examples: they are the cases to fix.
+                summary.examples.insert("\(damage): the reopen crashed (signal \(signal))", at: 0)
+                summary.examples = Array(summary.examples.prefix(5))
+            } else if let verdict = report(job)?.verdict {
+                summary.add(verdict, trial: damage)
+                if verdict.outcome == .torn, summary.examples.count < 5 {
+                    summary.examples.append("\(damage): silently wrong (\(verdict.problem ?? ""))")
+                }
+            } else {
+                throw BenchError("verifying \(kind.name) failed: \(result.failure)")
+            }
+            if trial % 100 == 0 || trial == configuration.corruptions {
+                progress("\(kind.name): \(trial)/\(configuration.corruptions) corruptions")
+            }
+        }
+        return summary
+    }
+
     // MARK: Children
 
     private var outputPath: String { work.appendingPathComponent("output.txt").path }
@@ -388,6 +482,7 @@ public struct CrashResults: Codable, Sendable {
     public var kills: Int
     public var powerLossStates: Int
     public var faults: Int
+    public var corruptions: Int?
     public var transactions: Int
     public var summaries: [CrashSummary] = []
     /// Stores whose check stopped with an error (a failed fixture load, a missing recorder), with the error.
@@ -400,6 +495,7 @@ public struct CrashResults: Codable, Sendable {
         kills = configuration.kills
         powerLossStates = configuration.powerLossStates
         faults = configuration.faults
+        corruptions = configuration.corruptions
         transactions = configuration.transactions
     }
 

@@ -31,9 +31,12 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
 
     /// The nearest integer, halves away from zero, as `rounded()` gives it, without a call into libm: a value
     /// the generator made (whole cents, whole milliseconds) is within a rounding error of an integer.
+    /// A value no generator makes (NaN, an infinity, beyond Int64: a damaged file's) is hashed as its bits rather
+    /// than trapping in the conversion.
     @inline(__always)
     private static func rounded(_ value: Double) -> Int64 {
-        Int64(value < 0 ? value - 0.5 : value + 0.5)
+        guard value.magnitude < 9e18 else { return Int64(bitPattern: value.bitPattern) }
+        return Int64(value < 0 ? value - 0.5 : value + 0.5)
     }
 
     /// Adds one answer: a number (a count, a missing-record marker).
