@@ -77,13 +77,7 @@ public enum CrashExecution {
         } catch {
             report.error = "\(error)"
         }
-        do {
-            try FileSystem.writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: job.reportPath))
-        } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("cannot write \(job.reportPath): \(error)\n".utf8))
-            return false
-        }
-        return report.error == nil
+        return FileSystem.writeReport(report, to: job.reportPath) && report.error == nil
     }
 
     private static func reportCommitted(_ number: Int) {

@@ -110,8 +110,11 @@ struct CrashStates {
         let pending: [Piece]
         /// Transactions the writer had reported committed before the cut.
         let committed: Int
-        /// A short name for reports: "cut 41, 3 of 7 pending pieces".
+        /// A short name for reports: "cut after operation 41, the first 3 of 7 pending pieces".
         var label: String
+
+        /// The same files: the same cut and pieces, however the state was chosen.
+        static func == (a: State, b: State) -> Bool { a.cut == b.cut && a.pending == b.pending }
     }
 
     /// A pending operation, or one 4 KiB-aligned piece of a pending write.

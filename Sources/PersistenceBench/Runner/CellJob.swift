@@ -41,14 +41,7 @@ public enum CellExecution {
         } catch {
             report = CellReport(metrics: nil, error: "\(error)")
         }
-        do {
-            try FileSystem.writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: job.reportPath))
-        } catch {
-            // The throwing write: the legacy `write(_:)` traps when the output's disk is full.
-            try? FileHandle.standardError.write(contentsOf: Data("cannot write \(job.reportPath): \(error)\n".utf8))
-            return false
-        }
-        return report.error == nil
+        return FileSystem.writeReport(report, to: job.reportPath) && report.error == nil
     }
 
     private static func measure(_ job: CellJob, stores: [StoreKind]) throws -> CellMetrics? {

@@ -154,6 +154,21 @@ extension FileSystem {
 }
 
 /// The core's error: a message that names what failed.
+extension FileSystem {
+    /// Writes a child process's JSON report for its parent. If that fails (a full disk), says so on standard error
+    /// and returns false.
+    public static func writeReport(_ report: some Encodable, to path: String) -> Bool {
+        do {
+            try writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: path))
+            return true
+        } catch {
+            // The throwing write: the legacy `write(_:)` traps when the output's disk is full.
+            try? FileHandle.standardError.write(contentsOf: Data("cannot write \(path): \(error)\n".utf8))
+            return false
+        }
+    }
+}
+
 public struct BenchError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ description: String) { self.description = description }
