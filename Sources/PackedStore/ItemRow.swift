@@ -11,10 +11,13 @@ import PersistenceBench
 /// | 24–31 | `title`: a string reference, `offset << 24 | length` into `strings.arena` |
 /// | 32–39 | `notes`: the same |
 /// | 40 | flags: bit 0 `isInStock`; bits 1–2 `priority` (0 none, 1 low, 2 medium, 3 high) |
-/// | 41–47 | zero |
+/// | 41–43 | zero |
+/// | 44–47 | checksum: of the id, price, `createdAt`, flags and the title's and notes' bytes (`ItemRow.checksum`) |
 ///
 /// A string reference holds a 40-bit arena offset (arenas up to 1 TiB) and a 24-bit length (strings up to
-/// 16 MiB).
+/// 16 MiB). The checksum covers the strings' contents, not their offsets, so that `compact` moves strings without
+/// recomputing it, and a damaged offset shows as other contents. Reads do not check it; the integrity check
+/// (`persistbench verify`, the crash checks) does.
 struct ItemRow {
     static let size = 48
     static let maximumStringLength = 1 << 24 - 1
@@ -26,6 +29,7 @@ struct ItemRow {
     var title: StringReference
     var notes: StringReference
     var flags: UInt8
+    var checksum: UInt32 = 0
 
     /// Where a string's UTF-8 bytes are in the arena.
     struct StringReference: Equatable {
@@ -74,6 +78,27 @@ struct ItemRow {
         notes = StringReference(
             packed: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 32, as: UInt64.self)))
         flags = bytes[offset + 40]
+        checksum = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + 44, as: UInt32.self))
+    }
+
+    /// The checksum of this row's fields and of its strings' bytes.
+    func checksum(title: UnsafeRawBufferPointer, notes: UnsafeRawBufferPointer) -> UInt32 {
+        var hash = Checksum.combine(Checksum.of(title), Checksum.of(notes))
+        for word in [UInt64(bitPattern: id), price.bitPattern, createdAt.bitPattern, UInt64(flags)] {
+            hash = Checksum.combine(hash, word)
+        }
+        return UInt32(truncatingIfNeeded: hash ^ hash >> 32)
+    }
+
+    /// Sets the checksum for these strings (the row's title and notes).
+    mutating func seal(title: String, notes: UnsafeRawBufferPointer) {
+        var title = title
+        checksum = title.withUTF8 { checksum(title: UnsafeRawBufferPointer($0), notes: notes) }
+    }
+
+    mutating func seal(title: String, notes: String) {
+        var notes = notes
+        notes.withUTF8 { seal(title: title, notes: UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes the row at `offset` of `buffer`.
@@ -84,6 +109,7 @@ struct ItemRow {
         buffer.storeBytes(of: createdAt.bitPattern.littleEndian, toByteOffset: offset + 16, as: UInt64.self)
         buffer.storeBytes(of: title.packed.littleEndian, toByteOffset: offset + 24, as: UInt64.self)
         buffer.storeBytes(of: notes.packed.littleEndian, toByteOffset: offset + 32, as: UInt64.self)
-        buffer.storeBytes(of: UInt64(flags).littleEndian, toByteOffset: offset + 40, as: UInt64.self)
+        buffer.storeBytes(of: UInt32(flags).littleEndian, toByteOffset: offset + 40, as: UInt32.self)
+        buffer.storeBytes(of: checksum.littleEndian, toByteOffset: offset + 44, as: UInt32.self)
     }
 }

@@ -2,8 +2,8 @@ import PersistenceBench
 
 /// After a crash: the header slots' checksums and the journal's were checked by the open; this checks what they
 /// do not cover. Every committed row: flag bits and padding zero, ids positive and unique (ascending where the
-/// header says so), strings inside the arena's committed bytes; and the header's per-filter counts against the
-/// live rows.
+/// header says so), strings inside the arena's committed bytes, its checksum against its fields and strings; and
+/// the header's per-filter counts against the live rows.
 extension PackedItemStore: IntegrityCheckingStore {
     public func checkIntegrity() throws {
         let view = self.view
@@ -17,7 +17,7 @@ extension PackedItemStore: IntegrityCheckingStore {
                 DamagedStore(file: path, place: "byte \(offset) (row \(index))", problem: problem)
             }
             let row = view.row(index)
-            guard row.flags & ~0b111 == 0, (41..<48).allSatisfy({ view.rows[offset + $0] == 0 }) else {
+            guard row.flags & ~0b111 == 0, (41..<44).allSatisfy({ view.rows[offset + $0] == 0 }) else {
                 throw damage("flag or padding bits set")
             }
             guard row.id > 0, seen.insert(row.id).inserted else {
@@ -35,6 +35,12 @@ extension PackedItemStore: IntegrityCheckingStore {
                         "a string at \(reference.offset)..<\(reference.offset + reference.length) of "
                             + "\(state.arenaLength) committed arena bytes")
                 }
+            }
+            func bytes(_ reference: ItemRow.StringReference) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: view.arena[reference.offset..<reference.offset + reference.length])
+            }
+            guard row.checksum == row.checksum(title: bytes(row.title), notes: bytes(row.notes)) else {
+                throw damage("its checksum does not match its fields and strings")
             }
             if !view.isDeleted(index) { counts[row.filterKey] += 1 }
         }

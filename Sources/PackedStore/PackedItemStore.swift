@@ -523,10 +523,11 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
             for (index, item) in batch.enumerated() {
                 let title = try append(item.title, to: &strings, arenaLength: arenaLength, id: item.id)
                 let notes = try append(item.notes, to: &strings, arenaLength: arenaLength, id: item.id)
-                let row = ItemRow(
+                var row = ItemRow(
                     id: item.id, price: item.price, createdAt: item.createdAt.timeIntervalSinceReferenceDate,
                     title: title, notes: notes, flags: ItemFilter(matching: item).code
                 )
+                row.seal(title: item.title, notes: item.notes)
                 row.write(into: buffer, at: index * ItemRow.size)
                 counts[row.filterKey] += 1
             }
@@ -670,6 +671,17 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
             }
             image.price = update.price
             image.flags = ItemFilter(priority: image.filter.priority, isInStock: update.isInStock).code
+            let arenaBytes = view.arena
+            let notes = UnsafeRawBufferPointer(
+                rebasing: arenaBytes[image.notes.offset..<image.notes.offset + image.notes.length])
+            if let title = newTitles[index] {
+                image.seal(title: title, notes: notes)
+            } else {
+                image.checksum = image.checksum(
+                    title: UnsafeRawBufferPointer(
+                        rebasing: arenaBytes[image.title.offset..<image.title.offset + image.title.length]),
+                    notes: notes)
+            }
             next.counts[image.filterKey] += 1
             changed[index] = image
         }

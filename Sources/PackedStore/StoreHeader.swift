@@ -9,7 +9,7 @@ import Foundation
 /// | bytes | field |
 /// |---|---|
 /// | 0–7 | magic `PBITEMS` and a 0 byte |
-/// | 8–11 | format version: 2 (version 1 also stored a live-row count, the sum of the 8 counts below) |
+/// | 8–11 | format version: 3 (version 2 rows had no checksum; version 1 also stored a live-row count) |
 /// | 12–15 | row size (48) |
 /// | 16–23 | sequence: 1 for the first commit, +1 per commit |
 /// | 24–31 | rows committed (live and deleted) |
@@ -26,7 +26,7 @@ struct StoreHeader: Equatable {
     static let slotSize = 4096
     static let rowsStart = 2 * slotSize
     static let magic: UInt64 = 0x0053_4D45_5449_4250  // "PBITEMS\0" read as a little-endian integer
-    static let formatVersion: UInt32 = 2
+    static let formatVersion: UInt32 = 3
     static let fieldsSize = 144
 
     var sequence: UInt64 = 0
@@ -109,6 +109,10 @@ enum Checksum {
         for index in offset..<bytes.count { tail |= UInt64(bytes[index]) << (8 * UInt64(index - offset)) }
         return mix(hash, tail)
     }
+
+    /// `hash` with one more 64-bit word mixed in.
+    @inline(__always)
+    static func combine(_ hash: UInt64, _ word: UInt64) -> UInt64 { mix(hash, word) }
 
     @inline(__always)
     private static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
