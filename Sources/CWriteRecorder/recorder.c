@@ -12,7 +12,8 @@
 // Log records, little-endian: kind u32, path length u32, second path length u32, pad u32, inode u64,
 // offset i64, data length i64, then the path, the second path and the data. Kinds: 1 write (offset, data),
 // 2 flush of a file, 3 truncate (offset = new size), 4 create, 5 rename (path to second path), 6 unlink,
-// 7 flush of a directory, 8 marker (data), 9 fault (offset = 1 write, 2 flush; length = errno).
+// 7 flush of a directory, 8 marker (data), 9 fault (offset = 1 write, 2 flush; length = errno), 10 flush by a
+// write through an O_SYNC or O_DSYNC descriptor (not a call a fault can fail).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -32,7 +33,7 @@
 #include "WriteRecorder.h"
 
 enum { kWrite = 1, kFlush = 2, kTruncate = 3, kCreate = 4, kRename = 5, kUnlink = 6, kDirSync = 7,
-       kMarker = 8, kFault = 9 };
+       kMarker = 8, kFault = 9, kSynchronousWrite = 10 };
 enum { kMaxDescriptors = 65536 };
 
 struct Header {
@@ -276,7 +277,9 @@ static ssize_t recordedWrite(struct WriteCall call) {
     if (written > 0) {
         record(kWrite, paths[descriptor], NULL, inodes[descriptor], offset, call.pieces, call.pieceCount, written);
         struct iovec none = {0};
-        if (synchronous[descriptor]) record(kFlush, paths[descriptor], NULL, inodes[descriptor], 0, &none, 0, 0);
+        if (synchronous[descriptor]) {
+            record(kSynchronousWrite, paths[descriptor], NULL, inodes[descriptor], 0, &none, 0, 0);
+        }
     }
     pthread_mutex_unlock(&lock);
     return written;

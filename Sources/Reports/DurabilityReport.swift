@@ -43,7 +43,7 @@ public enum DurabilityReport {
         }
         let broken = results.summaries.filter { !$0.examples.isEmpty }
         if !broken.isEmpty {
-            lines += ["", "## Examples: broken promises, and corruptions not detected", ""]
+            lines += ["", "## Examples: broken promises, corruptions not detected, faults not reached", ""]
             for summary in broken {
                 for example in summary.examples {
                     lines.append("- \(summary.store), \(summary.check.rawValue): \(example)")

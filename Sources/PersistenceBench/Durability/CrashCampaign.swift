@@ -278,8 +278,8 @@ public final class CrashCampaign {
             try FileSystem.remove(store)
             try FileSystem.copyForCell(from: base, to: store)
             let job = crashJob(.write, kind: kind, directory: store, run: 0, transactions: configuration.transactions)
-            let result = try child(
-                job, environment: try recording(into: work.appendingPathComponent("fault.log"), fault: fault))
+            let faultLog = work.appendingPathComponent("fault.log")
+            let result = try child(job, environment: try recording(into: faultLog, fault: fault))
             if result.timedOut {
                 summary.trials += 1
                 summary.addBroken(name, "the writer hung: killed after \(Int(Self.childTimeoutSeconds)) s")
@@ -290,7 +290,23 @@ public final class CrashCampaign {
                 summary.trials += 1
                 summary.addBroken(name, "the writer crashed with signal \(signal)")
                 continue
-            case .exited(0): summary.faultsAbsorbed! += 1
+            case .exited(0):
+                // Where the fault fell: after the last commit (the close, a checkpoint) a store may absorb it, since
+                // nothing it promised depends on it; inside a transaction, a commit that returned despite a failed
+                // write or flush broke the promise.
+                let operations = try WriteLog(contentsOf: faultLog, directory: store.path).operations
+                guard let faultIndex = operations.firstIndex(of: .fault) else {
+                    summary.faultsAbsorbed! += 1
+                    summary.examples.append("\(name): not reached (the writer made fewer calls)")
+                    continue
+                }
+                let lastCommit = operations.lastIndex { if case .committed = $0 { true } else { false } } ?? 0
+                if faultIndex < lastCommit {
+                    summary.trials += 1
+                    summary.addBroken(name, "a commit returned after the fault, and the writer reported no error")
+                    continue
+                }
+                summary.faultsAbsorbed! += 1
             case .exited:
                 guard report(job)?.error != nil else {
                     summary.trials += 1

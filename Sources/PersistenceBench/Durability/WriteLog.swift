@@ -19,6 +19,9 @@ struct WriteLog {
     }
 
     var operations: [Operation]
+    /// The writes and the flush calls (`fsync`, `fdatasync`, of files and directories) the log holds: what the
+    /// fault checks choose among. A write through an `O_DSYNC` descriptor flushes without a call.
+    private(set) var writesAndFlushes = (writes: 0, flushes: 0)
 
     init(operations: [Operation]) { self.operations = operations }
 
@@ -66,33 +69,30 @@ struct WriteLog {
             let second = relative(String(decoding: try take(secondLength), as: UTF8.self))
             let data = kind == 1 || kind == 8 ? try take(length) : []
             switch kind {
-            case 1: operations.append(.write(file: file(inode), path: path, offset: position, data: data))
-            case 2: operations.append(.flush(file: file(inode)))
+            case 1:
+                operations.append(.write(file: file(inode), path: path, offset: position, data: data))
+                writesAndFlushes.writes += 1
+            case 2:
+                operations.append(.flush(file: file(inode)))
+                writesAndFlushes.flushes += 1
             case 3: operations.append(.truncate(file: file(inode), path: path, size: position))
             case 4: operations.append(.create(file: file(inode, new: true), path: path))
             case 5: operations.append(.rename(from: path, to: second))
             case 6: operations.append(.unlink(path: path))
-            case 7: operations.append(.directorySync(path: path))
+            case 7:
+                operations.append(.directorySync(path: path))
+                writesAndFlushes.flushes += 1
             case 8:
                 let numbers = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
                 if let last = numbers.last { operations.append(.committed(last)) }
             case 9: operations.append(.fault)
+            case 10: operations.append(.flush(file: file(inode)))
             default: throw BenchError("\(url.path): unknown record kind \(kind) at byte \(offset)")
             }
         }
         self.operations = operations
     }
 
-    /// How many writes and flushes of the store's files the log holds (the fault checks choose among them).
-    var writesAndFlushes: (writes: Int, flushes: Int) {
-        operations.reduce(into: (0, 0)) { counts, operation in
-            switch operation {
-            case .write: counts.0 += 1
-            case .flush, .directorySync: counts.1 += 1
-            default: break
-            }
-        }
-    }
 }
 
 /// The states a power cut may leave, built from a `WriteLog` the way a file system that reorders unflushed
