@@ -4,9 +4,16 @@ import PersistenceBench
 /// After a crash: SQLite's own check of every page, b-tree and index, through the pool.
 extension GRDBItemStore: IntegrityCheckingStore {
     public func checkIntegrity() throws {
-        let problems = try pool.read { try String.fetchAll($0, sql: "PRAGMA integrity_check(10)") }
-        guard problems == ["ok"] else {
-            throw DamagedStore(file: pool.path, problem: problems.joined(separator: "; "))
+        try DamagedStore.checking(pool.path) {
+            let (lines, pageSize) = try pool.read { db in
+                (
+                    try String.fetchAll(db, sql: "PRAGMA integrity_check(10)"),
+                    try Int.fetchOne(db, sql: "PRAGMA page_size")
+                )
+            }
+            if let damage = DamagedStore.sqlite(file: pool.path, integrityCheck: lines, pageSize: pageSize ?? 0) {
+                throw damage
+            }
         }
     }
 }

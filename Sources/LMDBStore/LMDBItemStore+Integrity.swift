@@ -6,7 +6,7 @@ import PersistenceBench
 extension LMDBItemStore: IntegrityCheckingStore {
     public func checkIntegrity() throws {
         let file = environment.path + "/data.mdb"
-        do {
+        try DamagedStore.checking(file) {
             try environment.read { transaction in
                 // The main database (handle 1) lists the named ones.
                 var names: [String] = []
@@ -31,8 +31,6 @@ extension LMDBItemStore: IntegrityCheckingStore {
                         problem: "\(indexed) index entries for \(itemCount) items")
                 }
             }
-        } catch let error as LMDBError {
-            throw DamagedStore(file: file, problem: "\(error)")
         }
     }
 

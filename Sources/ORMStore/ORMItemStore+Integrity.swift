@@ -4,21 +4,27 @@ import PersistenceBench
 /// above the highest one `Z_PRIMARYKEY` handed out (the next insert would collide with a stored row).
 extension ORMItemStore: IntegrityCheckingStore {
     public func checkIntegrity() throws {
-        let problems = try container.connection.integrityProblems()
-        guard problems.isEmpty else {
-            throw DamagedStore(file: container.connection.path, problem: problems.joined(separator: "; "))
-        }
-        for entity in container.model.entities {
-            var handedOut: Int64 = 0
-            try container.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity.number)]) {
-                handedOut = $0.int64(at: 0)
+        try DamagedStore.checking(container.connection.path) {
+            let (lines, pageSize) = try container.connection.integrityCheck()
+            if let damage = DamagedStore.sqlite(
+                file: container.connection.path, integrityCheck: lines, pageSize: pageSize)
+            {
+                throw damage
             }
-            var highest: Int64 = 0
-            try container.query("SELECT COALESCE(MAX(Z_PK), 0) FROM \(entity.table)", []) { highest = $0.int64(at: 0) }
-            guard highest <= handedOut else {
-                throw DamagedStore(
-                    file: container.connection.path, place: "table \(entity.table)",
-                    problem: "Z_PK \(highest) is above Z_PRIMARYKEY's Z_MAX \(handedOut)")
+            for entity in container.model.entities {
+                var handedOut: Int64 = 0
+                try container.query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity.number)]) {
+                    handedOut = $0.int64(at: 0)
+                }
+                var highest: Int64 = 0
+                try container.query("SELECT COALESCE(MAX(Z_PK), 0) FROM \(entity.table)", []) {
+                    highest = $0.int64(at: 0)
+                }
+                guard highest <= handedOut else {
+                    throw DamagedStore(
+                        file: container.connection.path, place: "table \(entity.table)",
+                        problem: "Z_PK \(highest) is above Z_PRIMARYKEY's Z_MAX \(handedOut)")
+                }
             }
         }
     }

@@ -3,9 +3,11 @@ import PersistenceBench
 /// After a crash: SQLite's own check of every page, b-tree and index of `store.sqlite`.
 extension SQLiteItemStore: IntegrityCheckingStore {
     public func checkIntegrity() throws {
-        let problems = try connection.integrityProblems()
-        guard problems.isEmpty else {
-            throw DamagedStore(file: connection.path, problem: problems.joined(separator: "; "))
+        try DamagedStore.checking(connection.path) {
+            let (lines, pageSize) = try connection.integrityCheck()
+            if let damage = DamagedStore.sqlite(file: connection.path, integrityCheck: lines, pageSize: pageSize) {
+                throw damage
+            }
         }
     }
 }

@@ -87,14 +87,19 @@ public final class SQLiteConnection {
         }
     }
 
-    /// What `PRAGMA integrity_check` finds wrong in the file (pages, b-trees, indexes against their tables), at
-    /// most `limit` lines; empty when it says "ok".
-    public func integrityProblems(limit: Int = 10) throws -> [String] {
-        let statement = try prepare("PRAGMA integrity_check(\(limit))")
-        defer { statement.finalize() }
+    /// What `PRAGMA integrity_check` reports (at most `limit` lines; "ok" when it finds nothing), and the page
+    /// size, to place a damaged page in the file.
+    public func integrityCheck(limit: Int = 10) throws -> (lines: [String], pageSize: Int) {
         var lines: [String] = []
-        while try statement.step() { lines.append(statement.text(at: 0)) }
-        return lines == ["ok"] ? [] : lines
+        var pageSize = 0
+        for (sql, isCheck) in [("PRAGMA integrity_check(\(limit))", true), ("PRAGMA page_size", false)] {
+            let statement = try prepare(sql)
+            defer { statement.finalize() }
+            while try statement.step() {
+                if isCheck { lines.append(statement.text(at: 0)) } else { pageSize = Int(statement.int64(at: 0)) }
+            }
+        }
+        return (lines, pageSize)
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.

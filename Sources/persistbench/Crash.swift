@@ -9,7 +9,8 @@ struct Crash: ParsableCommand {
         discussion: """
             Per store: --kills writers killed with SIGKILL at a seeded moment; with --power-loss N, N crash states \
             rebuilt from a recorded writer's writes and flushes (what a power cut may leave); with --faults N, N \
-            seeded ENOSPC/EIO failures of a write or flush. Each trial reopens the store in a fresh process, runs \
+            seeded ENOSPC/EIO failures of a write or flush; with --corruptions N, N byte flips or truncations of \
+            the closed store (measured, never a failure). Each trial reopens the store in a fresh process, runs \
             its integrity check and compares every item with the committed states. Writes crash.json and crash.md \
             to --out after every store. Exit status: 0 when every store kept its promise, 1 when one broke it or \
             could not be checked, 2 on bad input.

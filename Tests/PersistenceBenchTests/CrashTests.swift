@@ -105,6 +105,21 @@ import Testing
         #expect(run.output.contains(message), "\(run.output)")
     }
 
+    @Test func sqliteDamageIsPlacedAtTheFirstPageItsCheckNames() {
+        #expect(DamagedStore.sqlite(file: "s", integrityCheck: ["ok"], pageSize: 4096) == nil)
+        let damage = DamagedStore.sqlite(
+            file: "store.sqlite",
+            integrityCheck: ["*** in database main ***", "On tree page 12 cell 3: invalid page number 999"],
+            pageSize: 4096)
+        #expect(damage?.place == "page 12 (byte 45056)")
+        #expect(
+            DamagedStore.sqlite(file: "s", integrityCheck: ["Page 5: never used"], pageSize: 1024)?.place
+                == "page 5 (byte 4096)")
+        #expect(
+            DamagedStore.sqlite(file: "s", integrityCheck: ["row 3 missing from index i"], pageSize: 1024)?.place
+                == nil)
+    }
+
     @Test func verifyPassesASoundStoreAndNamesTheFileAndPlaceOfDamage() throws {
         let temporary = try TemporaryDirectory()
         let directory = try temporary.subdirectory("packed")
