@@ -71,6 +71,13 @@ public struct CrashSummary: Codable, Sendable {
         if !allows(verdict) { addBroken("\(trial): \(verdict.outcome.rawValue)", verdict.problem) }
     }
 
+    /// The median and the longest of the trials' reopen times.
+    mutating func setReopen(_ seconds: [Double]) {
+        let sorted = seconds.sorted()
+        reopenMedianSeconds = sorted.isEmpty ? nil : sorted[sorted.count / 2]
+        reopenMaxSeconds = sorted.last
+    }
+
     mutating func addBroken(_ what: String, _ problem: String?) {
         broken += 1
         if examples.count < 5 { examples.append(what + (problem.map { " (\($0))" } ?? "")) }
@@ -204,9 +211,7 @@ public final class CrashCampaign {
                 progress("\(kind.name): \(trial)/\(configuration.kills) kills, \(summary.broken) broken")
             }
         }
-        reopen.sort()
-        summary.reopenMedianSeconds = reopen.isEmpty ? nil : reopen[reopen.count / 2]
-        summary.reopenMaxSeconds = reopen.last
+        summary.setReopen(reopen)
         return summary
     }
 
@@ -252,9 +257,7 @@ public final class CrashCampaign {
                 progress("\(kind.name): \(index + 1)/\(chosen.count) power-loss states, \(summary.broken) broken")
             }
         }
-        reopen.sort()
-        summary.reopenMedianSeconds = reopen.isEmpty ? nil : reopen[reopen.count / 2]
-        summary.reopenMaxSeconds = reopen.last
+        summary.setReopen(reopen)
         return summary
     }
 
