@@ -42,7 +42,8 @@ public final class LMDBEnvironment {
     /// - Parameters:
     ///   - maxDatabases: how many named databases the environment may hold.
     ///   - mapSize: the initial map size; an existing, larger environment keeps its own.
-    public init(directory: URL, maxDatabases: UInt32, mapSize: Int) throws {
+    ///   - flags: more `mdb_env_open` flags (`MDB_NOMETASYNC`), besides `MDB_NOTLS`.
+    public init(directory: URL, maxDatabases: UInt32, mapSize: Int, flags: Int32 = 0) throws {
         path = directory.path
         var environment: OpaquePointer?
         try LMDBError.check(mdb_env_create(&environment), "mdb_env_create")
@@ -51,8 +52,10 @@ public final class LMDBEnvironment {
             try LMDBError.check(mdb_env_set_maxdbs(environment, maxDatabases), "mdb_env_set_maxdbs")
             try LMDBError.check(mdb_env_set_mapsize(environment, mapSize), "mdb_env_set_mapsize(\(mapSize))")
             // MDB_NOTLS ties a read transaction's reader slot to the transaction, not the thread, so that a reset
-            // read handle can be renewed and reads can nest. Sync on commit stays on: LMDB's default.
-            try LMDBError.check(mdb_env_open(environment, path, UInt32(MDB_NOTLS), 0o644), "mdb_env_open(\(path))")
+            // read handle can be renewed and reads can nest. Sync on commit stays on (LMDB's default) unless `flags`
+            // say otherwise.
+            try LMDBError.check(
+                mdb_env_open(environment, path, UInt32(MDB_NOTLS | flags), 0o644), "mdb_env_open(\(path))")
             var info = MDB_envinfo()
             try LMDBError.check(mdb_env_info(environment, &info), "mdb_env_info")
             self.mapSize = info.me_mapsize

@@ -8,14 +8,29 @@ import PersistenceBench
 /// Reads decode every field into the same `Item` values the other stores return: the decoding is part of what a
 /// user of a key-value store pays.
 public final class LMDBItemStore: MigrationStore {
-    public static let kind = StoreKind(
-        name: "lmdb",
-        summary: "LMDB via liblmdb: compact binary records under big-endian ids, a DUPSORT title index, cursors",
-        durability: "every commit synced (LMDB's default: mdb_txn_commit flushes the data, then the meta page)",
-        configuration: "MDB_NOTLS; a read-only map of the whole file, 256 MiB at first, doubled when full; no "
-            + "cache of its own (the kernel's page cache)",
-        engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
-        open: { try LMDBItemStore(directory: $0) })
+    static let configuration =
+        "MDB_NOTLS; a read-only map of the whole file, 256 MiB at first, doubled when full; no cache of its own (the "
+        + "kernel's page cache)"
+
+    public static let kinds = [
+        StoreKind(
+            name: "lmdb",
+            summary: "LMDB via liblmdb: compact binary records under big-endian ids, a DUPSORT title index, cursors",
+            durability: "every commit synced (LMDB's default: mdb_txn_commit flushes the data, then the meta page)",
+            configuration: configuration, engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
+            open: { try LMDBItemStore(directory: $0) }),
+        StoreKind(
+            name: "lmdb+nometasync",
+            summary: "lmdb with MDB_NOMETASYNC: a commit flushes its data pages but writes the meta page without a "
+                + "flush; the next commit's flush carries it",
+            durability: "data synced, meta page not (MDB_NOMETASYNC): a power cut may lose the last commit, never "
+                + "corrupts",
+            promise: .committedPrefix,
+            configuration: configuration.replacingOccurrences(
+                of: "MDB_NOTLS", with: "MDB_NOTLS | MDB_NOMETASYNC"),
+            engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
+            open: { try LMDBItemStore(directory: $0, flags: MDB_NOMETASYNC) }),
+    ]
 
     /// The initial map: enough for about a million items. Larger stores grow it as they fill it.
     public static let defaultMapSize = 256 << 20
@@ -43,10 +58,10 @@ public final class LMDBItemStore: MigrationStore {
     var profileStacks: StackInterner?
 
     /// Opens the store in `directory` (an LMDB environment: `data.mdb` and `lock.mdb`), creating it if empty.
-    public init(directory: URL, mapSize: Int = defaultMapSize) throws {
+    public init(directory: URL, mapSize: Int = defaultMapSize, flags: Int32 = 0) throws {
         environment = try LMDBEnvironment(
             directory: directory, maxDatabases: 4 + LMDBGraphDatabases.count + LMDBProfileDatabases.count,
-            mapSize: mapSize)
+            mapSize: mapSize, flags: flags)
         meta = try environment.openDatabase("meta")
         try Self.checkFormat(in: meta, of: environment)
         items = try environment.openDatabase("item")

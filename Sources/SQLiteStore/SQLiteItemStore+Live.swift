@@ -12,7 +12,9 @@ extension SQLiteItemStore: ConcurrentReadStore {
     /// The store opened again on the same file, with the same settings: a connection of its own for another
     /// thread, with every statement of the store.
     func openSecondConnection() throws -> SQLiteItemStore {
-        try SQLiteItemStore(directory: URL(fileURLWithPath: connection.path).deletingLastPathComponent(), tuned: tuned)
+        try SQLiteItemStore(
+            directory: URL(fileURLWithPath: connection.path).deletingLastPathComponent(), tuned: tuned,
+            synchronous: synchronous)
     }
 }
 

@@ -30,6 +30,16 @@ public final class SQLiteItemStore: MigrationStore {
                 + "\(SQLiteConnection.maximumMapSize)) temp_store=MEMORY",
             engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: true) }),
+        StoreKind(
+            name: "sqlite+normal",
+            summary: "sqlite with synchronous=NORMAL, GRDB's own default in WAL mode: a commit appends to the log "
+                + "without a sync; the log is synced when it is checkpointed",
+            durability: "commits not synced: WAL, synchronous=NORMAL (the log is synced at each checkpoint)",
+            promise: .committedPrefix,
+            configuration: SQLiteConnection.defaultConfiguration.replacingOccurrences(
+                of: "synchronous=FULL", with: "synchronous=NORMAL"),
+            engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
+            open: { try SQLiteItemStore(directory: $0, tuned: false, synchronous: "NORMAL") }),
     ]
 
     /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.
@@ -44,6 +54,8 @@ public final class SQLiteItemStore: MigrationStore {
     let connection: SQLiteConnection
     /// Whether the connection runs `tunedPragmas` (`sqlite+tuned`): a reader's connection runs them too.
     let tuned: Bool
+    /// `PRAGMA synchronous`: FULL, or NORMAL for `sqlite+normal`.
+    let synchronous: String
     /// The profile's distinct stacks by id, loaded by the first profile write (`SQLiteProfileStore.swift`).
     var profileStacks: StackInterner?
     private let insertStatement: SQLiteStatement
@@ -58,12 +70,14 @@ public final class SQLiteItemStore: MigrationStore {
     private let updateStatement: SQLiteStatement
     private let deleteStatement: SQLiteStatement
 
-    public init(directory: URL, tuned: Bool) throws {
+    public init(directory: URL, tuned: Bool, synchronous: String = "FULL") throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
         self.tuned = tuned
+        self.synchronous = synchronous
         // Foreign keys on, as GRDB sets them: the house tables cascade deletes through them.
-        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON")
+        try connection.execute(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = \(synchronous); PRAGMA foreign_keys = ON")
         if tuned { try connection.execute(Self.tunedPragmas) }
         try connection.transaction {
             try connection.execute(Self.schema + Self.leagueSchema + Self.houseSchema + Self.profileSchema)

@@ -10,8 +10,8 @@ import SQLiteStore
 /// package-benchmark suites share.
 public enum StoreCatalog {
     public static let all: [StoreKind] =
-        SQLiteItemStore.kinds + GRDBItemStore.kinds + ORMItemStore.kinds + [
-            LMDBItemStore.kind, PackedItemStore.kind, MemoryItemStore.kind,
+        SQLiteItemStore.kinds + GRDBItemStore.kinds + ORMItemStore.kinds + LMDBItemStore.kinds + [
+            PackedItemStore.kind, MemoryItemStore.kind,
         ]
 
     public static func kind(named name: String) -> StoreKind? { all.first { $0.name == name } }

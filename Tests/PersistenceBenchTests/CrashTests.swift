@@ -91,6 +91,25 @@ import Testing
                 .contains("| packed | power-loss |"))
     }
 
+    @Test func aStoreThatMayLoseItsLastCommitsLosesWholeTransactionsAndKeepsItsPromise() throws {
+        let temporary = try TemporaryDirectory()
+        let run = try runTool([
+            "crash", "--stores", "sqlite+normal,lmdb+nometasync", "--kills", "0", "--power-loss", "40",
+            "--transactions", "8", "--scale", "1k", "--out", temporary.url.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try JSONDecoder().decode(
+            CrashResults.self, from: Data(contentsOf: temporary.url.appendingPathComponent("crash.json")))
+        #expect(results.summaries.count == 2)
+        for summary in results.summaries {
+            #expect(summary.promise == .committedPrefix)
+            #expect(summary.torn == 0 && summary.corrupt == 0 && summary.broken == 0, "\(summary.store)")
+        }
+        // Unsynced commits are lost at a power cut: the states show it, and the promise allows it.
+        let normal = try #require(results.summaries.first { $0.store == "sqlite+normal" })
+        #expect(normal.lost > 0 && normal.lostTransactions >= normal.lost)
+    }
+
     @Test(arguments: [
         (["crash", "--stores", "memory"], "memory promises nothing to check"),
         (["crash", "--kills=-1"], "invalid --kills -1"),
