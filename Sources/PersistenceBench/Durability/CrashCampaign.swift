@@ -296,7 +296,9 @@ public final class CrashCampaign {
             case .exited(0):
                 // Where the fault fell: after the last commit (the close, a checkpoint) a store may absorb it, since
                 // nothing it promised depends on it; inside a transaction, a commit that returned despite a failed
-                // write or flush broke the promise.
+                // write broke the promise, and despite a failed flush too, unless the store promises only a
+                // committed prefix: its commits do not flush, and a failed flush of a checkpoint (which SQLite does
+                // not report to the committer) can only cost commits it never promised to keep.
                 let operations = try WriteLog(contentsOf: faultLog, directory: store.path).operations
                 guard let faultIndex = operations.firstIndex(of: .fault) else {
                     summary.faultsAbsorbed! += 1
@@ -304,7 +306,7 @@ public final class CrashCampaign {
                     continue
                 }
                 let lastCommit = operations.lastIndex { if case .committed = $0 { true } else { false } } ?? 0
-                if faultIndex < lastCommit {
+                if faultIndex < lastCommit, isWrite || kind.promise == .everyCommit {
                     summary.trials += 1
                     summary.addBroken(name, "a commit returned after the fault, and the writer reported no error")
                     continue
