@@ -51,7 +51,6 @@ public struct CrashSummary: Codable, Sendable {
     func allows(_ verdict: CrashVerdict) -> Bool {
         switch (check, promise) {
         case (_, .nothing), (.corruption, _): true
-        case (.powerLoss, .processCrashOnly): true
         case (.powerLoss, .committedPrefix): verdict.outcome == .intact || verdict.outcome == .lost
         default: verdict.outcome == .intact
         }

@@ -29,8 +29,6 @@ public enum DurabilityPromise: String, Codable, Sendable {
     /// Every committed transaction survives a kill; a power cut may lose the last ones, never part of one, and
     /// never corrupts (SQLite's WAL with `synchronous=NORMAL`, LMDB's `MDB_NOMETASYNC`).
     case committedPrefix
-    /// Every committed transaction survives a kill; after a power cut nothing is promised (no flushes).
-    case processCrashOnly
     /// Nothing survives the process (the harness floor).
     case nothing
 
@@ -39,7 +37,6 @@ public enum DurabilityPromise: String, Codable, Sendable {
         case .everyCommit: "every committed transaction survives a kill and a power cut"
         case .committedPrefix:
             "every committed transaction survives a kill; a power cut may lose the last ones, never corrupts"
-        case .processCrashOnly: "every committed transaction survives a kill; a power cut, nothing promised"
         case .nothing: "nothing survives the process"
         }
     }
