@@ -79,7 +79,18 @@ public struct CrashSummary: Codable, Sendable {
 
     mutating func addBroken(_ what: String, _ problem: String?) {
         broken += 1
-        if examples.count < 5 { examples.append(what + (problem.map { " (\($0))" } ?? "")) }
+        addExample(what + (problem.map { " (\($0))" } ?? ""))
+    }
+
+    /// A trial that ended without a verdict (the writer hung, crashed or failed) and broke the promise.
+    mutating func addBrokenTrial(_ what: String, _ problem: String?) {
+        trials += 1
+        addBroken(what, problem)
+    }
+
+    /// Keeps the first few examples.
+    mutating func addExample(_ example: String) {
+        if examples.count < 5 { examples.append(example) }
     }
 }
 
@@ -185,8 +196,8 @@ public final class CrashCampaign {
             guard latest != nil else {
                 writer.kill()
                 _ = writer.waitUntilEnded()
-                summary.trials += 1
-                summary.addBroken("kill \(trial)", "the writer did not open the store: \(report(job)?.error ?? "")")
+                summary.addBrokenTrial(
+                    "kill \(trial)", "the writer did not open the store: \(report(job)?.error ?? "")")
                 continue
             }
             let delay = UInt64(rng.below(UInt64(configuration.maximumKillDelayMilliseconds) + 1)) * 1_000_000
@@ -199,8 +210,8 @@ public final class CrashCampaign {
             let ending = writer.waitUntilEnded().0
             let committed = writer.drainProgress(latest: latest) ?? 0
             if case .exited = ending {
-                summary.trials += 1
-                summary.addBroken("kill \(trial)", "the writer stopped before the kill: \(report(job)?.error ?? "")")
+                summary.addBrokenTrial(
+                    "kill \(trial)", "the writer stopped before the kill: \(report(job)?.error ?? "")")
                 continue
             }
             let (verdict, seconds) = try verify(kind, directory: store, run: trial, committed: committed)
@@ -283,14 +294,12 @@ public final class CrashCampaign {
             let faultLog = work.appendingPathComponent("fault.log")
             let result = try child(job, environment: try recording(into: faultLog, fault: fault))
             if result.timedOut {
-                summary.trials += 1
-                summary.addBroken(name, "the writer hung: killed after \(Int(Self.childTimeoutSeconds)) s")
+                summary.addBrokenTrial(name, "the writer hung: killed after \(Int(Self.childTimeoutSeconds)) s")
                 continue
             }
             switch result.ending {
             case .signaled(let signal):
-                summary.trials += 1
-                summary.addBroken(name, "the writer crashed with signal \(signal)")
+                summary.addBrokenTrial(name, "the writer crashed with signal \(signal)")
                 continue
             case .exited(0):
                 // Where the fault fell: after the last commit (the close, a checkpoint) a store may absorb it, since
@@ -300,21 +309,19 @@ public final class CrashCampaign {
                 // not report to the committer) can only cost commits it never promised to keep.
                 let operations = try WriteLog(contentsOf: faultLog, directory: store.path).operations
                 guard let faultIndex = operations.firstIndex(of: .fault) else {
-                    summary.faultsAbsorbed! += 1
-                    summary.examples.append("\(name): not reached (the writer made fewer calls)")
+                    // Not a trial: the writer made fewer calls than the recorded one.
+                    summary.addExample("\(name): not reached (the writer made fewer calls)")
                     continue
                 }
                 let lastCommit = operations.lastIndex { if case .committed = $0 { true } else { false } } ?? 0
                 if faultIndex < lastCommit, isWrite || kind.promise == .everyCommit {
-                    summary.trials += 1
-                    summary.addBroken(name, "a commit returned after the fault, and the writer reported no error")
+                    summary.addBrokenTrial(name, "a commit returned after the fault, and the writer reported no error")
                     continue
                 }
                 summary.faultsAbsorbed! += 1
             case .exited:
                 guard report(job)?.error != nil else {
-                    summary.trials += 1
-                    summary.addBroken(name, "the writer failed without an error: \(result.failure)")
+                    summary.addBrokenTrial(name, "the writer failed without an error: \(result.failure)")
                     continue
                 }
                 summary.faultsReported! += 1
@@ -386,7 +393,7 @@ public final class CrashCampaign {
             if result.timedOut {
                 summary.trials += 1
                 summary.hangs! += 1
-                if summary.examples.count < 5 { summary.examples.append("\(damage): the reopen hung") }
+                summary.addExample("\(damage): the reopen hung")
             } else if case .signaled(let signal) = result.ending {
                 summary.trials += 1
                 summary.crashes! += 1
@@ -395,8 +402,8 @@ public final class CrashCampaign {
                 summary.examples = Array(summary.examples.prefix(5))
             } else if let verdict = report(job)?.verdict {
                 summary.add(verdict, trial: damage)
-                if verdict.outcome == .torn, summary.examples.count < 5 {
-                    summary.examples.append("\(damage): silently wrong (\(verdict.problem ?? ""))")
+                if verdict.outcome == .torn {
+                    summary.addExample("\(damage): silently wrong (\(verdict.problem ?? ""))")
                 }
             } else {
                 throw BenchError("verifying \(kind.name) failed: \(result.failure)")

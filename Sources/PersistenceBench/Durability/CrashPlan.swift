@@ -165,7 +165,7 @@ extension CrashPlan {
         for id in touched where differs(id) { differing += 1 }
         var matching: [Int] = differing == 0 ? [0] : []
         var nearest = (state: 0, differing: differing)
-        for state in 1...max(1, candidates) where state <= candidates {
+        for state in stride(from: 1, through: candidates, by: 1) {
             for effect in history[state - 1] {
                 let before = differs(effect.id)
                 expected[effect.id] = .some(effect.item)
