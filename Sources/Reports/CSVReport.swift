@@ -10,6 +10,7 @@ public enum CSVReport {
         "storage_write_bytes", "bytes_on_disk", "digest", "process_wall_seconds", "timed_peak_rss_bytes",
         "calibration_seconds", "latency_by_operation_us", "sync_calibration_seconds", "phase_seconds",
         "phase_cpu_seconds", "phase_waits", "settle_seconds", "maintained_count",
+        "time_boxed",
     ]
 
     public static func render(_ results: RunResults) -> String {
@@ -32,6 +33,7 @@ public enum CSVReport {
                 metrics?.phaseSeconds.map(seconds), metrics?.phaseCPUSeconds.map(seconds),
                 metrics?.phaseWaits.map { "\($0)" }, metrics?.settleSeconds.map(seconds),
                 metrics?.maintainedCount.map { $0 ? "true" : "false" },
+                metrics?.timeBoxed.map { $0 ? "true" : "false" },
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }

@@ -449,6 +449,12 @@ public enum MarkdownReport {
         if let best, median > 0 { text += " · \(String(format: "%.2f", best / median))×" }
         if let rss = summary.medianPeakRSS { text += " · \(Quantity.formatBytes(Int64(rss)))" }
         if summary.answeredFromMaintainedCount { text += " · maintained count (O(1))" }
+        let boxed = summary.timeBoxedOperations
+        if let fewest = boxed.first, let most = boxed.last {
+            text +=
+                " · time-boxed: \(fewest == most ? formatCount(Double(fewest)) : "\(formatCount(Double(fewest)))–\(formatCount(Double(most)))")"
+                + " ops in \(boxed.count) rep(s), checked against the generator"
+        }
         if summary.partialFailures > 0 { text += " · \(summary.partialFailures) rep(s) DNF" }
         return text
     }

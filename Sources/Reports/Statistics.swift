@@ -19,6 +19,8 @@ struct CellSummary {
     }
     /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
     var answeredFromMaintainedCount: Bool { finished.contains { $0.maintainedCount == true } }
+    /// The operations of the time-boxed repetitions (`CellMetrics.timeBoxed`), fewest first; empty if none was.
+    var timeBoxedOperations: [Int] { finished.filter { $0.timeBoxed == true }.map(\.operations).sorted() }
     /// The first reason a repetition did not finish, if none finished.
     var failure: CellResult? { finished.isEmpty ? cells.first { $0.status != .ok } : nil }
     /// Repetitions that did not finish, when others did.

@@ -39,6 +39,14 @@ struct Run: ParsableCommand {
     @Option(help: "Wall-clock budget per cell process: 90s, 10m, 1h.")
     var timeBudget: String = "10m"
 
+    @Option(
+        help: ArgumentHelp(
+            "Stop insert-each's durable inserts once this much time has passed (at least "
+                + "\(TimeBox.minimumOperations) done), or 'none': 20s, 1m. Boxed cells are checked against the "
+                + "generator and labelled.",
+            valueName: "duration"))
+    var timeBox = "30s"
+
     @Option(help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
     var memoryBudget: String = "8GiB"
 
@@ -80,13 +88,20 @@ struct Run: ParsableCommand {
         guard let seconds = Quantity.seconds(parsing: timeBudget) else {
             throw ValidationError("invalid --time-budget '\(timeBudget)': use a duration such as 90s, 10m or 1h")
         }
+        var boxSeconds: Double?
+        if timeBox != "none" {
+            guard let seconds = Quantity.seconds(parsing: timeBox) else {
+                throw ValidationError("invalid --time-box '\(timeBox)': use a duration such as 20s or 1m, or none")
+            }
+            boxSeconds = seconds
+        }
         guard let bytes = Quantity.bytes(parsing: memoryBudget) else {
             throw ValidationError("invalid --memory-budget '\(memoryBudget)': use a size such as 512MiB or 8GiB")
         }
         return RunConfiguration(
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
-            readRate: readRate)
+            readRate: readRate, timeBoxSeconds: boxSeconds)
     }
 
     private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {

@@ -21,6 +21,7 @@ import Testing
         (["run", "--repetitions", "0"], "invalid --repetitions 0"),
         (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
         (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
+        (["run", "--time-box", "never"], "invalid --time-box 'never'"),
         (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
         (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
         (["frobnicate"], "Unexpected argument 'frobnicate'"),
@@ -86,6 +87,30 @@ import Testing
         #expect(markdown.contains("## insert") && markdown.contains("★"))
     }
 
+    /// A time box stops insert-each after its minimum: the cell says what it did, was checked against the
+    /// generator, is labelled in the report, and its digest is left out of the stores' comparison.
+    @Test func aTimeBoxedCellReportsWhatItDid() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out").path
+        let run = try runTool([
+            "run", "--stores", "sqlite,json", "--workloads", "insert-each,get", "--scales", "1k", "--repetitions", "1",
+            "--out", out, "--time-box", "1ms", "--strict",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
+        #expect(results.configuration.timeBoxSeconds == 0.001)
+        let boxed = results.cells.filter { $0.workload == "insert-each" }
+        #expect(boxed.count == 2)
+        for cell in boxed {
+            #expect(cell.metrics?.timeBoxed == true, "\(cell.store)")
+            #expect(cell.metrics?.operations == TimeBox.minimumOperations, "\(cell.store)")
+        }
+        #expect(results.cells.first { $0.workload == "get" }?.metrics?.timeBoxed == nil, "get has no box")
+        #expect(results.digestChecks.map(\.workload) == ["get"])
+        let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
+        #expect(markdown.contains("time-boxed: 200 ops in 1 rep(s), checked against the generator"))
+    }
+
     @Test func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
@@ -109,7 +134,7 @@ import Testing
         let out = directory.url.appendingPathComponent("out").path
         // Any Swift process is resident beyond 1 MiB, so the first check stops it.
         let run = try runTool([
-            "run", "--stores", "sqlite", "--workloads", "insert", "--scales", "100k", "--repetitions", "1",
+            "run", "--stores", "sqlite", "--workloads", "insert", "--scales", "100k,200k", "--repetitions", "2",
             "--out", out, "--memory-budget", "1MiB",
         ])
         #expect(run.status == 0, "\(run.output)")
@@ -117,6 +142,13 @@ import Testing
         #expect(results.cells.first?.status == .dnf)
         #expect(results.cells.first?.reason?.contains("over the memory budget of 1.0 MiB (resident") == true)
         #expect(results.cells.first?.process?.peakRSSBytes ?? 0 > 0)
+        // The same work again, or more of it, is not started: the second repetition and the larger scale.
+        #expect(results.cells.count == 4)
+        for cell in results.cells.dropFirst() {
+            #expect(cell.status == .dnf)
+            #expect(cell.reason?.hasPrefix("not run: repetition 1 at 100k was stopped over the memory budget") == true)
+            #expect(cell.process == nil)
+        }
     }
 
     @Test func aMalformedResultsFileIsReportedNotCrashedOn() throws {

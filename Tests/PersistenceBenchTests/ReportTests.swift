@@ -78,9 +78,9 @@ import Testing
         #expect(markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 | 150 / 250 / 400 / 900 |"))
         #expect(markdown.contains("| `b` | 100 | – | – |"))
         let csv = CSVReport.render(results)
-        // The six columns after it (the probe, the timed phase's counters, settle, maintained count) are empty for
-        // this sample.
-        #expect(csv.contains(",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000,,,,,,\n"))
+        // The seven columns after it (the probe, the timed phase's counters, settle, maintained count, time box) are
+        // empty for this sample.
+        #expect(csv.contains(",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000,,,,,,,\n"))
         // Workloads without kinds have no such table.
         #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
     }

@@ -95,6 +95,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var readWhileImport: ReadWhileImportMetrics?
     /// `observe`'s and `observe-burst`'s notices, queries and observer CPU; nil for other workloads.
     public var observe: ObserveMetrics?
+    /// True where the time box (`--time-box`) stopped the workload before all its operations: `operations` is what
+    /// it did, and its digest, checked against the generator, is not compared with other stores'. Nil elsewhere.
+    public var timeBoxed: Bool?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -116,8 +119,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
         phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
         maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
-        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil
+        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil
     ) {
+        self.timeBoxed = timeBoxed
         self.readWhileImport = readWhileImport
         self.observe = observe
         self.timedSeconds = timedSeconds
@@ -144,7 +148,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe
+            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -169,7 +173,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             maintainedCount: try c.decodeIfPresent(Bool.self, forKey: .maintainedCount),
             timeline: try c.decodeIfPresent([TimelineWindow].self, forKey: .timeline),
             readWhileImport: try c.decodeIfPresent(ReadWhileImportMetrics.self, forKey: .readWhileImport),
-            observe: try c.decodeIfPresent(ObserveMetrics.self, forKey: .observe))
+            observe: try c.decodeIfPresent(ObserveMetrics.self, forKey: .observe),
+            timeBoxed: try c.decodeIfPresent(Bool.self, forKey: .timeBoxed))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -196,6 +201,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(timeline, forKey: .timeline)
         try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
         try c.encodeIfPresent(observe, forKey: .observe)
+        try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
     }
 }
 

@@ -17,6 +17,8 @@ public struct CellJob: Codable, Sendable {
     public var batchSize: Int
     /// Reads per second of `read-while-import`'s reader; nil for the default.
     public var readRate: Double?
+    /// The time box of workloads that ask one durable question after another (`TimeBox`); nil for none.
+    public var timeBoxSeconds: Double?
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
     public var directory: String
     /// Where the child writes its `CellReport`.
@@ -63,7 +65,7 @@ public enum CellExecution {
         }
         let context = WorkloadContext(
             scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
-            readRate: job.readRate ?? WorkloadContext.defaultReadRate)
+            readRate: job.readRate ?? WorkloadContext.defaultReadRate, timeBox: TimeBox(seconds: job.timeBoxSeconds))
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:
@@ -141,6 +143,6 @@ public enum CellExecution {
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
             timeline: timeline.windows, readWhileImport: outcome.readWhileImport,
-            observe: outcome.observe)
+            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil)
     }
 }

@@ -37,6 +37,9 @@ public final class Runner {
     /// Finished cells of an interrupted run being resumed, by `cellKey`: reused, not run again.
     private var finished: [String: CellResult] = [:]
     private var fixtures: [String: FixtureState] = [:]
+    /// Per store and workload, the first cell that ran out of a budget: the same work at this scale and above is
+    /// not run again (`run(_:index:total:)`), since it only grows.
+    private var outOfBudget: [String: (scale: Scale, repetition: Int, reason: String)] = [:]
 
     private enum FixtureState {
         case ready(URL)
@@ -164,6 +167,13 @@ public final class Runner {
         guard cell.workload.supports(cell.store.type) else {
             return result(.notApplicable, "\(cell.store.name) has no \(cell.workload.name) capability")
         }
+        let work = "\(cell.store.name)/\(cell.workload.name)"
+        if let first = outOfBudget[work], cell.scale.records >= first.scale.records {
+            return result(
+                .dnf,
+                "not run: repetition \(first.repetition) at \(first.scale) was stopped \(first.reason); this cell "
+                    + "does at least as much")
+        }
         let directory = workDirectory.appendingPathComponent("cell")
         try FileSystem.remove(directory)
         if let fixture = cell.workload.fixture {
@@ -217,7 +227,8 @@ public final class Runner {
         let job = CellJob(
             mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
             seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
-            directory: directory.path, reportPath: reportPath.path, progressDescriptor: 3)
+            timeBoxSeconds: configuration.timeBoxSeconds, directory: directory.path, reportPath: reportPath.path,
+            progressDescriptor: 3)
         try JSONEncoder().encode(job).write(to: jobPath)
 
         var result = CellResult(
@@ -258,6 +269,9 @@ public final class Runner {
         if let overBudget {
             result.status = .dnf
             result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
+            if mode == .measure {
+                outOfBudget["\(cell.store.name)/\(cell.workload.name)"] = (cell.scale, cell.repetition, overBudget)
+            }
         } else if case .signaled(let signal) = ending {
             result.status = .dnf
             result.reason =

@@ -54,14 +54,17 @@ public struct WorkloadOutcome: Sendable {
     public var readWhileImport: ReadWhileImportMetrics?
     /// What `observe` and `observe-burst` measured besides their timed commits and waits; nil for other workloads.
     public var observe: ObserveMetrics?
+    /// Whether the time box stopped the workload before it did all its operations (`TimeBox`).
+    public var timeBoxed: Bool
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     public var changedStore: Bool { digest == nil || alsoDigestsStore }
 
     public init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
-        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil
+        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false
     ) {
+        self.timeBoxed = timeBoxed
         self.observe = observe
         self.operations = operations
         self.digest = digest
@@ -81,13 +84,16 @@ public struct WorkloadContext {
     public let progress: ProgressReporter
     /// Reads per second of the open-loop reader of `read-while-import` (`--read-rate`).
     public let readRate: Double
+    /// How long a workload of many durable operations may go on (`--time-box`).
+    public let timeBox: TimeBox
 
     public static let defaultReadRate = 1_000.0
 
     public init(
         scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter,
-        readRate: Double = defaultReadRate
+        readRate: Double = defaultReadRate, timeBox: TimeBox = .none
     ) {
+        self.timeBox = timeBox
         self.scale = scale
         self.seed = seed
         self.batchSize = batchSize
@@ -106,7 +112,7 @@ public struct WorkloadContext {
     func with(batchSize: Int) -> WorkloadContext {
         WorkloadContext(
             scale: scale, seed: seed, batchSize: batchSize, stopwatch: stopwatch, progress: progress,
-            readRate: readRate)
+            readRate: readRate, timeBox: timeBox)
     }
 
     public var items: ItemGenerator { ItemGenerator(seed: seed) }
