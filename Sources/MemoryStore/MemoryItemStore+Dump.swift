@@ -2,71 +2,150 @@ import Foundation
 import PersistenceBench
 
 /// The dump `memory` writes at close (untimed) and reads at open, so that a fixture loaded once can be copied to
-/// every cell like any store's files.
+/// every cell like any store's files: the document's contents in a binary layout of its own, and the page orders.
 extension MemoryItemStore {
-    /// magic, unique-titles flag, item count, the items (id, price, createdAt, filter code, title, notes), then
-    /// the page orders if sorted: all little-endian.
+    /// magic, unique-titles flag, the items (id, price, createdAt, filter code, title, notes), the page orders if
+    /// sorted, then sports, teams, houses with their floors and rooms, call stacks and samples: every count and
+    /// number a little-endian word, every text its length and UTF-8 bytes.
     func encoded() -> [UInt8] {
-        var bytes = Self.magic
-        bytes.append(uniqueTitles == nil ? 0 : 1)
-        let items = slots.compactMap { $0 }
-        append(UInt64(items.count), to: &bytes)
-        for item in items {
-            append(UInt64(bitPattern: item.id), to: &bytes)
-            append(item.price.bitPattern, to: &bytes)
-            append(item.createdAt.timeIntervalSince1970.bitPattern, to: &bytes)
-            bytes.append(ItemFilter(matching: item).code)
-            for text in [item.title, item.notes] {
-                append(UInt64(text.utf8.count), to: &bytes)
-                bytes.append(contentsOf: text.utf8)
-            }
+        var dump = DumpWriter(bytes: Self.magic)
+        let document = document()
+        dump.byte(document.titlesAreUnique ? 1 : 0)
+        dump.count(document.items.count)
+        for item in document.items {
+            dump.word(UInt64(bitPattern: item.id))
+            dump.word(item.price.bitPattern)
+            dump.word(item.createdAt.timeIntervalSince1970.bitPattern)
+            dump.byte(ItemFilter(matching: item).code)
+            dump.text(item.title)
+            dump.text(item.notes)
         }
         // Page orders with unplaced writes are left out: the next open sorts them at its first page.
         let orders = unsortedIDs.isEmpty ? pageOrders : nil
-        bytes.append(orders == nil ? 0 : 1)
+        dump.byte(orders == nil ? 0 : 1)
         for order in orders ?? [] {
-            append(UInt64(order.count), to: &bytes)
-            for id in order { append(UInt64(bitPattern: id), to: &bytes) }
+            dump.count(order.count)
+            for id in order { dump.word(UInt64(bitPattern: id)) }
         }
-        return bytes
-    }
-
-    private func append(_ value: UInt64, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        dump.count(document.sports.count)
+        for sport in document.sports {
+            dump.word(UInt64(bitPattern: sport.id))
+            dump.text(sport.name)
+        }
+        dump.count(document.teams.count)
+        for team in document.teams {
+            dump.word(UInt64(bitPattern: team.id))
+            dump.word(UInt64(bitPattern: team.sportID))
+            dump.text(team.name)
+        }
+        dump.count(document.houses.count)
+        for house in document.houses {
+            dump.word(UInt64(bitPattern: house.id))
+            dump.text(house.address)
+            dump.count(house.floors.count)
+            for floor in house.floors {
+                dump.word(UInt64(bitPattern: floor.id))
+                dump.text(floor.name)
+                dump.count(floor.rooms.count)
+                for room in floor.rooms {
+                    dump.word(UInt64(bitPattern: room.id))
+                    dump.text(room.name)
+                    dump.word(UInt64(bitPattern: room.area))
+                }
+            }
+        }
+        dump.count(document.stacks.count)
+        for stack in document.stacks {
+            dump.count(stack.count)
+            for frame in stack { dump.word(frame) }
+        }
+        dump.count(document.samples.count)
+        for sample in document.samples {
+            dump.word(UInt64(bitPattern: sample.timestamp))
+            dump.word(UInt64(UInt32(bitPattern: sample.pid)) << 32 | UInt64(UInt32(bitPattern: sample.tid)))
+            dump.word(UInt64(UInt32(bitPattern: sample.stack)))
+        }
+        return dump.bytes
     }
 
     func read(_ data: Data) throws {
-        try data.withUnsafeBytes { raw in
-            var reader = DumpReader(bytes: raw, path: dump.path)
-            guard try Array(reader.bytes(Self.magic.count)) == Self.magic else {
-                throw BenchError("\(dump.path) is not a memory store dump")
+        let path = file.path
+        var orders: [[Int64]]?
+        let document = try data.withUnsafeBytes { raw in
+            var dump = DumpReader(bytes: raw, path: path)
+            guard try Array(dump.bytes(Self.magic.count)) == Self.magic else {
+                throw BenchError(
+                    "\(path) is not a memory store dump (version \(String(decoding: Self.magic, as: UTF8.self)))")
             }
-            let titlesAreUnique = try reader.byte() == 1
-            let count = try reader.count()
-            for _ in 0..<count {
-                let id = Int64(bitPattern: try reader.word())
-                let price = Double(bitPattern: try reader.word())
-                let createdAt = Double(bitPattern: try reader.word())
-                guard let filter = ItemFilter(code: try reader.byte()) else {
-                    throw BenchError("\(dump.path): item \(id) has a bad filter code")
+            var document = Document()
+            document.titlesAreUnique = try dump.byte() == 1
+            document.items = try (0..<dump.count()).map { _ in
+                let id = Int64(bitPattern: try dump.word())
+                let price = Double(bitPattern: try dump.word())
+                let createdAt = Double(bitPattern: try dump.word())
+                guard let filter = ItemFilter(code: try dump.byte()) else {
+                    throw BenchError("\(path): item \(id) has a bad filter code")
                 }
-                let title = try reader.text()
-                let notes = try reader.text()
-                try insert([
-                    Item(
-                        id: id, title: title, notes: notes, isInStock: filter.isInStock, priority: filter.priority,
-                        price: price, createdAt: Date(timeIntervalSince1970: createdAt))
-                ])
+                return Item(
+                    id: id, title: try dump.text(), notes: try dump.text(), isInStock: filter.isInStock,
+                    priority: filter.priority, price: price, createdAt: Date(timeIntervalSince1970: createdAt))
             }
-            if try reader.byte() == 1 {
-                pageOrders = try (0..<4).map { _ in
-                    try (0..<reader.count()).map { _ in Int64(bitPattern: try reader.word()) }
-                }
+            if try dump.byte() == 1 {
+                orders = try (0..<4).map { _ in try (0..<dump.count()).map { _ in Int64(bitPattern: try dump.word()) } }
             }
-            if titlesAreUnique { uniqueTitles = Set(slots.compactMap { $0?.title }) }
-            guard reader.atEnd else { throw BenchError("\(dump.path): bytes after the end") }
+            document.sports = try (0..<dump.count()).map { _ in
+                Sport(id: Int64(bitPattern: try dump.word()), name: try dump.text())
+            }
+            document.teams = try (0..<dump.count()).map { _ in
+                Team(
+                    id: Int64(bitPattern: try dump.word()), sportID: Int64(bitPattern: try dump.word()),
+                    name: try dump.text())
+            }
+            document.houses = try (0..<dump.count()).map { _ in
+                House(
+                    id: Int64(bitPattern: try dump.word()), address: try dump.text(),
+                    floors: try (0..<dump.count()).map { _ in
+                        Floor(
+                            id: Int64(bitPattern: try dump.word()), name: try dump.text(),
+                            rooms: try (0..<dump.count()).map { _ in
+                                Room(
+                                    id: Int64(bitPattern: try dump.word()), name: try dump.text(),
+                                    area: Int64(bitPattern: try dump.word()))
+                            })
+                    })
+            }
+            document.stacks = try (0..<dump.count()).map { _ in try (0..<dump.count()).map { _ in try dump.word() } }
+            document.samples = try (0..<dump.count()).map { _ in
+                let timestamp = Int64(bitPattern: try dump.word())
+                let threads = try dump.word()
+                return StoredSample(
+                    timestamp: timestamp, pid: Int32(bitPattern: UInt32(truncatingIfNeeded: threads >> 32)),
+                    tid: Int32(bitPattern: UInt32(truncatingIfNeeded: threads)),
+                    stack: Int32(bitPattern: UInt32(truncatingIfNeeded: try dump.word())))
+            }
+            guard dump.atEnd else { throw BenchError("\(path): bytes after the end") }
+            return document
         }
-        changed = false
+        try load(document)
+        pageOrders = orders
+    }
+}
+
+/// Builds a dump front to back.
+private struct DumpWriter {
+    var bytes: [UInt8]
+
+    mutating func byte(_ value: UInt8) { bytes.append(value) }
+
+    mutating func word(_ value: UInt64) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func count(_ value: Int) { word(UInt64(value)) }
+
+    mutating func text(_ value: String) {
+        count(value.utf8.count)
+        bytes.append(contentsOf: value.utf8)
     }
 }
 

@@ -1,14 +1,16 @@
 import PersistenceBench
 
-/// `unique-title` on `memory`: one pass with a set of the titles seen; from then on every write checks the set.
+/// `unique-title` on the heap stores: one pass with a set of the titles seen; from then on every write checks the
+/// set. One commit: the deletions and the constraint together.
 extension MemoryItemStore {
     public func migrateToUniqueTitles() throws -> Int {
         var seen = Set<String>()
         var duplicates: [Int64] = []
         for case let item? in slots where !seen.insert(item.title).inserted { duplicates.append(item.id) }
-        try delete(ids: duplicates)
+        remove(ids: duplicates)
         uniqueTitles = seen
-        changed = true
+        unsaved = true
+        try commit()
         return duplicates.count
     }
 
@@ -20,7 +22,7 @@ extension MemoryItemStore {
         var batch = Set<String>()
         for (id, title) in writes
         where !batch.insert(title).inserted || (uniqueTitles.contains(title) && !replaced.contains(title)) {
-            throw BenchError("memory: item \(id)'s title \"\(title)\" is another item's; titles are unique")
+            throw BenchError("\(name): item \(id)'s title \"\(title)\" is another item's; titles are unique")
         }
     }
 }

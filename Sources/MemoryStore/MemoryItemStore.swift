@@ -1,15 +1,18 @@
 import Foundation
 import PersistenceBench
 
-/// `memory`: the harness floor. Items in a Swift array indexed by id, nothing written while the store runs:
-/// what is left of a cell's time is the harness's own (generating, timing, digesting) and the least work any
-/// store must do to answer. YCSB's `BasicDB` plays this role there.
+/// The heap stores: everything in Swift arrays, sets and dictionaries, answered in memory.
+///
+/// `memory` is the harness floor: nothing written while the store runs, so what is left of a cell's time is the
+/// harness's own (generating, timing, digesting) and the least work any store must do to answer. YCSB's `BasicDB`
+/// plays this role there. `json` and `plist` are the first thing most apps write: the same heap structures, decoded
+/// whole from one Codable document at open and written whole at every commit (`+Document`).
 ///
 /// The store keeps what the other stores keep, in the cheapest form: per-filter counts (a maintained count, as
 /// `packed` has), page orders sorted at the end of a bulk load and mended by the first page after a write (the
-/// written items taken out, sorted and merged back in), a set of titles once they are unique. Its close writes a binary dump of everything (untimed, after the cell),
-/// and its open reads it, so that a fixture loaded once can be copied for each cell like any store's: its `open`
-/// cells time that decode, not a floor.
+/// written items taken out, sorted and merged back in), a set of titles once they are unique. `memory`'s close
+/// writes a binary dump of everything (untimed, after the cell), and its open reads it, so that a fixture loaded
+/// once can be copied for each cell like any store's: its `open` cells time that decode, not a floor.
 public final class MemoryItemStore: MigrationStore {
     public static let kind = StoreKind(
         name: StoreKind.harnessFloorName,
@@ -19,21 +22,34 @@ public final class MemoryItemStore: MigrationStore {
         promise: .nothing,
         configuration: "Swift arrays, sets and dictionaries in the heap; items.dump read at open, written at close",
         engine: { "Swift collections (this package)" }, type: MemoryItemStore.self,
-        open: { try MemoryItemStore(directory: $0) })
+        open: { try MemoryItemStore(directory: $0, persistence: .dumpAtClose) })
+
+    /// The Codable documents, then the floor, which reports list last.
+    public static let kinds = DocumentFormat.allCases.map(\.kind) + [kind]
 
     /// The per-filter counts are kept up to date by every write, as `packed` keeps them.
     public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
 
-    static let dumpName = "items.dump"
-    static let magic = Array("PBMEM001".utf8)
+    /// How the store's contents reach its directory.
+    enum Persistence {
+        /// `memory`: nothing while it runs; a binary dump at close (`+Dump`).
+        case dumpAtClose
+        /// `json`, `plist`: the whole document at every commit (`+Document`).
+        case document(DocumentFormat)
+    }
 
-    let dump: URL
+    static let dumpName = "items.dump"
+    static let magic = Array("PBMEM002".utf8)
+
+    let persistence: Persistence
+    /// The dump or the document.
+    let file: URL
     /// Slot `id` holds item `id`, or nil; slot 0 is never used.
     var slots: [Item?] = [nil]
     /// Held alone by every write to `slots`, and to read by a reader on another thread (`+Live`); the store's own
     /// reads, on the writing thread, do not take it.
     let itemsLock = ReadWriteLock()
-    /// Bumped after every write, for observers (`+Observation`).
+    /// Bumped after every commit, for observers (`+Observation`).
     let commits = CommitSignal()
     var filterCounts = [Int](repeating: 0, count: 8)
     /// Per priority code (0 none, 1–3), the ids of its items in `ItemPageQuery` order, but for `unsortedIDs`;
@@ -43,31 +59,65 @@ public final class MemoryItemStore: MigrationStore {
     var unsortedIDs: Set<Int64> = []
     /// The live titles, once `migrateToUniqueTitles` made them unique.
     var uniqueTitles: Set<String>?
-    /// Whether anything changed since the open: the close then rewrites the dump.
-    var changed = false
+    /// The league (`+Associations`): sports and teams in id order.
+    var sports: [Sport] = []
+    var teams: [Team] = []
+    /// Slot `id` holds house `id`, or nil (`+Houses`).
+    var houses: [House?] = [nil]
+    /// The profile (`+Profile`): samples in time order, each naming its call stack in `stacks`, stored once.
+    var samples: [StoredSample] = []
+    var stacks: [[UInt64]] = []
+    var stackIDs: [[UInt64]: Int32] = [:]
+    /// Whether something changed that the store's file does not hold yet: `memory`'s dump at close, the document
+    /// after a bulk load (whose inserts write nothing until `finishInserting`).
+    var unsaved = false
 
-    public init(directory: URL) throws {
-        dump = directory.appendingPathComponent(Self.dumpName)
-        if FileManager.default.fileExists(atPath: dump.path) {
-            try read(Data(contentsOf: dump))
-        } else {
-            changed = true
+    init(directory: URL, persistence: Persistence) throws {
+        self.persistence = persistence
+        switch persistence {
+        case .dumpAtClose:
+            file = directory.appendingPathComponent(Self.dumpName)
+            if FileManager.default.fileExists(atPath: file.path) { try read(Data(contentsOf: file)) }
+        case .document(let format):
+            file = directory.appendingPathComponent(format.fileName)
+            if FileManager.default.fileExists(atPath: file.path) {
+                let document: Document
+                do { document = try format.decode(Data(contentsOf: file)) } catch {
+                    throw BenchError("\(file.path) cannot be decoded: \(error)")
+                }
+                try load(document)
+            }
         }
+        unsaved = !FileManager.default.fileExists(atPath: file.path)
     }
 
     public func close() throws {
-        guard changed else { return }
-        try FileSystem.writeAtomically(Data(encoded()), to: dump)
-        changed = false
+        guard unsaved else { return }
+        switch persistence {
+        case .dumpAtClose: try FileSystem.writeAtomically(Data(encoded()), to: file)
+        case .document(let format): try write(format)
+        }
+        unsaved = false
+    }
+
+    /// Ends a transaction: the document stores write the whole document; then observers are told.
+    func commit() throws {
+        if case .document(let format) = persistence, unsaved {
+            try write(format)
+            unsaved = false
+        }
+        commits.committed()
     }
 
     // MARK: Writes
 
+    /// One batch of a bulk load: in the heap only. The load's end (`finishInserting`) commits it, as an app that
+    /// imports into its model saves once, and as `orm` saves its context once.
     public func insert(_ batch: [Item]) throws {
         for item in batch {
-            guard item.id > 0, item.id < Int64(UInt32.max) else { throw BenchError("memory: item id \(item.id)") }
+            guard item.id > 0, item.id < Int64(UInt32.max) else { throw BenchError("\(name): item id \(item.id)") }
             if Int(item.id) < slots.count, slots[Int(item.id)] != nil {
-                throw BenchError("memory: item \(item.id) is already stored")
+                throw BenchError("\(name): item \(item.id) is already stored")
             }
         }
         try checkUniqueTitles(batch.map { ($0.id, $0.title) })
@@ -85,16 +135,19 @@ public final class MemoryItemStore: MigrationStore {
 
     public func insertDurably(_ item: Item) throws {
         try insert([item])
+        try commit()
     }
 
-    /// Sorts the page orders at the end of a bulk load, as `packed` builds its order index then.
+    /// Sorts the page orders at the end of a bulk load, as `packed` builds its order index then, and commits the
+    /// load.
     public func finishInserting() throws {
-        _ = pageOrder(priorityCode: 0)
+        if slots.count > 1 { _ = pageOrder(priorityCode: 0) }
+        try commit()
     }
 
     public func update(_ updates: [ItemUpdate]) throws {
         for update in updates where slot(update.id) == nil {
-            throw BenchError("memory: no item \(update.id) to update")
+            throw BenchError("\(name): no item \(update.id) to update")
         }
         try checkUniqueTitles(updates.map { ($0.id, $0.title) }, replacing: Set(updates.map(\.id)))
         itemsLock.writing {
@@ -109,9 +162,16 @@ public final class MemoryItemStore: MigrationStore {
             }
         }
         wrote(updates.lazy.map(\.id))
+        try commit()
     }
 
     public func delete(ids: [Int64]) throws {
+        remove(ids: ids)
+        try commit()
+    }
+
+    /// Takes items out of the heap, leaving the commit to the caller.
+    func remove(ids: [Int64]) {
         itemsLock.writing {
             for id in ids {
                 guard let item = slot(id) else { continue }
@@ -125,8 +185,15 @@ public final class MemoryItemStore: MigrationStore {
 
     private func wrote(_ ids: some Sequence<Int64>) {
         if pageOrders != nil { unsortedIDs.formUnion(ids) }
-        changed = true
-        commits.committed()
+        unsaved = true
+    }
+
+    /// The store's name, for messages.
+    var name: String {
+        switch persistence {
+        case .dumpAtClose: StoreKind.harnessFloorName
+        case .document(let format): format.kind.name
+        }
     }
 
     // MARK: Reads

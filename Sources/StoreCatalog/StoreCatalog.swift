@@ -11,8 +11,8 @@ import SQLiteStore
 public enum StoreCatalog {
     public static let all: [StoreKind] =
         SQLiteItemStore.kinds + GRDBItemStore.kinds + ORMItemStore.kinds + LMDBItemStore.kinds + [
-            PackedItemStore.kind, MemoryItemStore.kind,
-        ]
+            PackedItemStore.kind
+        ] + MemoryItemStore.kinds
 
     public static func kind(named name: String) -> StoreKind? { all.first { $0.name == name } }
 }

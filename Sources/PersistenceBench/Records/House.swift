@@ -1,5 +1,5 @@
 /// A house with its floors in their stored order: the root of an ordered, cascading tree.
-public struct House: Equatable, Hashable, Sendable {
+public struct House: Equatable, Hashable, Sendable, Codable {
     /// 1...H for H houses.
     public var id: Int64
     public var address: String
@@ -13,7 +13,7 @@ public struct House: Equatable, Hashable, Sendable {
     }
 }
 
-public struct Floor: Equatable, Hashable, Sendable {
+public struct Floor: Equatable, Hashable, Sendable, Codable {
     public var id: Int64
     public var name: String
     /// In their stored order, which is not id order.
@@ -26,7 +26,7 @@ public struct Floor: Equatable, Hashable, Sendable {
     }
 }
 
-public struct Room: Equatable, Hashable, Sendable {
+public struct Room: Equatable, Hashable, Sendable, Codable {
     public var id: Int64
     public var name: String
     /// Floor area in square decimetres: an integer, so that every store round-trips it exactly.

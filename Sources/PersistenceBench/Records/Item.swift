@@ -2,8 +2,9 @@ import Foundation
 
 /// The CRUD workhorse: a to-do or shop item, as in the SwiftData and SQLiteData examples.
 ///
-/// Every store returns exactly these values; digests are computed from them.
-public struct Item: Equatable, Hashable, Sendable {
+/// Every store returns exactly these values; digests are computed from them. Codable, as an app's model is: the
+/// `json` and `plist` stores encode these values as they are.
+public struct Item: Equatable, Hashable, Sendable, Codable {
     /// How urgent an item is. Optional on `Item`: about a quarter of items have none.
     ///
     /// SwiftData cannot filter on such an enum; the `page` workload does.

@@ -1,5 +1,5 @@
 /// A sport, the "one" side of the `Sport` 1—n `Team` association.
-public struct Sport: Equatable, Hashable, Sendable {
+public struct Sport: Equatable, Hashable, Sendable, Codable {
     /// 1...S for a league of S sports.
     public var id: Int64
     public var name: String
@@ -11,7 +11,7 @@ public struct Sport: Equatable, Hashable, Sendable {
 }
 
 /// A team: the "many" side, pointing at its sport.
-public struct Team: Equatable, Hashable, Sendable {
+public struct Team: Equatable, Hashable, Sendable, Codable {
     /// 1...N for a league of N teams.
     public var id: Int64
     public var sportID: Int64
