@@ -65,6 +65,7 @@ public enum MarkdownReport {
 
         let scales = orderedUnique(results.cells.map(\.scale)).sorted()
         let stores = results.stores
+        out.append(contentsOf: strategySummary(results, stores: stores, scales: scales))
         for workload in orderedUnique(results.cells.map(\.workload)) {
             let cells = results.cells.filter { $0.workload == workload }
             out.append("## \(workload)")
@@ -102,15 +103,7 @@ public enum MarkdownReport {
             var memoryRows: [String] = []
             // The best store: never the harness floor, nor a store that answered from a maintained count.
             let bestByScale = Dictionary(
-                uniqueKeysWithValues: scales.map { scale in
-                    (
-                        scale,
-                        stores.filter { $0 != StoreKind.harnessFloorName }.compactMap { store in
-                            let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                            return summary.answeredFromMaintainedCount ? nil : summary.medianThroughput
-                        }.max()
-                    )
-                })
+                uniqueKeysWithValues: scales.map { ($0, fastest(in: cells, stores: stores, at: $0)?.throughput) })
             for store in stores {
                 var row = "| `\(store)` |"
                 var latencyRow = "| `\(store)` |"

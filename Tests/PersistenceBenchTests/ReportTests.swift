@@ -50,6 +50,36 @@ import Testing
         return results
     }
 
+    /// The summary names the fastest store per scale and where the lead changes, from the cells alone: `b` leads at
+    /// 100, `a` at 1k and 10k; `b` stops at 10k, the floor never leads, nor does a maintained count; stores measured
+    /// only at smaller scales say how far they were measured.
+    @Test func theSummarySaysWhereTheLeadChangesAndWhereEachStoreStops() {
+        var results = sampleResults()
+        let same = Digest(count: 100, hash: 42)
+        func cell(_ store: String, _ records: Int, seconds: Double?, maintained: Bool? = nil) -> CellResult {
+            var metrics = CellMetrics(
+                timedSeconds: seconds ?? 1, operations: 100, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
+                storageWriteBytes: nil, bytesOnDisk: 1, digest: same)
+            metrics.maintainedCount = maintained
+            return CellResult(
+                store: store, workload: "get", scale: Scale(records: records), repetition: 1,
+                status: seconds == nil ? .dnf : .ok, reason: seconds == nil ? "over the time budget of 1 s; more" : nil,
+                metrics: seconds == nil ? nil : metrics)
+        }
+        results.cells = [
+            cell("a", 100, seconds: 0.2), cell("b", 100, seconds: 0.1),
+            cell(StoreKind.harnessFloorName, 100, seconds: 0.01),
+            cell("a", 1_000, seconds: 0.2), cell("b", 1_000, seconds: 0.3),
+            cell("c", 1_000, seconds: 0.01, maintained: true),
+            cell("a", 10_000, seconds: 0.2), cell("b", 10_000, seconds: nil),
+        ]
+        let markdown = MarkdownReport.render(results)
+        #expect(
+            markdown.contains(
+                "| get | `b` at 100; `a` at 1k–10k (the lead changes between 100 and 1k) | `b` 1k (DNF at 10k: over "
+                    + "the time budget of 1 s) · `memory` 100 · `c` 1k · `a` 10k |"), "\(markdown)")
+    }
+
     @Test func csvHasOneRowPerCellAndTheDocumentedColumns() {
         let csv = CSVReport.render(sampleResults())
         let lines = csv.split(separator: "\n")
