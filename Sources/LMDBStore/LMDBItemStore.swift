@@ -30,6 +30,19 @@ public final class LMDBItemStore: MigrationStore {
                 of: "MDB_NOTLS", with: "MDB_NOTLS | MDB_NOMETASYNC"),
             engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
             open: { try LMDBItemStore(directory: $0, flags: MDB_NOMETASYNC) }),
+        StoreKind(
+            name: "lmdb+writemap",
+            summary: "lmdb with MDB_WRITEMAP: a write transaction changes pages in a writable map of the file instead "
+                + "of copies written with pwrite; a commit msyncs the map, then the meta page",
+            durability: "every commit synced (msync(MS_SYNC) of the map, then the meta page), as lmdb",
+            invisibleToRecorder: "it writes through a shared writable map, which the write recorder cannot see",
+            configuration: configuration.replacingOccurrences(
+                of: "MDB_NOTLS; a read-only map",
+                with: "MDB_NOTLS | "
+                    + "MDB_WRITEMAP; a writable map")
+                + "; the file is extended to the map's size (sparse), so its bytes on disk show the map",
+            engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
+            open: { try LMDBItemStore(directory: $0, flags: MDB_WRITEMAP) }),
     ]
 
     /// The initial map: enough for about a million items. Larger stores grow it as they fill it.

@@ -25,12 +25,14 @@ final class AppendOnlyFiles {
     private let magic: UInt64
 
     /// Opens (or creates) the set in `directory`: `state` holds the slots, `files` are named with their magics.
-    init(directory: URL, state: String, magic: String, files names: [(name: String, magic: String)], counters: Int)
-        throws
-    {
+    /// With `flushes` false, commits flush nothing (`packed+nosync`).
+    init(
+        directory: URL, state: String, magic: String, files names: [(name: String, magic: String)], counters: Int,
+        flushes: Bool
+    ) throws {
         try FileSystem.makeDirectory(directory)
         func open(_ name: String) throws -> MappedFile {
-            try MappedFile(path: directory.appendingPathComponent(name).path, create: true)
+            try MappedFile(path: directory.appendingPathComponent(name).path, create: true, flushes: flushes)
         }
         stateFile = try open(state)
         files = try names.map { try open($0.name) }
@@ -45,6 +47,11 @@ final class AppendOnlyFiles {
 
     func close() {
         for file in files + [stateFile] { file.close() }
+    }
+
+    /// Flushes every file, whatever the set's commits do: a clean close's flush.
+    func flush() throws {
+        for file in files + [stateFile] { try file.flush() }
     }
 
     private var fieldCount: Int { 3 + lengths.count + counters.count }

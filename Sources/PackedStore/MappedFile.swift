@@ -14,10 +14,13 @@ final class MappedFile {
     private(set) var length: Int
     /// The current map; replaced (not unmapped under its other holders) when the file outgrows it.
     private(set) var mapping: Mapping?
+    /// Whether `sync()` flushes: false for `packed+nosync`, whose commits flush nothing (`flush()` still does).
+    let flushes: Bool
 
     /// Opens `path`, creating an empty file when `create` is set and it does not exist.
-    init(path: String, create: Bool) throws {
+    init(path: String, create: Bool, flushes: Bool = true) throws {
         self.path = path
+        self.flushes = flushes
         descriptor = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
         guard descriptor >= 0 else { throw PackedError.system("open", path) }
         var status = stat()
@@ -57,8 +60,14 @@ final class MappedFile {
         try remapIfNeeded()
     }
 
-    /// Flushes the file's data to the disk (`fdatasync`): on disk before this returns.
+    /// A commit's flush of the file's data (`fdatasync`): on disk before this returns, unless the file was opened
+    /// not to flush.
     func sync() throws {
+        if flushes { try flush() }
+    }
+
+    /// Flushes the file's data to the disk (`fdatasync`), whatever `flushes` says: a clean close's flush.
+    func flush() throws {
         guard fdatasync(descriptor) == 0 else { throw PackedError.system("fdatasync", path) }
     }
 

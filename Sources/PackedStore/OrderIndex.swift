@@ -29,6 +29,8 @@ struct OrderIndex {
 
     func close() { file.close() }
 
+    func flush() throws { try file.flush() }
+
     /// The index built by commit `sequence`, or nil when the file is missing or was built by another commit.
     static func open(in directory: URL, sequence: UInt64) throws -> OrderIndex? {
         let path = directory.appendingPathComponent(fileName).path
@@ -57,7 +59,7 @@ struct OrderIndex {
     /// over the old one).
     static func build(
         in directory: URL, sequence: UInt64, rows: UnsafeRawBufferPointer, rowCount: Int,
-        isDeleted: (Int) -> Bool, arena: UnsafeRawBufferPointer
+        isDeleted: (Int) -> Bool, arena: UnsafeRawBufferPointer, flushes: Bool
     ) throws -> OrderIndex {
         // One bucket per (priority, isInStock); a bucket sorts on the title's first 8 bytes, then whole titles.
         var buckets = [[SortEntry]](repeating: [], count: 8)
@@ -94,7 +96,7 @@ struct OrderIndex {
         let path = directory.appendingPathComponent(fileName).path
         let temporary = path + ".tmp"
         try? FileManager.default.removeItem(atPath: temporary)
-        let file = try MappedFile(path: temporary, create: true)
+        let file = try MappedFile(path: temporary, create: true, flushes: flushes)
         try bytes.withUnsafeBytes { try file.write($0, at: 0) }
         try file.sync()
         file.close()

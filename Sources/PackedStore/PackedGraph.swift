@@ -74,12 +74,12 @@ final class PackedGraph {
     /// Row number by id, per table, built when a lookup first needs it and kept up to date by inserts.
     private var rowByID: [Table: [Int64: Int]] = [:]
 
-    init(directory: URL) throws {
+    init(directory: URL, flushes: Bool) throws {
         storage = try AppendOnlyFiles(
             directory: directory, state: "graph.state", magic: "PBGRAPH",
             files: zip(Table.allCases.map(\.fileName), ["PBSPORT", "PBTEAM", "PBHOUSE", "PBFLOOR", "PBROOM"]).map {
                 ($0, $1)
-            } + [("graph.arena", "PBARENA"), ("houses.deleted", "PBDELET")], counters: 2)
+            } + [("graph.arena", "PBARENA"), ("houses.deleted", "PBDELET")], counters: 2, flushes: flushes)
         let deleted = storage.files[File.deletions.rawValue].bytes
         for index in 0..<deletedHouseCount {
             deletedHouseRows.insert(
@@ -91,6 +91,8 @@ final class PackedGraph {
     }
 
     func close() { storage.close() }
+
+    func flush() throws { try storage.flush() }
 
     private func rowCount(_ table: Table) -> Int {
         (storage.lengths[table.rawValue] - FileMagic.headerSize) / GraphRow.size

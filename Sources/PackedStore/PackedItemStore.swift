@@ -30,6 +30,21 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         engine: { "packed format \(StoreHeader.formatVersion) (this package)" }, type: PackedItemStore.self,
         open: { try PackedItemStore(directory: $0) })
 
+    /// `packed`, then `packed+nosync`: the same files and commits without a single flush until a clean close.
+    public static let kinds = [
+        kind,
+        StoreKind(
+            name: "packed+nosync",
+            summary: "packed without flushes: a commit writes its data, journal and header in the same order but "
+                + "syncs nothing; a clean close flushes every file",
+            durability: "no flushes: a crash of the process loses nothing committed; a power cut may lose or "
+                + "damage anything written since the last clean close",
+            promise: .survivesKills,
+            configuration: kind.configuration + "; no fdatasync at commits, every file flushed at close",
+            engine: kind.engine, type: PackedItemStore.self,
+            open: { try PackedItemStore(directory: $0, flushes: false) }),
+    ]
+
     /// The header keeps the number of live items per (priority, stock) filter, updated by every commit.
     public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
 
@@ -41,6 +56,8 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     struct SimulatedCrash: Error {}
 
     public let directory: URL
+    /// Whether commits flush (`packed`) or not (`packed+nosync`, which flushes everything at a clean close only).
+    let flushes: Bool
     private var generation: URL
     private var rows: MappedFile
     private var arena: MappedFile
@@ -73,10 +90,11 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     /// The committed state, for tests.
     var state: StoreHeader { header }
 
-    public init(directory: URL) throws {
+    public init(directory: URL, flushes: Bool = true) throws {
         self.directory = directory
+        self.flushes = flushes
         generation = try Self.currentGeneration(in: directory)
-        (rows, arena, tombstones, journal) = try Self.openFiles(in: generation)
+        (rows, arena, tombstones, journal) = try Self.openFiles(in: generation, flushes: flushes)
         header = StoreHeader()
         try recover()
     }
@@ -85,6 +103,14 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
 
     public func close() throws {
         readersLock.writing { published = nil }
+        if !flushes {
+            // The clean close `packed+nosync` promises: everything its commits left unflushed, now.
+            for file in [rows, arena, tombstones, journal] { try file.flush() }
+            try order?.flush()
+            try openedGraph?.flush()
+            try openedProfile?.flush()
+            for folder in [generation, directory] { try FileSystem.syncDirectory(folder) }
+        }
         closeFiles()
     }
 
@@ -101,7 +127,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     /// The time profile in `profile/`, opened (or created) on first use.
     func profile() throws -> PackedProfile {
         if let openedProfile { return openedProfile }
-        let profile = try PackedProfile(directory: directory.appendingPathComponent("profile"))
+        let profile = try PackedProfile(directory: directory.appendingPathComponent("profile"), flushes: flushes)
         openedProfile = profile
         return profile
     }
@@ -109,7 +135,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
     /// The graph in `graph/`, opened (or created) on first use.
     func graph() throws -> PackedGraph {
         if let openedGraph { return openedGraph }
-        let graph = try PackedGraph(directory: directory.appendingPathComponent("graph"))
+        let graph = try PackedGraph(directory: directory.appendingPathComponent("graph"), flushes: flushes)
         openedGraph = graph
         return graph
     }
@@ -139,9 +165,11 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         return directory.appendingPathComponent(name)
     }
 
-    private static func openFiles(in generation: URL) throws -> (MappedFile, MappedFile, MappedFile, MappedFile) {
+    private static func openFiles(in generation: URL, flushes: Bool) throws -> (
+        MappedFile, MappedFile, MappedFile, MappedFile
+    ) {
         func open(_ name: String) throws -> MappedFile {
-            try MappedFile(path: generation.appendingPathComponent(name).path, create: true)
+            try MappedFile(path: generation.appendingPathComponent(name).path, create: true, flushes: flushes)
         }
         let rows = try open("items.rows")
         let arena = try open("strings.arena")
@@ -639,7 +667,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         next.orderIndexSequence = header.sequence + 1
         let built = try OrderIndex.build(
             in: generation, sequence: next.orderIndexSequence, rows: rows.bytes, rowCount: header.rowCount,
-            isDeleted: isDeleted, arena: arena.bytes)
+            isDeleted: isDeleted, arena: arena.bytes, flushes: flushes)
         try commit(next, appendedRows: false, appendedStrings: false)
         order = built
         return built
@@ -769,7 +797,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
         let target = directory.appendingPathComponent("g\(number + 1)")
         try FileSystem.remove(target)
         try FileSystem.makeDirectory(target)
-        let (newRows, newArena, newTombstones, newJournal) = try Self.openFiles(in: target)
+        let (newRows, newArena, newTombstones, newJournal) = try Self.openFiles(in: target, flushes: flushes)
         var compacted = StoreHeader()
         compacted.rowsAscendByID = true
         compacted.titlesAreUnique = header.titlesAreUnique
@@ -812,15 +840,19 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
             try file.sync()
             file.close()
         }
-        try FileSystem.syncDirectory(target)
-        try FileSystem.writeDurably(
-            Data("\(target.lastPathComponent)\n".utf8), to: directory.appendingPathComponent("CURRENT"))
+        let current = Data("\(target.lastPathComponent)\n".utf8)
+        if flushes {
+            try FileSystem.syncDirectory(target)
+            try FileSystem.writeDurably(current, to: directory.appendingPathComponent("CURRENT"))
+        } else {
+            try FileSystem.writeAtomically(current, to: directory.appendingPathComponent("CURRENT"))
+        }
         closeFiles()
         idIndex = nil
         inPlaceUnflushed = false
         let old = generation
         generation = target
-        (rows, arena, tombstones, journal) = try Self.openFiles(in: generation)
+        (rows, arena, tombstones, journal) = try Self.openFiles(in: generation, flushes: flushes)
         try recover()
         try FileManager.default.removeItem(at: old)
     }

@@ -20,14 +20,16 @@ final class PackedProfile {
     /// The distinct stacks, read from the files the first time a write needs them.
     private var interner: StackInterner?
 
-    init(directory: URL) throws {
+    init(directory: URL, flushes: Bool) throws {
         storage = try AppendOnlyFiles(
             directory: directory, state: "profile.state", magic: "PBPROF",
             files: [("samples.rows", "PBSAMPL"), ("stacks.rows", "PBSTACK"), ("stacks.frames", "PBFRAME")],
-            counters: 0)
+            counters: 0, flushes: flushes)
     }
 
     func close() { storage.close() }
+
+    func flush() throws { try storage.flush() }
 
     private var sampleCount: Int {
         (storage.lengths[File.samples.rawValue] - FileMagic.headerSize) / Self.sampleRowSize

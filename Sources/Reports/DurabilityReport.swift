@@ -50,6 +50,10 @@ public enum DurabilityReport {
                 }
             }
         }
+        if let notRun = results.notRun, !notRun.isEmpty {
+            lines += ["", "## Power-loss and fault checks not run", ""]
+            for (store, reason) in notRun.sorted(by: { $0.key < $1.key }) { lines.append("- \(store): \(reason)") }
+        }
         if !results.errors.isEmpty {
             lines += ["", "## Not checked", ""]
             for (store, error) in results.errors.sorted(by: { $0.key < $1.key }) {

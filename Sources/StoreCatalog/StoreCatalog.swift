@@ -10,9 +10,8 @@ import SQLiteStore
 /// package-benchmark suites share.
 public enum StoreCatalog {
     public static let all: [StoreKind] =
-        SQLiteItemStore.kinds + GRDBItemStore.kinds + ORMItemStore.kinds + LMDBItemStore.kinds + [
-            PackedItemStore.kind
-        ] + MemoryItemStore.kinds
+        SQLiteItemStore.kinds + GRDBItemStore.kinds + ORMItemStore.kinds + LMDBItemStore.kinds
+        + PackedItemStore.kinds + MemoryItemStore.kinds
 
     public static func kind(named name: String) -> StoreKind? { all.first { $0.name == name } }
 }

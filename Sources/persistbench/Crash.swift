@@ -105,6 +105,10 @@ struct Crash: ParsableCommand {
         try FileSystem.makeDirectory(output)
         for kind in kinds {
             print("\(kind.name): \(kind.promise.summary)")
+            if let reason = kind.invisibleToRecorder, configuration.powerLossStates + configuration.faults > 0 {
+                print("\(kind.name): power-loss and fault checks not run: \(reason)")
+                results.notRun = (results.notRun ?? [:]).merging([kind.name: reason]) { $1 }
+            }
             do {
                 results.summaries += try campaign.run(kind)
             } catch {

@@ -11,7 +11,8 @@ struct List: ParsableCommand {
         for store in allStores {
             print("  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + ".")
             print(indent + "Durability: \(store.durability).")
-            print(indent + "Promise (checked by `persistbench crash`): \(store.promise.summary).")
+            let killsOnly = store.invisibleToRecorder.map { ", kills only: \($0)" } ?? ""
+            print(indent + "Promise (checked by `persistbench crash`\(killsOnly)): \(store.promise.summary).")
             print(indent + "Configuration: \(store.configuration).")
         }
         print("Workloads:")

@@ -110,6 +110,35 @@ import Testing
         #expect(normal.lost > 0 && normal.lostTransactions >= normal.lost)
     }
 
+    /// A store writing through a writable map is killed like any other, but no power-loss or fault check pretends
+    /// to have seen its writes; the JSON documents keep every commit through both; a store that never flushes
+    /// survives kills, and what a power cut leaves of it is measured (it loses or damages some), not promised.
+    @Test func eachDurabilitySettingIsCheckedAgainstItsOwnPromise() throws {
+        let temporary = try TemporaryDirectory()
+        let run = try runTool([
+            "crash", "--stores", "lmdb+writemap,json,packed+nosync", "--kills", "2", "--power-loss", "20", "--faults",
+            "2",
+            "--transactions", "6", "--scale", "1k", "--out", temporary.url.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("lmdb+writemap: power-loss and fault checks not run: it writes through a shared"))
+        let results = try JSONDecoder().decode(
+            CrashResults.self, from: Data(contentsOf: temporary.url.appendingPathComponent("crash.json")))
+        #expect(results.summaries.filter { $0.store == "lmdb+writemap" }.map(\.check) == [.kill])
+        #expect(results.summaries.filter { $0.store == "json" }.map(\.check) == [.kill, .powerLoss, .fault])
+        #expect(results.summaries.allSatisfy { $0.broken == 0 })
+        for summary in results.summaries where summary.store != "packed+nosync" || summary.check != .powerLoss {
+            #expect(summary.intact == summary.trials, "\(summary.store) \(summary.check)")
+        }
+        let unflushed = try #require(results.summaries.first { $0.store == "packed+nosync" && $0.check == .powerLoss })
+        #expect(unflushed.promise == .survivesKills && unflushed.trials == 20)
+        #expect(unflushed.lost + unflushed.torn + unflushed.corrupt > 0, "no flush, yet every crash state was intact")
+        #expect(results.notRun?.keys.sorted() == ["lmdb+writemap"])
+        #expect(
+            try String(contentsOf: temporary.url.appendingPathComponent("crash.md"), encoding: .utf8)
+                .contains("## Power-loss and fault checks not run"))
+    }
+
     @Test(arguments: [
         (["crash", "--stores", "memory"], "memory promises nothing to check"),
         (["crash", "--kills=-1"], "invalid --kills -1"),

@@ -52,6 +52,8 @@ public struct CrashSummary: Codable, Sendable {
         switch (check, promise) {
         case (_, .nothing), (.corruption, _): true
         case (.powerLoss, .committedPrefix): verdict.outcome == .intact || verdict.outcome == .lost
+        // Measured, not promised: what a power cut leaves of a store that never flushed.
+        case (.powerLoss, .survivesKills): true
         default: verdict.outcome == .intact
         }
     }
@@ -167,7 +169,9 @@ public final class CrashCampaign {
         var summaries: [CrashSummary] = []
         if configuration.kills > 0 { summaries.append(try kills(kind)) }
         var log: WriteLog?
-        if configuration.powerLossStates > 0 || configuration.faults > 0 { log = try record(kind) }
+        if configuration.powerLossStates > 0 || configuration.faults > 0, kind.invisibleToRecorder == nil {
+            log = try record(kind)
+        }
         if let log, configuration.powerLossStates > 0 { summaries.append(try powerLoss(kind, log: log)) }
         if let log, configuration.faults > 0 { summaries.append(try faults(kind, log: log)) }
         if configuration.corruptions > 0 { summaries.append(try corruptions(kind)) }
@@ -514,6 +518,8 @@ public struct CrashResults: Codable, Sendable {
     public var summaries: [CrashSummary] = []
     /// Stores whose check stopped with an error (a failed fixture load, a missing recorder), with the error.
     public var errors: [String: String] = [:]
+    /// Stores whose power-loss and fault checks were not run, with the reason (`StoreKind.invisibleToRecorder`).
+    public var notRun: [String: String]? = nil
 
     public init(environment: RunEnvironment, configuration: CrashCampaign.Configuration) {
         self.environment = environment

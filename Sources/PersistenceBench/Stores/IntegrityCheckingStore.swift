@@ -29,6 +29,9 @@ public enum DurabilityPromise: String, Codable, Sendable {
     /// Every committed transaction survives a kill; a power cut may lose the last ones, never part of one, and
     /// never corrupts (SQLite's WAL with `synchronous=NORMAL`, LMDB's `MDB_NOMETASYNC`).
     case committedPrefix
+    /// Every committed transaction survives a kill; a power cut may lose or damage anything written since the last
+    /// clean close (a store that never flushes while it runs: `packed+nosync`).
+    case survivesKills
     /// Nothing survives the process (the harness floor).
     case nothing
 
@@ -37,6 +40,9 @@ public enum DurabilityPromise: String, Codable, Sendable {
         case .everyCommit: "every committed transaction survives a kill and a power cut"
         case .committedPrefix:
             "every committed transaction survives a kill; a power cut may lose the last ones, never corrupts"
+        case .survivesKills:
+            "every committed transaction survives a kill; a power cut may lose or damage anything since the last "
+                + "clean close"
         case .nothing: "nothing survives the process"
         }
     }
