@@ -5,8 +5,9 @@ import PersistenceBench
 /// every cell like any store's files: the document's contents in a binary layout of its own, and the page orders.
 extension MemoryItemStore {
     /// magic, unique-titles flag, the items (id, price, createdAt, filter code, title, notes), the page orders if
-    /// sorted, then sports, teams, houses with their floors and rooms, call stacks and samples: every count and
-    /// number a little-endian word, every text its length and UTF-8 bytes.
+    /// sorted, then, unless all are empty, sports, teams, houses with their floors and rooms, call stacks and
+    /// samples: every count and number a little-endian word, every text its length and UTF-8 bytes. (An items-only
+    /// dump is the same size as before the other records were kept, so its bytes on disk compare with older runs.)
     func encoded() -> [UInt8] {
         var dump = DumpWriter(bytes: Self.magic)
         let document = document()
@@ -27,6 +28,10 @@ extension MemoryItemStore {
             dump.count(order.count)
             for id in order { dump.word(UInt64(bitPattern: id)) }
         }
+        guard
+            !(document.sports.isEmpty && document.teams.isEmpty && document.houses.isEmpty
+                && document.samples.isEmpty)
+        else { return dump.bytes }
         dump.count(document.sports.count)
         for sport in document.sports {
             dump.word(UInt64(bitPattern: sport.id))
@@ -93,6 +98,7 @@ extension MemoryItemStore {
             if try dump.byte() == 1 {
                 orders = try (0..<4).map { _ in try (0..<dump.count()).map { _ in Int64(bitPattern: try dump.word()) } }
             }
+            guard !dump.atEnd else { return document }
             document.sports = try (0..<dump.count()).map { _ in
                 Sport(id: Int64(bitPattern: try dump.word()), name: try dump.text())
             }
