@@ -2,20 +2,28 @@ import PersistenceBench
 
 /// The league on the heap stores: sports and teams in arrays; the aggregate is one pass over the teams.
 extension MemoryItemStore: AssociationStore {
+    /// Part of the league's bulk load, in the heap only (as `insert(_:)`): `finishInserting` commits it.
     public func insert(sports: [Sport]) throws {
-        guard sports.allSatisfy({ $0.id > (self.sports.last?.id ?? 0) }),
-            zip(sports, sports.dropFirst()).allSatisfy({ $0.id < $1.id })
-        else { throw BenchError("\(name): sports must come in ascending id order, after the stored ones") }
-        self.sports += sports
-        unsaved = true
+        try append(sports, to: &self.sports, id: \.id, what: "sports")
     }
 
-    /// One batch of a bulk load, in the heap only (as `insert(_:)`).
+    /// One batch of the league's bulk load, in the heap only.
     public func insert(teams: [Team]) throws {
-        guard teams.allSatisfy({ $0.id > (self.teams.last?.id ?? 0) }),
-            zip(teams, teams.dropFirst()).allSatisfy({ $0.id < $1.id })
-        else { throw BenchError("\(name): teams must come in ascending id order, after the stored ones") }
-        self.teams += teams
+        try append(teams, to: &self.teams, id: \.id, what: "teams")
+    }
+
+    /// Appends records that come in ascending id order, after the stored ones.
+    private func append<Record>(_ new: [Record], to stored: inout [Record], id: KeyPath<Record, Int64>, what: String)
+        throws
+    {
+        var previous: Int64 = stored.last.map { $0[keyPath: id] } ?? 0
+        for record in new {
+            guard record[keyPath: id] > previous else {
+                throw BenchError("\(name): \(what) must come in ascending id order, after the stored ones")
+            }
+            previous = record[keyPath: id]
+        }
+        stored += new
         unsaved = true
     }
 

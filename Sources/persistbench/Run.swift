@@ -15,6 +15,9 @@ struct Run: ParsableCommand {
     @Option(help: "Comma-separated stores (see `persistbench list`). Default: all.")
     var stores: String?
 
+    @Option(help: "Comma-separated stores to leave out of --stores (or of all).")
+    var skipStores: String?
+
     @Option(help: "Comma-separated workloads. Default: the CRUD workloads.")
     var workloads: String?
 
@@ -68,7 +71,10 @@ struct Run: ParsableCommand {
 
     /// The run's configuration, or a ValidationError naming the bad value.
     private func parsed() throws -> RunConfiguration {
-        let storeNames = try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name)
+        let skipped = try list(skipStores, of: "store", known: allStores.map(\.name)) ?? []
+        let storeNames = (try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name))
+            .filter { !skipped.contains($0) }
+        guard !storeNames.isEmpty else { throw ValidationError("--skip-stores leaves no store to run") }
         let workloadNames =
             try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
             ?? WorkloadCatalog.defaultMatrix.map(\.name)

@@ -22,6 +22,8 @@ import Testing
         (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
         (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
         (["run", "--time-box", "never"], "invalid --time-box 'never'"),
+        (["run", "--skip-stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
+        (["run", "--stores", "sqlite", "--skip-stores", "sqlite"], "--skip-stores leaves no store to run"),
         (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
         (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
         (["frobnicate"], "Unexpected argument 'frobnicate'"),
