@@ -31,12 +31,12 @@ import Testing
         #expect(try measure("teams-per-sport", on: "sqlite").maintainedCount == nil)
     }
 
-    /// A count cell keeps asking until it has timed 10 ms (or a cap of answers): 32 answers of a maintained
+    /// A count cell keeps asking until it has timed 100 ms (or a cap of answers): 32 answers of a maintained
     /// count would time the clock. The digest covers the first round only, so it does not depend on speed.
-    @Test func countCellsTimeAtLeastTenMilliseconds() throws {
+    @Test func countCellsTimeAtLeastATenthOfASecond() throws {
         for store in ["packed", "sqlite"] {
             let metrics = try measure("count-where", on: store)
-            #expect(metrics.timedSeconds >= 0.01 || metrics.operations >= 2_000_000, "\(store)")
+            #expect(metrics.timedSeconds >= 0.1 || metrics.operations >= 2_000_000, "\(store)")
             #expect(metrics.digest.count == 8 * 100, "\(store): the digest covers one round of 100 × 8")
         }
     }

@@ -1,7 +1,9 @@
 /// Repeats a fixed round of count questions until a cell has timed enough work to measure.
 enum CountRounds {
-    /// The least timed work per cell: 32 answers of 60 ns each would time the clock, not the store.
-    static let minimumTimedSeconds = 0.01
+    /// The least timed work per cell: 32 answers of 60 ns each would time the clock, not the store, and 8 answers
+    /// of 1.4 ms (a SQLite store's `count-range` at 10k) one scheduler hiccup: with 10 ms, a CI check once read
+    /// such a cell ×2.7 slower on an unchanged tree. 100 ms holds 70 of those answers.
+    static let minimumTimedSeconds = 0.1
     /// The most answers per cell, whatever the time: bounds a store that answers in nanoseconds.
     static let maximumOperations = 2_000_000
 

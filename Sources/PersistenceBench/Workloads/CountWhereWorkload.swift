@@ -6,7 +6,7 @@ public struct CountWhereWorkload: ItemWorkload {
     public init() {}
     public let name = "count-where"
     public let summary =
-        "count items with a given priority (or none) and stock state; 8 combinations, repeated for at least 10 ms"
+        "count items with a given priority (or none) and stock state; 8 combinations, repeated for at least 100 ms"
     public var fixture: Fixture? { .items }
     public var countAsked: MaintainedCount? { .itemsPerFilter }
 
@@ -27,7 +27,7 @@ public struct CountRangeWorkload: ItemWorkload {
     public let name = "count-range"
     public let summary =
         "count items priced in a range (no index or counter: every store reads every price); "
-        + "8 seeded ranges, repeated for at least 10 ms"
+        + "8 seeded ranges, repeated for at least 100 ms"
     public var fixture: Fixture? { .items }
 
     public static let rangeCount = 8
