@@ -5,8 +5,8 @@ import PersistenceBench
 // with cascade (House.floors, Floor.rooms), which Core Data keeps in `Z_FOK_` columns.
 
 final class Sport: ManagedObject, PersistentModel {
-    static let id = Attribute<Sport, Int64>(0, "id")
-    static let name = Attribute<Sport, String>(1, "name")
+    static let id = Attribute<Sport, Int64>(0, "id", \.id)
+    static let name = Attribute<Sport, String>(1, "name", \.name)
     static let teams = ToMany<Sport, Team>(0, "teams", inverse: "sport")
     static let entityDescription = EntityDescription(
         name: "Sport", attributes: [id.description, name.description], relationships: [teams.description],
@@ -24,8 +24,8 @@ final class Sport: ManagedObject, PersistentModel {
 }
 
 final class Team: ManagedObject, PersistentModel {
-    static let id = Attribute<Team, Int64>(0, "id")
-    static let name = Attribute<Team, String>(1, "name")
+    static let id = Attribute<Team, Int64>(0, "id", \.id)
+    static let name = Attribute<Team, String>(1, "name", \.name)
     static let sport = ToOne<Team, Sport>(0, "sport", inverse: "teams")
     static let entityDescription = EntityDescription(
         name: "Team", attributes: [id.description, name.description], relationships: [sport.description],
@@ -46,8 +46,8 @@ final class Team: ManagedObject, PersistentModel {
 }
 
 final class House: ManagedObject, PersistentModel {
-    static let id = Attribute<House, Int64>(0, "id")
-    static let address = Attribute<House, String>(1, "address")
+    static let id = Attribute<House, Int64>(0, "id", \.id)
+    static let address = Attribute<House, String>(1, "address", \.address)
     static let floors = ToMany<House, Floor>(0, "floors", inverse: "house", ordered: true, deleteRule: .cascade)
     static let entityDescription = EntityDescription(
         name: "House", attributes: [id.description, address.description], relationships: [floors.description],
@@ -65,8 +65,8 @@ final class House: ManagedObject, PersistentModel {
 }
 
 final class Floor: ManagedObject, PersistentModel {
-    static let id = Attribute<Floor, Int64>(0, "id")
-    static let name = Attribute<Floor, String>(1, "name")
+    static let id = Attribute<Floor, Int64>(0, "id", \.id)
+    static let name = Attribute<Floor, String>(1, "name", \.name)
     static let house = ToOne<Floor, House>(0, "house", inverse: "floors")
     static let rooms = ToMany<Floor, Room>(1, "rooms", inverse: "floor", ordered: true, deleteRule: .cascade)
     static let entityDescription = EntityDescription(
@@ -89,9 +89,9 @@ final class Floor: ManagedObject, PersistentModel {
 }
 
 final class Room: ManagedObject, PersistentModel {
-    static let id = Attribute<Room, Int64>(0, "id")
-    static let name = Attribute<Room, String>(1, "name")
-    static let area = Attribute<Room, Int64>(2, "area")
+    static let id = Attribute<Room, Int64>(0, "id", \.id)
+    static let name = Attribute<Room, String>(1, "name", \.name)
+    static let area = Attribute<Room, Int64>(2, "area", \.area)
     static let floor = ToOne<Room, Floor>(0, "floor", inverse: "rooms")
     static let entityDescription = EntityDescription(
         name: "Room", attributes: [id.description, name.description, area.description],
@@ -114,9 +114,9 @@ final class Room: ManagedObject, PersistentModel {
 /// A profile sample. Its call stack is a relationship to a shared `CallStack`, as a SwiftData model would
 /// normalise a value that thousands of samples repeat.
 final class Sample: ManagedObject, PersistentModel {
-    static let timestamp = Attribute<Sample, Int64>(0, "timestamp")
-    static let pid = Attribute<Sample, Int64>(1, "pid")
-    static let tid = Attribute<Sample, Int64>(2, "tid")
+    static let timestamp = Attribute<Sample, Int64>(0, "timestamp", \.timestamp)
+    static let pid = Attribute<Sample, Int64>(1, "pid", \.pid)
+    static let tid = Attribute<Sample, Int64>(2, "tid", \.tid)
     static let stack = ToOne<Sample, CallStack>(0, "stack", inverse: "samples")
     static let entityDescription = EntityDescription(
         name: "Sample", attributes: [timestamp.description, pid.description, tid.description],
@@ -143,9 +143,9 @@ final class Sample: ManagedObject, PersistentModel {
 /// A distinct call stack: its frames (a binary attribute) and its leaf frame (an attribute of its own, so that a
 /// fetch can read it without decoding the frames).
 final class CallStack: ManagedObject, PersistentModel {
-    static let id = Attribute<CallStack, Int64>(0, "id")
-    static let leaf = Attribute<CallStack, Int64>(1, "leaf")
-    static let frames = Attribute<CallStack, [UInt64]>(2, "frames")
+    static let id = Attribute<CallStack, Int64>(0, "id", \.id)
+    static let leaf = Attribute<CallStack, Int64>(1, "leaf", \.leaf)
+    static let frames = Attribute<CallStack, [UInt64]>(2, "frames", \.frames)
     static let samples = ToMany<CallStack, Sample>(0, "samples", inverse: "stack")
     static let entityDescription = EntityDescription(
         name: "CallStack", attributes: [id.description, leaf.description, frames.description],

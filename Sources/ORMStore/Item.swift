@@ -6,13 +6,13 @@ import PersistenceBench
 ///
 /// `priority` is stored as its raw value, as SwiftData users store enums they filter on.
 final class Item: ManagedObject, PersistentModel {
-    static let id = Attribute<Item, Int64>(0, "id")
-    static let title = Attribute<Item, String>(1, "title")
-    static let notes = Attribute<Item, String>(2, "notes")
-    static let isInStock = Attribute<Item, Bool>(3, "isInStock")
-    static let priority = Attribute<Item, Int64?>(4, "priority")
-    static let price = Attribute<Item, Double>(5, "price")
-    static let createdAt = Attribute<Item, Date>(6, "createdAt")
+    static let id = Attribute<Item, Int64>(0, "id", \.id)
+    static let title = Attribute<Item, String>(1, "title", \.title)
+    static let notes = Attribute<Item, String>(2, "notes", \.notes)
+    static let isInStock = Attribute<Item, Bool>(3, "isInStock", \.isInStock)
+    static let priority = Attribute<Item, Int64?>(4, "priority", \.priority)
+    static let price = Attribute<Item, Double>(5, "price", \.price)
+    static let createdAt = Attribute<Item, Date>(6, "createdAt", \.createdAt)
 
     static let entityDescription = EntityDescription(
         name: "Item",

@@ -9,24 +9,52 @@ import SQLiteSupport
 /// `orm+batched` saves and resets every batch. Reads fetch objects and read their attributes; updates and
 /// deletes fetch the objects, change or delete them, and save.
 public final class ORMItemStore: MigrationStore, ObjectGraphStore {
-    public static let kinds = [
-        StoreKind(
-            name: "orm",
-            summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
-                + "faults, row cache, change tracking; one save after a bulk load",
-            durability: "every save fsynced (WAL, synchronous=FULL)",
-            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
-            engine: { SQLiteConnection.engine },
-            type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
-        StoreKind(
-            name: "orm+batched",
-            summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
-            durability: "every save fsynced (WAL, synchronous=FULL)",
-            configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
-            engine: { SQLiteConnection.engine },
-            type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
-        ORMPrefetchingStore.kind,
-    ]
+    public static let kinds =
+        [
+            StoreKind(
+                name: "orm",
+                summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
+                    + "faults, row cache, change tracking; one save after a bulk load",
+                durability: "every save fsynced (WAL, synchronous=FULL)",
+                configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
+                engine: { SQLiteConnection.engine },
+                type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
+            StoreKind(
+                name: "orm+batched",
+                summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
+                durability: "every save fsynced (WAL, synchronous=FULL)",
+                configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
+                engine: { SQLiteConnection.engine },
+                type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
+            ORMPrefetchingStore.kind,
+            swiftDataKind(
+                name: "orm+swiftdata",
+                summary: "the `orm` emulation plus what SwiftData and Core Data do beyond it: persistent history, "
+                    + "upsert of unique attributes, an Observation registrar on every attribute get and set, a didSave "
+                    + "notification with the changed identifiers, incremental_vacuum and wal_checkpoint(TRUNCATE) "
+                    + "after every save",
+                mechanisms: .all, inDefaultRun: true),
+        ]
+        + SwiftDataMechanisms.each.map { mechanism in
+            swiftDataKind(
+                name: "orm+" + mechanism.suffix,
+                summary: "the `orm` emulation plus one mechanism: " + mechanism.summary,
+                mechanisms: mechanism.mechanism, inDefaultRun: false)
+        }
+
+    /// A variant of `orm` with some of SwiftData's and Core Data's own mechanisms: one save after a bulk load, as
+    /// `orm`. Those with one mechanism are measured on request, to say what it adds.
+    private static func swiftDataKind(
+        name: String, summary: String, mechanisms: SwiftDataMechanisms, inDefaultRun: Bool
+    ) -> StoreKind {
+        let vacuum = mechanisms.contains(.postSaveMaintenance) ? " auto_vacuum=INCREMENTAL" : ""
+        return StoreKind(
+            name: name, summary: summary, durability: "every save fsynced (WAL, synchronous=FULL)",
+            configuration: SQLiteConnection.defaultConfiguration + vacuum + "; a row cache of the rows live objects "
+                + "hold",
+            engine: { SQLiteConnection.engine }, inDefaultRun: inDefaultRun, type: ORMItemStore.self,
+            open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: mechanisms) })
+    }
 
     /// The store's model: every record type, as one app's model holds all its entities.
     static func makeModel() throws -> ManagedObjectModel {
@@ -41,9 +69,9 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     var prefetchesRelationships: Bool { false }
     var profileStacks: ProfileStacks?
 
-    public init(directory: URL, savesEveryBatch: Bool) throws {
+    public init(directory: URL, savesEveryBatch: Bool, mechanisms: SwiftDataMechanisms = []) throws {
         container = try ModelContainer(
-            model: Self.makeModel(), url: directory.appendingPathComponent("store.sqlite"))
+            model: Self.makeModel(), url: directory.appendingPathComponent("store.sqlite"), mechanisms: mechanisms)
         context = ModelContext(container)
         self.savesEveryBatch = savesEveryBatch
     }

@@ -9,7 +9,10 @@ struct List: ParsableCommand {
         let width = (allStores.map(\.name.count).max() ?? 0) + 2
         let indent = String(repeating: " ", count: width + 2)
         for store in allStores {
-            print("  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + ".")
+            let onRequest = store.inDefaultRun ? "" : " Measured when named (`--stores \(store.name)`)."
+            print(
+                "  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + "."
+                    + onRequest)
             print(indent + "Durability: \(store.durability).")
             let killsOnly = store.invisibleToRecorder.map { ", kills only: \($0)" } ?? ""
             print(indent + "Promise (checked by `persistbench crash`\(killsOnly)): \(store.promise.summary).")

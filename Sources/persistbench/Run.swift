@@ -72,7 +72,9 @@ struct Run: ParsableCommand {
     /// The run's configuration, or a ValidationError naming the bad value.
     private func parsed() throws -> RunConfiguration {
         let skipped = try list(skipStores, of: "store", known: allStores.map(\.name)) ?? []
-        let storeNames = (try list(stores, of: "store", known: allStores.map(\.name)) ?? allStores.map(\.name))
+        let storeNames =
+            (try list(stores, of: "store", known: allStores.map(\.name))
+            ?? allStores.filter(\.inDefaultRun).map(\.name))
             .filter { !skipped.contains($0) }
         guard !storeNames.isEmpty else { throw ValidationError("--skip-stores leaves no store to run") }
         let workloadNames =

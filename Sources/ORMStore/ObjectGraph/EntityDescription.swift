@@ -5,10 +5,13 @@
 public struct Attribute<Root: ManagedObject, Value: AttributeType>: Sendable {
     public let index: Int
     public let name: String
+    /// The model's property for this attribute (`\Item.title`): what an Observation registrar is told about.
+    public let keyPath: KeyPath<Root, Value> & Sendable
 
-    public init(_ index: Int, _ name: String) {
+    public init(_ index: Int, _ name: String, _ keyPath: KeyPath<Root, Value> & Sendable) {
         self.index = index
         self.name = name
+        self.keyPath = keyPath
     }
 
     public var description: AttributeDescription {

@@ -1,3 +1,5 @@
+import Observation
+
 /// The identity of a managed object: its entity and primary key (`Z_PK`), or a temporary number until the
 /// object is first saved.
 public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible {
@@ -40,6 +42,9 @@ open class ManagedObject {
     var values: [AttributeValue]
     var relations: [RelationState]
     var state = State()
+    /// The object's Observation registrar, as `@Model` declares one per object, when its container observes
+    /// (`SwiftDataMechanisms.observation`); nil otherwise.
+    var registrar: ObservationRegistrar?
 
     struct State: OptionSet {
         let rawValue: UInt8
@@ -99,21 +104,32 @@ open class ManagedObject {
 
     /// True until the object's values are first read or written.
     public var isFault: Bool { state.contains(.fault) }
+    /// This object's identity, as a dictionary key for one save's bookkeeping.
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
     public var isUpdated: Bool { state.contains(.updated) }
     public var isDeleted: Bool { state.contains(.deleted) }
 
     // MARK: Attributes
 
-    /// The value of an attribute, firing the fault first if needed.
+    /// The value of an attribute, firing the fault first if needed; with a registrar, after telling it of the
+    /// access, as `@Model`'s generated getter does.
     @inline(__always)
     public final func value<Root, Value>(of key: Attribute<Root, Value>) -> Value {
+        if let registrar { registrar.access(unsafeDowncast(self, to: Root.self), keyPath: key.keyPath) }
         if state.contains(.fault) { fireFault() }
         return Value(stored: values[key.index])
     }
 
-    /// Sets an attribute and registers the object as changed in its context.
+    /// Sets an attribute and registers the object as changed in its context; with a registrar, inside its
+    /// `withMutation`, as `@Model`'s generated setter does.
     @inline(__always)
     public final func setValue<Root, Value>(_ value: Value, for key: Attribute<Root, Value>) {
+        guard let registrar else { return store(value, for: key) }
+        registrar.withMutation(of: unsafeDowncast(self, to: Root.self), keyPath: key.keyPath) { store(value, for: key) }
+    }
+
+    @inline(__always)
+    private final func store<Root, Value>(_ value: Value, for key: Attribute<Root, Value>) {
         if state.contains(.fault) { fireFault() }
         values[key.index] = value.stored
         if state.isDisjoint(with: [.inserted, .updated]) { liveContext.markUpdated(self) }
@@ -239,3 +255,7 @@ open class ManagedObject {
         relations = []
     }
 }
+
+/// Model objects are observable, as `@Model` makes them: with `SwiftDataMechanisms.observation`, each attribute
+/// get and set goes through the object's registrar.
+extension ManagedObject: Observable {}

@@ -122,6 +122,8 @@ public final class Entity {
     /// Relationship name → its foreign key column and order column, for to-one relationships.
     private(set) var foreignKeyColumns: [String: (key: Int, order: Int?)] = [:]
     fileprivate(set) var relationships: [Relationship] = []
+    /// The columns of the unique attributes (`@Attribute(.unique)`), in the model's order.
+    let uniqueColumns: [Int]
     /// `SELECT t0.Z_PK, t0.Z_OPT, <columns> FROM <table> t0`: what every fetch of this entity reads.
     private(set) var selectSQL = ""
     private(set) var insertSQL = ""
@@ -132,6 +134,10 @@ public final class Entity {
         description = type.entityDescription
         table = "Z" + type.entityDescription.name.uppercased()
         columns = description.attributes.map { Column(name: "Z" + $0.name.uppercased(), storage: $0.storage) }
+        let attributes = type.entityDescription.attributes
+        uniqueColumns = type.entityDescription.uniqueAttributes.compactMap { name in
+            attributes.firstIndex { $0.name == name }
+        }
     }
 
     fileprivate func addForeignKey(for relationship: RelationshipDescription, orderedInverse: Bool) {

@@ -18,25 +18,35 @@ public final class ModelContainer {
     let writer: PooledConnection
     var connection: SQLiteConnection { writer.connection }
     let rowCache: RowCache
+    /// What this container does beyond the object graph, as SwiftData and Core Data do (`orm+swiftdata`).
+    public let mechanisms: SwiftDataMechanisms
     /// Queries run (fetches, counts, fault and relationship fault fulfilments, prefetches): what N+1 costs.
     public private(set) var queryCount = 0
     /// Contexts that merge every other context's saves (`ModelContext.automaticallyMergesChanges`).
     private var mergingContexts: [ModelContext] = []
 
     /// Opens or creates the store at `url` (a file) in WAL mode with `synchronous=FULL`, so that a save is on
-    /// disk when it returns, as the other SQLite stores' commits are.
+    /// disk when it returns, as the other SQLite stores' commits are. `mechanisms` adds SwiftData's and Core
+    /// Data's own work: history tables, and `auto_vacuum=INCREMENTAL` for a store created with post-save
+    /// maintenance.
     ///
     /// - Throws: `SQLiteError`, or `ORMError.incompatibleStore` when the file was written with another model.
-    public init(model: ManagedObjectModel, url: URL) throws {
+    public init(model: ManagedObjectModel, url: URL, mechanisms: SwiftDataMechanisms = []) throws {
         self.model = model
         self.url = url
+        self.mechanisms = mechanisms
         let connection = try SQLiteConnection(path: url.path)
         writer = PooledConnection(connection)
         rowCache = RowCache(entityCount: model.entities.count)
         do {
+            // Takes effect only on a store with no table yet.
+            if mechanisms.contains(.postSaveMaintenance) { try connection.execute("PRAGMA auto_vacuum = INCREMENTAL") }
             try connection.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
             try connection.transaction {
                 if try isEmpty() { try createSchema() } else { try checkMetadata() }
+                if mechanisms.contains(.historyTracking) {
+                    for sql in Self.historySchema { try connection.execute(sql) }
+                }
             }
         } catch {
             try? close()
@@ -51,6 +61,13 @@ public final class ModelContainer {
     /// Checkpoints the WAL into the database file and truncates it.
     public func checkpoint() throws {
         try connection.checkpoint()
+    }
+
+    /// Core Data's maintenance after a save (`SwiftDataMechanisms.postSaveMaintenance`): the free pages returned
+    /// to the file system, then the WAL checkpointed into the database and truncated. A reader that keeps the
+    /// checkpoint from finishing is not an error here, as it is not to Core Data: the next save checkpoints again.
+    func maintainAfterSave() throws {
+        try connection.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     /// A prepared statement for `sql` on the writer, prepared once and cached, as Core Data caches its SQL.

@@ -1,3 +1,5 @@
+import Foundation
+import Observation
 import PersistenceBench
 import SQLiteSupport
 
@@ -19,6 +21,8 @@ public final class ModelContext {
     private var updated: [ManagedObject] = []
     private var deleted: [ManagedObject] = []
     private var lastTemporaryKey: Int64 = 0
+    /// Whether objects get an Observation registrar (`SwiftDataMechanisms.observation`).
+    private let observes: Bool
     /// Per entity and changed-column mask, the prepared `UPDATE` (Core Data writes only changed columns).
     private var updateStatements: [UpdateShape: String] = [:]
 
@@ -46,6 +50,7 @@ public final class ModelContext {
     init(_ container: ModelContainer, reads: PooledConnection?) {
         self.container = container
         self.reads = reads
+        observes = container.mechanisms.contains(.observation)
         registered = Array(repeating: [:], count: container.model.entities.count)
     }
 
@@ -69,6 +74,7 @@ public final class ModelContext {
 
     func insert(_ object: ManagedObject) {
         object.context = self
+        if observes { object.registrar = ObservationRegistrar() }
         object.state.insert(.inserted)
         inserted.append(object)
     }
@@ -187,6 +193,7 @@ public final class ModelContext {
         let object = entity.type.init(entity: entity, primaryKey: primaryKey)
         object.context = self
         object.state = .fault
+        if observes { object.registrar = ObservationRegistrar() }
         registered[entity.index][primaryKey] = Unmanaged.passUnretained(object)
         return object
     }
@@ -345,33 +352,108 @@ public final class ModelContext {
     ///
     /// - Throws: `ORMError.validation`, `ORMError.optimisticLockingFailure` or `SQLiteError`; nothing is
     ///   written then, and the changes stay pending.
+    ///
+    /// With the container's `SwiftDataMechanisms`: inserted objects whose unique attributes match a stored row
+    /// update that row (upsert), the transaction also writes the save's history, a `didSave` notification with
+    /// the changed identifiers follows the commit, and then the WAL checkpoint and incremental vacuum.
     public func save() throws {
         applyDeleteRules()
         guard hasChanges else { return }
         try validate()
         let saving = inserted.filter { !$0.isDeleted }
-        var temporaryKeys: [Int64] = []
+        let temporaryKeys = saving.map(\.primaryKey)
+        let mechanisms = container.mechanisms
+        var matched: [ObjectIdentifier: Int64] = [:]
         do {
             try container.connection.transaction {
-                try assignPrimaryKeys(to: saving, remembering: &temporaryKeys)
+                if mechanisms.contains(.upsert) { matched = try matchStoredRows(saving) }
+                try assignPrimaryKeys(to: matched.isEmpty ? saving : saving.filter { matched[$0.identity] == nil })
                 writeRelationshipColumns(saving)
-                for object in deleted where object.primaryKey > 0 { try writeDelete(object) }
-                for object in saving { try writeInsert(object) }
-                for object in updated where !object.isDeleted { try writeUpdate(object) }
+                var history: [(object: ManagedObject, change: ModelContainer.HistoryChange, columns: UInt64)] = []
+                for object in deleted where object.primaryKey > 0 {
+                    try writeDelete(object)
+                    if mechanisms.contains(.historyTracking) { history.append((object, .delete, 0)) }
+                }
+                for object in saving {
+                    if let version = matched[object.identity] {
+                        try writeUpsert(object, over: version)
+                    } else {
+                        try writeInsert(object)
+                    }
+                    if mechanisms.contains(.historyTracking) {
+                        let upserted = matched[object.identity] != nil
+                        history.append((object, upserted ? .update : .insert, upserted ? ~0 : 0))
+                    }
+                }
+                for object in updated where !object.isDeleted {
+                    let columns = try writeUpdate(object)
+                    if mechanisms.contains(.historyTracking) { history.append((object, .update, columns)) }
+                }
+                if !history.isEmpty { try container.recordHistory(history) }
             }
         } catch {
             for (object, key) in zip(saving, temporaryKeys) { object.primaryKey = key }
             throw error
         }
-        // Identifiers are collected only when some context merges saves.
+        // Identifiers are collected only when some context merges saves or the store posts them.
         let notification =
-            container.hasMergingContexts
+            container.hasMergingContexts || mechanisms.contains(.saveNotification)
             ? ContextDidSave(
                 inserted: saving.map(\.persistentModelID),
                 updated: updated.filter { !$0.isDeleted }.map(\.persistentModelID),
                 deleted: deleted.filter { $0.primaryKey > 0 }.map(\.persistentModelID)) : nil
-        container.rowCache.coordinated { didSave(saving) }
-        if let notification { container.post(notification, from: self) }
+        container.rowCache.coordinated { didSave(saving, versions: matched) }
+        if let notification {
+            container.post(notification, from: self)
+            if mechanisms.contains(.saveNotification) {
+                NotificationCenter.default.post(
+                    name: Self.didSave, object: self,
+                    userInfo: [
+                        "inserted": notification.inserted, "updated": notification.updated,
+                        "deleted": notification.deleted,
+                    ])
+            }
+        }
+        if mechanisms.contains(.postSaveMaintenance) { try container.maintainAfterSave() }
+    }
+
+    /// Posted after every save when the container has `SwiftDataMechanisms.saveNotification`, as SwiftData's
+    /// `ModelContext.didSave`: the object is the context, the user info holds the `inserted`, `updated` and
+    /// `deleted` identifiers.
+    public static let didSave = Notification.Name("PersistenceBench.ModelContext.didSave")
+
+    /// Upsert: per inserted object of an entity with unique attributes, one indexed query per attribute for a
+    /// stored row holding the same value. Returns the objects that matched, each with its row's version; they
+    /// take that row's primary key.
+    private func matchStoredRows(_ saving: [ManagedObject]) throws -> [ObjectIdentifier: Int64] {
+        var matched: [ObjectIdentifier: Int64] = [:]
+        for object in saving where !object.entity.uniqueColumns.isEmpty {
+            let entity = object.entity
+            for column in entity.uniqueColumns {
+                let statement = try container.statement(
+                    "SELECT Z_PK, Z_OPT FROM \(entity.table) WHERE \(entity.columns[column].name) = ?")
+                defer { statement.reset() }
+                container.bind(object.values[column], at: 1, to: statement)
+                guard try statement.step() else { continue }
+                object.primaryKey = statement.int64(at: 0)
+                matched[object.identity] = statement.int64(at: 1)
+                break
+            }
+        }
+        return matched
+    }
+
+    /// An upserted object's write: every column of the stored row it matched, its version moved on.
+    private func writeUpsert(_ object: ManagedObject, over version: Int64) throws {
+        let entity = object.entity
+        let statement = try container.statement(
+            "UPDATE \(entity.table) SET Z_OPT = ?" + entity.columns.map { ", \($0.name) = ?" }.joined()
+                + " WHERE Z_PK = ?")
+        defer { statement.reset() }
+        statement.bind(version + 1, at: 1)
+        container.bind(object.values, to: statement, from: 2)
+        statement.bind(object.primaryKey, at: Int32(object.values.count + 2))
+        _ = try statement.step()
     }
 
     private func applyDeleteRules() {
@@ -417,16 +499,14 @@ public final class ModelContext {
         }
     }
 
-    private func assignPrimaryKeys(to objects: [ManagedObject], remembering temporaryKeys: inout [Int64]) throws {
+    private func assignPrimaryKeys(to objects: [ManagedObject]) throws {
         var next = [Int64](repeating: 0, count: registered.count)
         var counts = [Int](repeating: 0, count: registered.count)
         for object in objects { counts[object.entity.index] += 1 }
         for (index, count) in counts.enumerated() where count > 0 {
             next[index] = try container.allocatePrimaryKeys(for: container.model.entities[index], count: count)
         }
-        temporaryKeys.reserveCapacity(objects.count)
         for object in objects {
-            temporaryKeys.append(object.primaryKey)
             object.primaryKey = next[object.entity.index]
             next[object.entity.index] += 1
         }
@@ -475,7 +555,9 @@ public final class ModelContext {
         _ = try statement.step()
     }
 
-    private func writeUpdate(_ object: ManagedObject) throws {
+    /// Writes the changed columns of a stored object and returns their mask.
+    @discardableResult
+    private func writeUpdate(_ object: ManagedObject) throws -> UInt64 {
         guard let snapshot = object.snapshot else {
             throw ORMError.objectNotFound(object.persistentModelID.description)
         }
@@ -508,6 +590,7 @@ public final class ModelContext {
         guard container.connection.changes == 1 else {
             throw ORMError.optimisticLockingFailure(object.persistentModelID.description)
         }
+        return mask
     }
 
     private func writeDelete(_ object: ManagedObject) throws {
@@ -524,9 +607,9 @@ public final class ModelContext {
         }
     }
 
-    /// After the commit: saved objects join the identity map and the row cache, changed rows' snapshots take
-    /// the new values and version, deleted objects leave the context.
-    private func didSave(_ saved: [ManagedObject]) {
+    /// After the commit: saved objects join the identity map and the row cache (an upserted one with its row's
+    /// new version), changed rows' snapshots take the new values and version, deleted objects leave the context.
+    private func didSave(_ saved: [ManagedObject], versions upserted: [ObjectIdentifier: Int64]) {
         for object in deleted {
             if object.primaryKey > 0 { forget(object) }
             object.state = .deleted
@@ -535,7 +618,8 @@ public final class ModelContext {
         let cache = container.rowCache
         for object in saved {
             let snapshot = RowSnapshot(
-                primaryKey: object.primaryKey, entityIndex: object.entity.index, version: 1, values: object.values,
+                primaryKey: object.primaryKey, entityIndex: object.entity.index,
+                version: upserted[object.identity].map { $0 + 1 } ?? 1, values: object.values,
                 cache: cache)
             cache.insert(snapshot)
             object.snapshot = snapshot

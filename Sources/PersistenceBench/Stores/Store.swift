@@ -140,6 +140,9 @@ public struct StoreKind: Sendable {
     public let configuration: String
     /// The engine and its version, as linked at run time ("SQLite 3.40.1").
     public let engine: @Sendable () -> String
+    /// Whether a run or a crash check that names no stores includes this one. Variants that isolate one mechanism
+    /// (`orm+history`) are measured when named.
+    public let inDefaultRun: Bool
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type
     /// Creates a store in an empty directory, or opens the one it finds there.
@@ -152,7 +155,7 @@ public struct StoreKind: Sendable {
     public init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         invisibleToRecorder: String? = nil, configuration: String, engine: @escaping @Sendable () -> String,
-        type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
+        inDefaultRun: Bool = true, type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
     ) {
         self.name = name
         self.summary = summary
@@ -161,6 +164,7 @@ public struct StoreKind: Sendable {
         self.invisibleToRecorder = invisibleToRecorder
         self.configuration = configuration
         self.engine = engine
+        self.inDefaultRun = inDefaultRun
         self.type = type
         self.open = open
     }
