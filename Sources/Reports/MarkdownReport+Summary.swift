@@ -8,11 +8,28 @@ extension MarkdownReport {
     static func fastest(in cells: [CellResult], stores: [String], at scale: Scale) -> (
         store: String, throughput: Double
     )? {
-        stores.filter { $0 != StoreKind.harnessFloorName }.compactMap { store -> (String, Double)? in
+        candidates(in: cells, stores: stores, at: scale).max { $0.median < $1.median }.map { ($0.store, $0.median) }
+    }
+
+    /// The fastest store at `scale`, then the stores within its noise: those whose fastest repetition reaches the
+    /// fastest store's slowest, so that the summary does not call a lead that the repetitions do not show.
+    static func leaders(in cells: [CellResult], stores: [String], at scale: Scale) -> [String] {
+        let ranked = candidates(in: cells, stores: stores, at: scale).sorted { $0.median > $1.median }
+        guard let first = ranked.first else { return [] }
+        return [first.store] + ranked.dropFirst().filter { $0.fastest >= first.slowest }.map(\.store)
+    }
+
+    /// Every store that may lead at `scale`, with its median, slowest and fastest repetition's throughput.
+    private static func candidates(in cells: [CellResult], stores: [String], at scale: Scale) -> [(
+        store: String, median: Double, slowest: Double, fastest: Double
+    )] {
+        stores.filter { $0 != StoreKind.harnessFloorName }.compactMap { store in
             let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-            guard !summary.answeredFromMaintainedCount, let median = summary.medianThroughput else { return nil }
-            return (store, median)
-        }.max { $0.1 < $1.1 }
+            guard !summary.answeredFromMaintainedCount, let median = summary.medianThroughput,
+                let slowest = summary.throughputs.min(), let fastest = summary.throughputs.max()
+            else { return nil }
+            return (store, median, slowest, fastest)
+        }
     }
 
     static func strategySummary(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
@@ -20,8 +37,9 @@ extension MarkdownReport {
         var rows: [String] = []
         for workload in orderedUnique(results.cells.map(\.workload)) {
             let cells = results.cells.filter { $0.workload == workload }
-            let fastestByScale = scales.compactMap { scale in
-                fastest(in: cells, stores: stores, at: scale).map { (scale, $0.store) }
+            let fastestByScale = scales.compactMap { scale -> (Scale, [String])? in
+                let leading = leaders(in: cells, stores: stores, at: scale)
+                return leading.isEmpty ? nil : (scale, leading)
             }
             guard !fastestByScale.isEmpty else { continue }
             // The scales this workload ran at: one measured only at the smaller scales did not stop short of the rest.
@@ -34,25 +52,30 @@ extension MarkdownReport {
         return [
             "## Summary: the fastest store, and where each stops", "",
             "Per workload: the fastest store at each scale this run measured (as ★ below: neither the harness floor "
-                + "nor a maintained count), with the scales between which the lead changes; and the largest scale "
+                + "nor a maintained count), with the scales between which the lead changes and the stores whose "
+                + "repetitions reach the leader's slowest (a lead the repetitions do not show is not called); and the largest scale "
                 + "each store finished within the budgets, with where it stopped.",
             "",
             "| workload | fastest | largest scale finished |", "|---|---|---|",
         ] + rows + [""]
     }
 
-    /// "`json` at 10k–100k; `packed` from 1M (the lead changes between 100k and 1M)".
-    private static func fastestText(_ fastestByScale: [(Scale, String)]) -> String {
-        var runs: [(store: String, first: Scale, last: Scale)] = []
-        for (scale, store) in fastestByScale {
-            if let last = runs.last, last.store == store {
+    /// "`json` at 10k–100k; `packed` at 1M (the lead changes between 100k and 1M)". A store stays in the lead
+    /// while it is among a scale's leaders (the fastest, or within its noise); those within noise are named.
+    private static func fastestText(_ leadersByScale: [(Scale, [String])]) -> String {
+        var runs: [(store: String, first: Scale, last: Scale, tied: [String])] = []
+        for (scale, leading) in leadersByScale {
+            if let last = runs.last, leading.contains(last.store) {
                 runs[runs.count - 1].last = scale
+                runs[runs.count - 1].tied += leading.filter { $0 != last.store && !last.tied.contains($0) }
             } else {
-                runs.append((store, scale, scale))
+                runs.append((leading[0], scale, scale, Array(leading.dropFirst())))
             }
         }
         let parts = runs.map { run in
             "`\(run.store)` " + (run.first == run.last ? "at \(run.first)" : "at \(run.first)–\(run.last)")
+                + (run.tied.isEmpty
+                    ? "" : " (within the repetitions' range: \(run.tied.map { "`\($0)`" }.joined(separator: ", ")))")
         }
         let changes = zip(runs, runs.dropFirst()).map { "between \($0.last) and \($1.first)" }
         return parts.joined(separator: "; ")

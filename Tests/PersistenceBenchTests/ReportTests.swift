@@ -75,6 +75,8 @@ import Testing
             cell("c", 1_000, seconds: 0.01, maintained: true),
             cell("a", 10_000, seconds: 0.2), cell("b", 10_000, seconds: nil),
             cell("a", 100, seconds: 0.1, workload: "scan"), cell("b", 100, seconds: 0.2, workload: "scan"),
+            cell("a", 100, seconds: 0.1, workload: "page"), cell("a", 100, seconds: 0.3, workload: "page"),
+            cell("b", 100, seconds: 0.2, workload: "page"), cell("b", 100, seconds: 0.25, workload: "page"),
         ]
         let markdown = MarkdownReport.render(results)
         #expect(
@@ -83,6 +85,10 @@ import Testing
                     + "the time budget of 1 s) · `memory` 100 · `c` 1k · `a` 10k |"), "\(markdown)")
         // A workload the run measured only at 100 stops nowhere short: every store that ran it reached its largest.
         #expect(markdown.contains("| scan | `a` at 100 | every store 100 |"), "\(markdown)")
+        // `a` leads `page` on its median, but `b`'s faster repetition beats `a`'s slower one: within noise.
+        #expect(
+            markdown.contains("| page | `a` at 100 (within the repetitions' range: `b`) | every store 100 |"),
+            "\(markdown)")
     }
 
     @Test func csvHasOneRowPerCellAndTheDocumentedColumns() {
