@@ -219,13 +219,10 @@ extension ObjectGraphStore {
 /// `orm+prefetch`: the same ORM, its association and house reads naming the relationships to prefetch. It
 /// answers only those workloads: for items it would be `orm` again.
 public final class ORMPrefetchingStore: ObjectGraphStore {
-    public static let kind = StoreKind(
-        name: "orm+prefetch",
+    public static let kind = ORMItemStore.kind(
+        "orm+prefetch",
         summary: "the same ORM; relationship reads prefetch (relationshipKeyPathsForPrefetching) instead of one "
             + "fault per object",
-        durability: "every save fsynced (WAL, synchronous=FULL)",
-        configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
-        engine: { SQLiteConnection.engine },
         type: ORMPrefetchingStore.self, open: { try ORMPrefetchingStore(directory: $0) })
 
     private let container: ModelContainer

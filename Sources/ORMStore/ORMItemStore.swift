@@ -11,49 +11,44 @@ import SQLiteSupport
 public final class ORMItemStore: MigrationStore, ObjectGraphStore {
     public static let kinds =
         [
-            StoreKind(
-                name: "orm",
+            kind(
+                "orm",
                 summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
                     + "faults, row cache, change tracking; one save after a bulk load",
-                durability: "every save fsynced (WAL, synchronous=FULL)",
-                configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
-                engine: { SQLiteConnection.engine },
-                type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
-            StoreKind(
-                name: "orm+batched",
+                open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
+            kind(
+                "orm+batched",
                 summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
-                durability: "every save fsynced (WAL, synchronous=FULL)",
-                configuration: SQLiteConnection.defaultConfiguration + "; a row cache of the rows live objects hold",
-                engine: { SQLiteConnection.engine },
-                type: ORMItemStore.self, open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
+                open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
             ORMPrefetchingStore.kind,
-            swiftDataKind(
-                name: "orm+swiftdata",
+            kind(
+                "orm+swiftdata",
                 summary: "the `orm` emulation plus what SwiftData and Core Data do beyond it: persistent history, "
                     + "upsert of unique attributes, an Observation registrar on every attribute get and set, a didSave "
                     + "notification with the changed identifiers, incremental_vacuum and wal_checkpoint(TRUNCATE) "
                     + "after every save",
-                mechanisms: .all, inDefaultRun: true),
+                mechanisms: .all, open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: .all) }),
         ]
-        + SwiftDataMechanisms.each.map { mechanism in
-            swiftDataKind(
-                name: "orm+" + mechanism.suffix,
-                summary: "the `orm` emulation plus one mechanism: " + mechanism.summary,
-                mechanisms: mechanism.mechanism, inDefaultRun: false)
+        + SwiftDataMechanisms.each.map { mechanism, suffix, summary in
+            kind(
+                "orm+" + suffix, summary: "the `orm` emulation plus one mechanism: " + summary,
+                mechanisms: mechanism, inDefaultRun: false,
+                open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: mechanism) })
         }
 
-    /// A variant of `orm` with some of SwiftData's and Core Data's own mechanisms: one save after a bulk load, as
-    /// `orm`. Those with one mechanism are measured on request, to say what it adds.
-    private static func swiftDataKind(
-        name: String, summary: String, mechanisms: SwiftDataMechanisms, inDefaultRun: Bool
+    /// Every ORM variant's kind: the same durability, configuration and engine, the configuration naming
+    /// `auto_vacuum` where post-save maintenance needs it. Variants with one SwiftData mechanism are measured when
+    /// named, to say what it adds.
+    static func kind(
+        _ name: String, summary: String, mechanisms: SwiftDataMechanisms = [], inDefaultRun: Bool = true,
+        type: any Store.Type = ORMItemStore.self, open: @escaping @Sendable (URL) throws -> any Store
     ) -> StoreKind {
         let vacuum = mechanisms.contains(.postSaveMaintenance) ? " auto_vacuum=INCREMENTAL" : ""
         return StoreKind(
             name: name, summary: summary, durability: "every save fsynced (WAL, synchronous=FULL)",
             configuration: SQLiteConnection.defaultConfiguration + vacuum + "; a row cache of the rows live objects "
                 + "hold",
-            engine: { SQLiteConnection.engine }, inDefaultRun: inDefaultRun, type: ORMItemStore.self,
-            open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: mechanisms) })
+            engine: { SQLiteConnection.engine }, inDefaultRun: inDefaultRun, type: type, open: open)
     }
 
     /// The store's model: every record type, as one app's model holds all its entities.
