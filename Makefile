@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench test build deps smoke smoke-live smoke-crash check benchmarks format lint clean
+.PHONY: bench test build deps smoke smoke-live smoke-crash check benchmarks format lint check-workflows clean
 
 # The default matrix (every store, CRUD workloads, 10k and 100k, 3 repetitions) into results/latest/.
 bench: build
@@ -68,6 +68,13 @@ format:
 
 lint:
 	$(SWIFT) format lint --recursive Package.swift Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
+
+# Validates .github/workflows/ against GitHub's workflow schema with check-jsonschema (from PyPI, in a virtual
+# environment under .build/; the schema ships with it).
+check-workflows:
+	python3 -m venv .build/ci-tools
+	.build/ci-tools/bin/pip install --quiet --disable-pip-version-check check-jsonschema
+	.build/ci-tools/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 clean:
 	rm -rf .build Benchmarks/.build results/smoke results/smoke-live results/smoke-crash results/check

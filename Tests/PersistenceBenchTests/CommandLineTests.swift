@@ -87,6 +87,32 @@ import Testing
         #expect(report.status == 0)
         let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
         #expect(markdown.contains("## insert") && markdown.contains("★"))
+
+        // `export` writes what github-action-benchmark reads: one entry per finished (store, workload, scale).
+        let exported = directory.url.appendingPathComponent("benchmark.json").path
+        let export = try runTool(["export", "--format", "github-action-benchmark", "--run", out, exported])
+        #expect(export.status == 0, "\(export.output)")
+        let entries = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: exported)))
+                as? [[String: Any]])
+        #expect(entries.count == 6)
+        let sqliteGet = try #require(entries.first { $0["name"] as? String == "sqlite get 300" })
+        #expect(sqliteGet["unit"] as? String == "µs/op")
+        let medianTime = try #require(
+            median(
+                results.cells.filter { $0.store == "sqlite" && $0.workload == "get" }.compactMap(\.metrics).map {
+                    $0.timedSeconds / Double($0.operations) * 1e6
+                }))
+        #expect(abs((sqliteGet["value"] as? Double ?? 0) / medianTime - 1) < 0.01)
+        #expect((sqliteGet["range"] as? String)?.hasPrefix("± ") == true)
+        #expect((sqliteGet["extra"] as? String)?.hasPrefix("2 of 2 repetitions") == true)
+        // Bad input: an unknown format, a directory without a run.
+        let unknown = try runTool(["export", "--format", "csv", "--run", out, exported])
+        #expect(unknown.status == 2 && unknown.output.contains("csv"), "\(unknown.output)")
+        let missing = try runTool([
+            "export", "--format", "github-action-benchmark", "--run", directory.url.path, exported,
+        ])
+        #expect(missing.status == 2 && missing.output.contains("no results.json"), "\(missing.output)")
     }
 
     /// A time box stops insert-each after its minimum: the cell says what it did, was checked against the

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+import Reports
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a run's results in another tool's format.",
+        discussion: """
+            github-action-benchmark: the JSON that the github-action-benchmark action reads with \
+            `tool: customSmallerIsBetter` (one entry per store, workload and scale: the median time per operation \
+            in µs), so that it keeps a chart per cell across commits.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case githubActionBenchmark = "github-action-benchmark"
+    }
+
+    @Option(help: "The format to write: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format: Format
+
+    @Option(
+        name: .customLong("run"),
+        help: ArgumentHelp("The run to export (a directory holding results.json).", valueName: "DIR"))
+    var runDirectory = "results/latest"
+
+    @Argument(help: "The file to write.")
+    var file: String
+
+    private var resultsPath: String { URL(fileURLWithPath: runDirectory).appendingPathComponent("results.json").path }
+
+    func validate() throws {
+        guard FileManager.default.fileExists(atPath: resultsPath) else {
+            throw ValidationError("no results.json in '\(runDirectory)': pass a run's directory with --run")
+        }
+    }
+
+    func run() throws {
+        let results = try RunResults.load(from: URL(fileURLWithPath: resultsPath))
+        let text: String
+        switch format {
+        case .githubActionBenchmark: text = try BenchmarkActionExport.render(results)
+        }
+        try FileSystem.writeDurably(Data(text.utf8), to: URL(fileURLWithPath: file))
+        print("Wrote \(file) (\(format.rawValue)) from \(resultsPath)")
+    }
+}
