@@ -54,8 +54,13 @@ let package = Package(
                 "PersistenceBench", .product(name: "GRDB", package: "GRDB.swift"),
                 // For sqlite3_libversion(): GRDB links the system SQLite through this module.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]
+            ],
+            // GRDB's version in reports, as SwiftPM resolved it.
+            plugins: ["ResolvedVersions"]
         ),
+        // Writes the resolved versions of this package's dependencies as Swift source, for a target's plugin.
+        .executableTarget(name: "ResolvedVersionWriter"),
+        .plugin(name: "ResolvedVersions", capability: .buildTool(), dependencies: ["ResolvedVersionWriter"]),
         .target(name: "LMDBStore", dependencies: ["PersistenceBench", "CLMDB"]),
         .target(name: "PackedStore", dependencies: ["PersistenceBench"]),
         // The harness floor: items in Swift collections, nothing persisted while it runs.

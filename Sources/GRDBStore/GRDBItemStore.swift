@@ -24,7 +24,9 @@ public final class GRDBItemStore: MigrationStore {
             durability: "every commit fsynced (WAL, synchronous=FULL)",
             configuration: "DatabasePool (one writer, readers on demand): journal_mode=WAL synchronous=FULL "
                 + "cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) temp_store=DEFAULT",
-            engine: { "GRDB 7.10.0 on SQLite \(String(cString: sqlite3_libversion()))" }, type: GRDBItemStore.self,
+            engine: {
+                "GRDB \(resolvedVersions["grdb.swift"] ?? "(version not resolved)") on SQLite \(String(cString: sqlite3_libversion()))"
+            }, type: GRDBItemStore.self,
             open: { try GRDBItemStore(directory: $0, flavor: flavor) })
     }
 

@@ -77,6 +77,16 @@ import Testing
         #expect(timedPeak > 1 << 20 && timedPeak <= processPeak, "the timed phase's peak is part of the process's")
         #expect(get.peakRSSBytes == timedPeak)
         #expect(results.environment.engines["sqlite"]?.hasPrefix("SQLite 3.") == true)
+        // GRDB's version is the one SwiftPM resolved (Package.resolved), not one written by hand.
+        let resolved = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Package.resolved")
+        let pins = try #require(
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: resolved)) as? [String: Any])?["pins"]
+                as? [[String: Any]])
+        let grdb = try #require(
+            (pins.first { $0["identity"] as? String == "grdb.swift" }?["state"] as? [String: Any])?["version"]
+                as? String)
+        #expect(results.environment.engines["grdb"]?.hasPrefix("GRDB \(grdb) on SQLite 3.") == true)
         // --keep-stores leaves the last repetition's files for outside tools.
         #expect(FileManager.default.fileExists(atPath: "\(out)/stores/grdb/insert-300/store.sqlite"))
         #expect(!FileManager.default.fileExists(atPath: "\(out)/work"))
