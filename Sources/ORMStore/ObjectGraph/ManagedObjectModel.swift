@@ -127,6 +127,10 @@ public final class Entity {
     /// `SELECT t0.Z_PK, t0.Z_OPT, <columns> FROM <table> t0`: what every fetch of this entity reads.
     private(set) var selectSQL = ""
     private(set) var insertSQL = ""
+    /// Per unique column, `SELECT Z_PK, Z_OPT FROM <table> WHERE <column> = ?`: an upsert's look-up.
+    private(set) var uniqueLookupSQL: [(column: Int, sql: String)] = []
+    /// `UPDATE <table> SET Z_OPT = ?, <every column> = ? WHERE Z_PK = ?`: an upserted object's write.
+    private(set) var upsertSQL = ""
 
     init(index: Int, type: any PersistentModel.Type) {
         self.index = index
@@ -159,6 +163,8 @@ public final class Entity {
         insertSQL =
             "INSERT INTO \(table) (Z_PK, Z_ENT, Z_OPT, " + columns.map(\.name).joined(separator: ", ")
             + ") VALUES (?, ?, ?" + String(repeating: ", ?", count: columns.count) + ")"
+        uniqueLookupSQL = uniqueColumns.map { ($0, "SELECT Z_PK, Z_OPT FROM \(table) WHERE \(columns[$0].name) = ?") }
+        upsertSQL = "UPDATE \(table) SET Z_OPT = ?" + columns.map { ", \($0.name) = ?" }.joined() + " WHERE Z_PK = ?"
     }
 
     /// The column holding attribute `name`, as SQL with the fetch's table alias: `t0.ZTITLE`.

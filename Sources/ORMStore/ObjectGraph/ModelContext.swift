@@ -427,11 +427,9 @@ public final class ModelContext {
     /// take that row's primary key.
     private func matchStoredRows(_ saving: [ManagedObject]) throws -> [ObjectIdentifier: Int64] {
         var matched: [ObjectIdentifier: Int64] = [:]
-        for object in saving where !object.entity.uniqueColumns.isEmpty {
-            let entity = object.entity
-            for column in entity.uniqueColumns {
-                let statement = try container.statement(
-                    "SELECT Z_PK, Z_OPT FROM \(entity.table) WHERE \(entity.columns[column].name) = ?")
+        for object in saving {
+            for (column, sql) in object.entity.uniqueLookupSQL {
+                let statement = try container.statement(sql)
                 defer { statement.reset() }
                 container.bind(object.values[column], at: 1, to: statement)
                 guard try statement.step() else { continue }
@@ -445,10 +443,7 @@ public final class ModelContext {
 
     /// An upserted object's write: every column of the stored row it matched, its version moved on.
     private func writeUpsert(_ object: ManagedObject, over version: Int64) throws {
-        let entity = object.entity
-        let statement = try container.statement(
-            "UPDATE \(entity.table) SET Z_OPT = ?" + entity.columns.map { ", \($0.name) = ?" }.joined()
-                + " WHERE Z_PK = ?")
+        let statement = try container.statement(object.entity.upsertSQL)
         defer { statement.reset() }
         statement.bind(version + 1, at: 1)
         container.bind(object.values, to: statement, from: 2)
