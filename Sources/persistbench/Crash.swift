@@ -16,7 +16,10 @@ struct Crash: ParsableCommand {
             could not be checked, 2 on bad input.
             """)
 
-    @Option(help: "Comma-separated stores. Default: every store with a promise to check (not memory).")
+    @Option(
+        help:
+            "Comma-separated stores. Default: every store with a promise to check (not memory), but the one-mechanism variants."
+    )
     var stores: String?
 
     @Option(help: "Kills per store (0: none).")

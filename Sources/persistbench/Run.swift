@@ -12,10 +12,13 @@ struct Run: ParsableCommand {
             (or any DNF with --strict), 2 on bad input.
             """)
 
-    @Option(help: "Comma-separated stores (see `persistbench list`). Default: all.")
+    @Option(
+        help:
+            "Comma-separated stores (see `persistbench list`). Default: all but the one-mechanism variants (orm+history, …)."
+    )
     var stores: String?
 
-    @Option(help: "Comma-separated stores to leave out of --stores (or of all).")
+    @Option(help: "Comma-separated stores to leave out of --stores (or of the default).")
     var skipStores: String?
 
     @Option(help: "Comma-separated workloads. Default: the CRUD workloads.")
