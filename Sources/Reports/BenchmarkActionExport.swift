@@ -24,9 +24,7 @@ public enum BenchmarkActionExport {
                         $0.store == store && $0.workload == workload && $0.scale == scale
                     }
                     let summary = CellSummary(cells: cells)
-                    let times = summary.finished.filter { $0.operations > 0 }.map {
-                        $0.timedSeconds / Double($0.operations) * 1e6
-                    }
+                    let times = summary.timesPerOperation.map { $0 * 1e6 }
                     guard let median = median(times), let low = times.min(), let high = times.max() else { continue }
                     entries.append(
                         Entry(

@@ -13,10 +13,12 @@ struct CellSummary {
         median(cells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) })
     }
     var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
-    /// The median over finished repetitions of the timed seconds per operation.
-    var medianTimePerOperation: Double? {
-        median(finished.filter { $0.operations > 0 }.map { $0.timedSeconds / Double($0.operations) })
+    /// Each finished repetition's timed seconds per operation.
+    var timesPerOperation: [Double] {
+        finished.filter { $0.operations > 0 }.map { $0.timedSeconds / Double($0.operations) }
     }
+    /// The median over finished repetitions of the timed seconds per operation.
+    var medianTimePerOperation: Double? { median(timesPerOperation) }
     /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
     var answeredFromMaintainedCount: Bool { finished.contains { $0.maintainedCount == true } }
     /// The operations of the time-boxed repetitions (`CellMetrics.timeBoxed`), fewest first; empty if none was.

@@ -22,7 +22,8 @@ extension ModelContainer {
     }
 
     /// Writes one save's history inside its transaction: the transaction row, then one change row per object
-    /// (`columns`: an update's changed-column mask; `tombstone`: a deleted row's first unique attribute).
+    /// (`columns`: an update's changed-column mask; a deleted row keeps its first unique attribute as its
+    /// tombstone).
     func recordHistory(_ changes: [(object: ManagedObject, change: HistoryChange, columns: UInt64)]) throws {
         let transaction = try statement(
             "INSERT INTO ATRANSACTION (Z_ENT, Z_OPT, ZTIMESTAMP, ZCONTEXTNAME, ZPROCESSID) VALUES (1, 1, ?, ?, ?) "
