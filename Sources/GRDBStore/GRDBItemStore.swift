@@ -26,7 +26,7 @@ public final class GRDBItemStore: MigrationStore {
                 + "cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) temp_store=DEFAULT",
             engine: {
                 "GRDB \(resolvedVersions["grdb.swift"] ?? "(version not resolved)") on SQLite \(String(cString: sqlite3_libversion()))"
-            }, type: GRDBItemStore.self,
+            }, inclusion: flavor == .records ? .defaultRun : .variant, type: GRDBItemStore.self,
             open: { try GRDBItemStore(directory: $0, flavor: flavor) })
     }
 

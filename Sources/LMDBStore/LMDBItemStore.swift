@@ -28,7 +28,7 @@ public final class LMDBItemStore: MigrationStore {
             promise: .committedPrefix,
             configuration: configuration.replacingOccurrences(
                 of: "MDB_NOTLS", with: "MDB_NOTLS | MDB_NOMETASYNC"),
-            engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
+            engine: { LMDBEnvironment.version }, inclusion: .variant, type: LMDBItemStore.self,
             open: { try LMDBItemStore(directory: $0, flags: MDB_NOMETASYNC) }),
         StoreKind(
             name: "lmdb+writemap",
@@ -41,7 +41,7 @@ public final class LMDBItemStore: MigrationStore {
                 with: "MDB_NOTLS | "
                     + "MDB_WRITEMAP; a writable map")
                 + "; the file is extended to the map's size (sparse), so its bytes on disk show the map",
-            engine: { LMDBEnvironment.version }, type: LMDBItemStore.self,
+            engine: { LMDBEnvironment.version }, inclusion: .variant, type: LMDBItemStore.self,
             open: { try LMDBItemStore(directory: $0, flags: MDB_WRITEMAP) }),
     ]
 

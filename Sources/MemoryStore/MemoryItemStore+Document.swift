@@ -25,7 +25,8 @@ public enum DocumentFormat: String, CaseIterable, Sendable {
                 + "the old one and fsyncs the directory; a bulk load commits once, at its end",
             configuration: "\(encoder); \(fileName), Foundation's encoder as shipped with the toolchain",
             engine: { "Foundation \(format == .json ? "JSONEncoder" : "PropertyListEncoder") (Swift toolchain)" },
-            type: MemoryItemStore.self,
+            // The same strategy as `json` with another encoder: measured when named.
+            inclusion: self == .json ? .defaultRun : .variant, type: MemoryItemStore.self,
             open: { try MemoryItemStore(directory: $0, persistence: .document(format)) })
     }
 

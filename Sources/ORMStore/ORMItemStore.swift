@@ -15,7 +15,7 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
                 "orm",
                 summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
                     + "faults, row cache, change tracking; one save after a bulk load",
-                open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
+                inclusion: .defaultRun, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
             kind(
                 "orm+batched",
                 summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
@@ -27,20 +27,22 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
                     + "upsert of unique attributes, an Observation registrar on every attribute get and set, a didSave "
                     + "notification with the changed identifiers, incremental_vacuum and wal_checkpoint(TRUNCATE) "
                     + "after every save",
-                mechanisms: .all, open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: .all) }),
+                mechanisms: .all, inclusion: .defaultRun,
+                open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: .all) }),
         ]
         + SwiftDataMechanisms.each.map { mechanism, suffix, summary in
             kind(
                 "orm+" + suffix, summary: "the `orm` emulation plus one mechanism: " + summary,
-                mechanisms: mechanism, inDefaultRun: false,
+                mechanisms: mechanism, inclusion: .whenNamed,
                 open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: mechanism) })
         }
 
     /// Every ORM variant's kind: the same durability, configuration and engine, the configuration naming
-    /// `auto_vacuum` where post-save maintenance needs it. Variants with one SwiftData mechanism are measured when
-    /// named, to say what it adds.
+    /// `auto_vacuum` where post-save maintenance needs it. `orm` and `orm+swiftdata` are in the default run; variants
+    /// with one SwiftData mechanism are measured when named, to say what it adds.
     static func kind(
-        _ name: String, summary: String, mechanisms: SwiftDataMechanisms = [], inDefaultRun: Bool = true,
+        _ name: String, summary: String, mechanisms: SwiftDataMechanisms = [],
+        inclusion: StoreKind.Inclusion = .variant,
         type: any Store.Type = ORMItemStore.self, open: @escaping @Sendable (URL) throws -> any Store
     ) -> StoreKind {
         let vacuum = mechanisms.contains(.postSaveMaintenance) ? " auto_vacuum=INCREMENTAL" : ""
@@ -48,7 +50,7 @@ public final class ORMItemStore: MigrationStore, ObjectGraphStore {
             name: name, summary: summary, durability: "every save fsynced (WAL, synchronous=FULL)",
             configuration: SQLiteConnection.defaultConfiguration + vacuum + "; a row cache of the rows live objects "
                 + "hold",
-            engine: { SQLiteConnection.engine }, inDefaultRun: inDefaultRun, type: type, open: open)
+            engine: { SQLiteConnection.engine }, inclusion: inclusion, type: type, open: open)
     }
 
     /// The store's model: every record type, as one app's model holds all its entities.

@@ -41,7 +41,7 @@ public final class PackedItemStore: MigrationStore, ByteLayoutStore {
                 + "damage anything written since the last clean close",
             promise: .survivesKills,
             configuration: kind.configuration + "; no fdatasync at commits, every file flushed at close",
-            engine: kind.engine, type: PackedItemStore.self,
+            engine: kind.engine, inclusion: .variant, type: PackedItemStore.self,
             open: { try PackedItemStore(directory: $0, flushes: false) }),
     ]
 

@@ -23,9 +23,7 @@ public enum MarkdownReport {
             out.append("These stores gave different answers to the same questions; their timings are not comparable.")
             out.append("")
             for check in mismatches {
-                let digests = check.digests.sorted { $0.key < $1.key }
-                    .map { "`\($0.key)` \($0.value.map(\.description).joined(separator: " / "))" }
-                out.append("- **\(check.workload) at \(check.scale)**: " + digests.joined(separator: "; "))
+                out.append("- **\(check.workload) at \(check.scale)**: " + check.digestsDescription)
             }
             out.append("")
         }
@@ -58,9 +56,22 @@ public enum MarkdownReport {
                 + "finish, with the reason. n/a: the store cannot answer this workload.")
         out.append("")
         let agreed = results.digestChecks.filter(\.agreed).count
+        let prefixed = results.digestChecks.filter { $0.prefixAnswers != nil }
+            .map { check in
+                let longest =
+                    check.longestPrefixAnswers.map {
+                        $0 > check.prefixAnswers! ? " (up to \($0) where they gave more)" : ""
+                    } ?? ""
+                return "\(check.workload) at \(check.scale) on the first \(check.prefixAnswers!) answers" + longest
+            }
+        let boxedNote =
+            prefixed.isEmpty
+            ? ""
+            : " Where the time box stopped cells, every cell of the group is compared on the answers all gave: "
+                + prefixed.joined(separator: ", ") + "; a boxed insert-each is checked against the generator."
         out.append(
             "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
-                + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above)."))
+                + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above).") + boxedNote)
         out.append("")
 
         let scales = orderedUnique(results.cells.map(\.scale)).sorted()
@@ -446,7 +457,7 @@ public enum MarkdownReport {
         if let fewest = boxed.first, let most = boxed.last {
             text +=
                 " · time-boxed: \(fewest == most ? formatCount(Double(fewest)) : "\(formatCount(Double(fewest)))–\(formatCount(Double(most)))")"
-                + " ops in \(boxed.count) rep(s), checked against the generator"
+                + " ops in \(boxed.count) rep(s)"
         }
         if summary.partialFailures > 0 { text += " · \(summary.partialFailures) rep(s) DNF" }
         return text

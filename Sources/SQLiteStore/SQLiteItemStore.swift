@@ -28,7 +28,7 @@ public final class SQLiteItemStore: MigrationStore {
             configuration: "journal_mode=WAL synchronous=FULL cache_size=-1048576 (1 GiB) "
                 + "mmap_size=\(min(1 << 30, SQLiteConnection.maximumMapSize)) (1 GiB asked; this build's limit is "
                 + "\(SQLiteConnection.maximumMapSize)) temp_store=MEMORY",
-            engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
+            engine: { SQLiteConnection.engine }, inclusion: .variant, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: true) }),
         StoreKind(
             name: "sqlite+normal",
@@ -38,7 +38,7 @@ public final class SQLiteItemStore: MigrationStore {
             promise: .committedPrefix,
             configuration: SQLiteConnection.defaultConfiguration.replacingOccurrences(
                 of: "synchronous=FULL", with: "synchronous=NORMAL"),
-            engine: { SQLiteConnection.engine }, type: SQLiteItemStore.self,
+            engine: { SQLiteConnection.engine }, inclusion: .variant, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: false, synchronous: "NORMAL") }),
     ]
 

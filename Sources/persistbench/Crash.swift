@@ -57,7 +57,7 @@ struct Crash: ParsableCommand {
     func validate() throws { _ = try parsed() }
 
     private func parsed() throws -> ([StoreKind], CrashCampaign.Configuration) {
-        var kinds: [StoreKind] = Self.checkable.filter(\.inDefaultRun)
+        var kinds: [StoreKind] = Self.checkable.filter(\.inDefaultChecks)
         if let stores {
             kinds = []
             for name in stores.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {

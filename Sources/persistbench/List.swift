@@ -9,7 +9,12 @@ struct List: ParsableCommand {
         let width = (allStores.map(\.name.count).max() ?? 0) + 2
         let indent = String(repeating: " ", count: width + 2)
         for store in allStores {
-            let onRequest = store.inDefaultRun ? "" : " Measured when named (`--stores \(store.name)`)."
+            let onRequest =
+                switch store.inclusion {
+                case .defaultRun: ""
+                case .variant: " A variant: `run` measures it when named (or `--stores all`); `crash` by default."
+                case .whenNamed: " Measured when named (`--stores \(store.name)`)."
+                }
             print(
                 "  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + "."
                     + onRequest)

@@ -7,14 +7,14 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a matrix of cells (store × workload × scale × repetition), each in its own process.",
         discussion: """
-            With no options: every store, the CRUD workloads, scales 10k and 100k, 3 repetitions, into \
+            With no options: every store (not their variants), the CRUD workloads, scales 10k and 100k, 3 repetitions, into \
             results/latest/. Exit status: 0 when every digest agrees, 1 on a digest mismatch or a cell error \
             (or any DNF with --strict), 2 on bad input.
             """)
 
     @Option(
         help:
-            "Comma-separated stores (see `persistbench list`). Default: all but the one-mechanism variants (orm+history, …)."
+            "Comma-separated stores (see `persistbench list`), or all. Default: one of each strategy (sqlite, grdb, orm, orm+swiftdata, lmdb, packed, json, memory); their variants when named."
     )
     var stores: String?
 
@@ -47,11 +47,11 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Stop insert-each's durable inserts once this much time has passed (at least "
-                + "\(TimeBox.minimumOperations) done), or 'none': 20s, 1m. Boxed cells are checked against the "
-                + "generator and labelled.",
+            "Stop a cell's loop of questions (insert-each, get, get-zipfian, page, write-then-page) once this much "
+                + "time has passed (at least \(TimeBox.minimumOperations) done), or 'none': 1s, 20s, 1m. Boxed cells are "
+                + "labelled and compared with the others on their first 20, 200, … answers.",
             valueName: "duration"))
-    var timeBox = "30s"
+    var timeBox = "\(Int(TimeBox.defaultSeconds * 1000))ms"
 
     @Option(help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
     var memoryBudget: String = "8GiB"
@@ -76,8 +76,10 @@ struct Run: ParsableCommand {
     private func parsed() throws -> RunConfiguration {
         let skipped = try list(skipStores, of: "store", known: allStores.map(\.name)) ?? []
         let storeNames =
-            (try list(stores, of: "store", known: allStores.map(\.name))
-            ?? allStores.filter(\.inDefaultRun).map(\.name))
+            (stores == "all"
+            ? allStores.map(\.name)
+            : try list(stores, of: "store", known: allStores.map(\.name))
+                ?? allStores.filter(\.inDefaultRun).map(\.name))
             .filter { !skipped.contains($0) }
         guard !storeNames.isEmpty else { throw ValidationError("--skip-stores leaves no store to run") }
         let workloadNames =
@@ -172,9 +174,7 @@ struct Run: ParsableCommand {
         print("Wrote \(output.path)/report.md, results.csv and results.json")
         let mismatches = results.digestChecks.filter { !$0.agreed }
         for check in mismatches {
-            let digests = check.digests.sorted { $0.key < $1.key }
-                .map { "\($0.key)=\($0.value.map(\.description).joined(separator: "/"))" }
-            print("DIGEST MISMATCH: \(check.workload) at \(check.scale): \(digests.joined(separator: " "))")
+            print("DIGEST MISMATCH: \(check.workload) at \(check.scale): \(check.digestsDescription)")
         }
         let errors = results.cells.filter { $0.status == .error }
         let unfinished = results.cells.filter { $0.status == .dnf }

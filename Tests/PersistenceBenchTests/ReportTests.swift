@@ -134,6 +134,47 @@ import Testing
         #expect(markdown.contains("DIGEST MISMATCH"))
     }
 
+    /// Time-boxed cells are compared with every cell of their group on the longest prefix all of them answered;
+    /// the cells that did everything are also compared whole; a wrong prefix is a mismatch.
+    @Test func timeBoxedCellsAreComparedOnTheAnswersAllGave() {
+        func prefixes(_ lengths: [Int], wrongFrom: Int = .max) -> [Digest] {
+            lengths.map { Digest(count: $0, hash: $0 >= wrongFrom ? 1 : UInt64($0)) }
+        }
+        func cell(_ store: String, operations: Int, boxed: Bool, prefixes: [Digest]) -> CellResult {
+            var metrics = CellMetrics(
+                timedSeconds: 1, operations: operations, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
+                storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest(count: operations, hash: UInt64(operations)))
+            metrics.timeBoxed = boxed ? true : nil
+            metrics.digestPrefixes = prefixes
+            return CellResult(
+                store: store, workload: "get", scale: Scale(records: 10_000), repetition: 1, status: .ok, reason: nil,
+                metrics: metrics)
+        }
+        let full = cell("a", operations: 10_000, boxed: false, prefixes: prefixes([20, 200, 2_000]))
+        let fullToo = cell("b", operations: 10_000, boxed: false, prefixes: prefixes([20, 200, 2_000]))
+        let boxed = cell("c", operations: 734, boxed: true, prefixes: prefixes([20, 200]))
+        let checks = DigestCheck.checks(of: [full, fullToo, boxed])
+        #expect(checks.count == 1)
+        #expect(
+            checks[0].agreed && checks[0].prefixAnswers == 200 && checks[0].longestPrefixAnswers == 2_000, "\(checks)")
+        #expect(checks[0].digests.keys.sorted() == ["a", "b"])
+        #expect(checks[0].prefixDigests?.keys.sorted() == ["a", "b", "c"])
+        // No box: no prefix comparison.
+        #expect(DigestCheck.checks(of: [full, fullToo])[0].prefixAnswers == nil)
+        // A boxed cell whose first 200 answers differ disagrees, though its first 20 agree.
+        let wrong = cell("c", operations: 734, boxed: true, prefixes: prefixes([20, 200], wrongFrom: 200))
+        let mismatch = DigestCheck.checks(of: [full, fullToo, wrong])[0]
+        #expect(!mismatch.agreed)
+        #expect(mismatch.digestsDescription.contains("first 200 answers: a 200:"), "\(mismatch.digestsDescription)")
+        // A cell boxed after 20 answers does not shorten the comparison of those that gave 2,000: one of them
+        // wrong from 2,000 on disagrees.
+        let short = cell("d", operations: 25, boxed: true, prefixes: prefixes([20]))
+        let wrongLate = cell(
+            "b", operations: 5_000, boxed: true, prefixes: prefixes([20, 200, 2_000], wrongFrom: 2_000))
+        let late = DigestCheck.checks(of: [full, wrongLate, short])[0]
+        #expect(!late.agreed && late.prefixAnswers == 20 && late.longestPrefixAnswers == 2_000, "\(late)")
+    }
+
     @Test func chartsAreWrittenLinkedAndWellFormed() throws {
         let directory = try TemporaryDirectory()
         var results = sampleResults()

@@ -140,6 +140,19 @@ import Testing
         for (store, digest) in digests { #expect(digest == reference, "\(store) disagrees on \(name)") }
     }
 
+    /// `make bench` runs one store of each strategy; every other store is a variant of one of them, and every variant
+    /// is still in `crash`'s default and the package-benchmark suites unless it isolates one mechanism.
+    @Test func theDefaultRunHasOneStoreOfEachStrategy() {
+        #expect(
+            allStoreKinds.filter(\.inDefaultRun).map(\.name)
+                == ["sqlite", "grdb", "orm", "orm+swiftdata", "lmdb", "packed", "json", "memory"])
+        for kind in allStoreKinds where !kind.inDefaultRun {
+            let base = kind.name == "plist" ? "json" : String(kind.name.prefix { $0 != "+" })
+            #expect(allStoreKinds.contains { $0.name == base && $0.inDefaultRun }, "\(kind.name)")
+            #expect(kind.inDefaultChecks == (kind.inclusion == .variant), "\(kind.name)")
+        }
+    }
+
     @Test func differentSeedsGiveDifferentDigests() throws {
         let kind = try storeKind("sqlite")
         let first = try TemporaryDirectory()

@@ -130,7 +130,7 @@ import Testing
         try all.close()
         for (mechanism, suffix, _) in SwiftDataMechanisms.each {
             let kind = try storeKind("orm+" + suffix)
-            #expect(!kind.inDefaultRun)
+            #expect(kind.inclusion == .whenNamed)
             let store = try openItemStore(kind, at: try directory.subdirectory(suffix))
             #expect((store as? ORMItemStore)?.container.mechanisms == mechanism)
             try store.close()

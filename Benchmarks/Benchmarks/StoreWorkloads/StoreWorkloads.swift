@@ -40,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
 
     guard let reference = StoreCatalog.kind(named: "sqlite") else { return }
     // Variants that isolate one mechanism (`orm+history`) are measured by `persistbench` when named, not here.
-    for kind in StoreCatalog.all where kind.inDefaultRun {
+    for kind in StoreCatalog.all where kind.inDefaultChecks {
         for name in coreWorkloads {
             guard let workload = WorkloadCatalog.workload(named: name), workload.supports(kind.type) else { continue }
             let scratch = Scratch()

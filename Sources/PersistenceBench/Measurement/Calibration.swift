@@ -16,7 +16,7 @@ public enum Calibration {
     static let stepsPerRound = 1 << 17
 
     /// Seconds of one round: the median of `rounds` rounds, after the table's pages are touched (untimed).
-    public static func measure(rounds: Int = 5) -> Double {
+    public static func measure(rounds: Int = 3) -> Double {
         var table = [UInt64](repeating: 0, count: tableEntries)
         var state: UInt64 = 0x5EED
         var times: [Double] = []

@@ -96,8 +96,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// `observe`'s and `observe-burst`'s notices, queries and observer CPU; nil for other workloads.
     public var observe: ObserveMetrics?
     /// True where the time box (`--time-box`) stopped the workload before all its operations: `operations` is what
-    /// it did, and its digest, checked against the generator, is not compared with other stores'. Nil elsewhere.
+    /// it did, and its digest is not compared with other stores' whole: the cell is compared on `digestPrefixes`
+    /// (or, for `insert-each`, was checked against the generator). Nil elsewhere.
     public var timeBoxed: Bool?
+    /// For a workload a time box may stop (`get`, `page`, …): the digests of its first 20, 200, 2,000, … answers,
+    /// boxed or not, so that a boxed cell is compared with the others on the same answers. Nil elsewhere.
+    public var digestPrefixes: [Digest]?
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -119,9 +123,11 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         calibrationSeconds: Double? = nil, syncCalibrationSeconds: Double? = nil, phaseSeconds: Double? = nil,
         phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
         maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
-        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil
+        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil,
+        digestPrefixes: [Digest]? = nil
     ) {
         self.timeBoxed = timeBoxed
+        self.digestPrefixes = digestPrefixes
         self.readWhileImport = readWhileImport
         self.observe = observe
         self.timedSeconds = timedSeconds
@@ -148,7 +154,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedSeconds, operations, operationsPerSecond, latency, latencyByOperation, rssAnonBytes, rssFileBytes,
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
-            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed
+            phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
+            digestPrefixes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -174,7 +181,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             timeline: try c.decodeIfPresent([TimelineWindow].self, forKey: .timeline),
             readWhileImport: try c.decodeIfPresent(ReadWhileImportMetrics.self, forKey: .readWhileImport),
             observe: try c.decodeIfPresent(ObserveMetrics.self, forKey: .observe),
-            timeBoxed: try c.decodeIfPresent(Bool.self, forKey: .timeBoxed))
+            timeBoxed: try c.decodeIfPresent(Bool.self, forKey: .timeBoxed),
+            digestPrefixes: try c.decodeIfPresent([Digest].self, forKey: .digestPrefixes))
     }
 
     // ops/s is written out too, so that readers of results.json need not derive it.
@@ -202,6 +210,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
         try c.encodeIfPresent(observe, forKey: .observe)
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
+        try c.encodeIfPresent(digestPrefixes, forKey: .digestPrefixes)
     }
 }
 

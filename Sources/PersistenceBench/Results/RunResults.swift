@@ -148,31 +148,88 @@ public struct DigestCheck: Codable, Equatable, Sendable {
     public var workload: String
     public var scale: Scale
     public var agreed: Bool
-    /// Each store's distinct digests over its finished repetitions (more than one is itself a disagreement).
+    /// Each store's distinct digests over its finished repetitions that did all their operations (more than one is
+    /// itself a disagreement).
     public var digests: [String: [Digest]]
+    /// Where the time box stopped some cells: the number of first answers every cell of the group gave (20, 200,
+    /// 2,000, …: `DigestPrefixes`), on which all of them, boxed or not, are compared; every longer prefix is
+    /// compared among the cells that reached it. Nil when no cell was boxed.
+    public var prefixAnswers: Int?
+    /// The longest prefix at least two stores' cells reached and were compared on (at least `prefixAnswers`).
+    public var longestPrefixAnswers: Int?
+    /// Each store's distinct digests of the first prefix on which they disagree, or of the first `prefixAnswers`
+    /// answers when all agree.
+    public var prefixDigests: [String: [Digest]]?
 
-    /// One check per (workload, scale) that has finished cells, in the cells' order. Time-boxed cells did fewer
-    /// operations and are left out: their workload checked them against the generator.
+    /// One check per (workload, scale) that has finished cells, in the cells' order. Where the time box stopped
+    /// cells, every prefix of answers (20, 200, …) is compared among the cells that gave it, so that a cell is
+    /// compared with each other on all the answers both gave; a boxed `insert-each` keeps no answers (its workload
+    /// checked the store against the generator) and is left out.
     public static func checks(of cells: [CellResult]) -> [DigestCheck] {
         var order: [String] = []
-        var groups: [String: DigestCheck] = [:]
-        for cell in cells {
-            guard cell.status == .ok, let digest = cell.metrics?.digest, cell.metrics?.timeBoxed != true else {
-                continue
-            }
+        var groups: [String: [CellResult]] = [:]
+        for cell in cells where cell.status == .ok && cell.metrics != nil {
             let key = "\(cell.workload)@\(cell.scale.records)"
-            if groups[key] == nil {
-                order.append(key)
-                groups[key] = DigestCheck(workload: cell.workload, scale: cell.scale, agreed: true, digests: [:])
-            }
-            if groups[key]!.digests[cell.store, default: []].contains(digest) == false {
-                groups[key]!.digests[cell.store, default: []].append(digest)
-            }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(cell)
         }
-        return order.map { key in
-            var check = groups[key]!
-            check.agreed = Set(check.digests.values.joined()).count == 1
+        return order.compactMap { key in
+            let group = groups[key]!
+            var check = DigestCheck(
+                workload: group[0].workload, scale: group[0].scale, agreed: true, digests: [:])
+            for cell in group where cell.metrics!.timeBoxed != true {
+                check.digests[cell.store, default: []].appendIfAbsent(cell.metrics!.digest)
+            }
+            let boxed = group.filter { $0.metrics!.timeBoxed == true && $0.metrics!.digestPrefixes?.isEmpty == false }
+            var prefixesAgree = true
+            if !boxed.isEmpty {
+                let prefixed = group.filter { $0.metrics!.digestPrefixes?.isEmpty == false }
+                let lengths = Set(prefixed.flatMap { $0.metrics!.digestPrefixes!.map(\.count) }).sorted()
+                check.prefixAnswers = prefixed.map { $0.metrics!.digestPrefixes!.last!.count }.min()!
+                for length in lengths {
+                    var digests: [String: [Digest]] = [:]
+                    for cell in prefixed {
+                        guard let prefix = cell.metrics!.digestPrefixes!.first(where: { $0.count == length }) else {
+                            continue
+                        }
+                        digests[cell.store, default: []].appendIfAbsent(prefix)
+                    }
+                    if digests.count >= 2 { check.longestPrefixAnswers = length }
+                    if length == check.prefixAnswers { check.prefixDigests = digests }
+                    if Set(digests.values.joined()).count > 1 {
+                        prefixesAgree = false
+                        check.prefixDigests = digests
+                        check.longestPrefixAnswers = length
+                        break
+                    }
+                }
+            }
+            guard !check.digests.isEmpty || check.prefixDigests != nil else { return nil }
+            check.agreed = Set(check.digests.values.joined()).count <= 1 && prefixesAgree
             return check
         }
+    }
+}
+
+extension DigestCheck {
+    /// Each store's digests, then those of the compared prefix: "grdb 10000:3f…; sqlite 10000:3f… / 10000:4a…;
+    /// first 200 answers: json 200:…".
+    public var digestsDescription: String {
+        func describe(_ digests: [String: [Digest]]) -> String {
+            digests.sorted { $0.key < $1.key }
+                .map { "\($0.key) \($0.value.map(\.description).joined(separator: " / "))" }
+                .joined(separator: "; ")
+        }
+        var parts = digests.isEmpty ? [] : [describe(digests)]
+        if let prefixDigests, let length = prefixDigests.values.first?.first?.count {
+            parts.append("first \(length) answers: " + describe(prefixDigests))
+        }
+        return parts.joined(separator: "; ")
+    }
+}
+
+extension Array where Element: Equatable {
+    fileprivate mutating func appendIfAbsent(_ element: Element) {
+        if !contains(element) { append(element) }
     }
 }

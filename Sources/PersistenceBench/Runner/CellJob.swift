@@ -143,6 +143,6 @@ public enum CellExecution {
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
             timeline: timeline.windows, readWhileImport: outcome.readWhileImport,
-            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil)
+            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil, digestPrefixes: outcome.digestPrefixes)
     }
 }

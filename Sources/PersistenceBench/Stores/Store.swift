@@ -140,13 +140,30 @@ public struct StoreKind: Sendable {
     public let configuration: String
     /// The engine and its version, as linked at run time ("SQLite 3.40.1").
     public let engine: @Sendable () -> String
-    /// Whether a run or a crash check that names no stores includes this one. Variants that isolate one mechanism
-    /// (`orm+history`) are measured when named.
-    public let inDefaultRun: Bool
+    /// Which runs that name no stores include this one.
+    public let inclusion: Inclusion
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type
     /// Creates a store in an empty directory, or opens the one it finds there.
     public let open: @Sendable (URL) throws -> any Store
+
+    /// Which runs that name no stores include a store.
+    public enum Inclusion: Sendable {
+        /// A strategy of its own (`sqlite`, `grdb`, `json`): in every default — `persistbench run`, `crash`, the
+        /// package-benchmark suites.
+        case defaultRun
+        /// Another setting of a strategy (`sqlite+tuned`, `grdb+codable`, `lmdb+nometasync`): in `crash`'s default
+        /// and the package-benchmark suites; `persistbench run` measures it when named or with `--stores all`.
+        case variant
+        /// One mechanism isolated (`orm+history`): measured only when named (`all` included).
+        case whenNamed
+    }
+
+    /// Whether `persistbench run` includes the store when no stores are named.
+    public var inDefaultRun: Bool { inclusion == .defaultRun }
+
+    /// Whether `persistbench crash` and the package-benchmark suites include the store when none are named.
+    public var inDefaultChecks: Bool { inclusion != .whenNamed }
 
     /// The name of the store that measures the harness floor (`memory`): reports show it beside every store and
     /// never call it the best.
@@ -155,7 +172,7 @@ public struct StoreKind: Sendable {
     public init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         invisibleToRecorder: String? = nil, configuration: String, engine: @escaping @Sendable () -> String,
-        inDefaultRun: Bool = true, type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
+        inclusion: Inclusion = .defaultRun, type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
     ) {
         self.name = name
         self.summary = summary
@@ -164,7 +181,7 @@ public struct StoreKind: Sendable {
         self.invisibleToRecorder = invisibleToRecorder
         self.configuration = configuration
         self.engine = engine
-        self.inDefaultRun = inDefaultRun
+        self.inclusion = inclusion
         self.type = type
         self.open = open
     }

@@ -1,4 +1,5 @@
-/// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99).
+/// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99); under a
+/// time box (`--time-box`), as many as the box allows.
 public struct GetWorkload: ItemWorkload, KeyedWorkload {
     public enum KeyDistribution: Sendable {
         case uniform
@@ -22,12 +23,19 @@ public struct GetWorkload: ItemWorkload, KeyedWorkload {
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)
         var digest = Digest()
-        for id in keys {
+        var prefixes = DigestPrefixes()
+        let box = context.timeBox.start()
+        var done = 0
+        while done < keys.count, box.allowsMore(after: done) {
+            let id = keys[done]
             let item = try context.stopwatch.measureOperation { try store.item(id: id) }
             if let item { digest.add(item) } else { digest.add(-1) }
+            prefixes.note(digest)
             context.progress.advance(by: 1)
+            done += 1
         }
-        return WorkloadOutcome(operations: keys.count, digest: digest)
+        return WorkloadOutcome(
+            operations: done, digest: digest, timeBoxed: done < keys.count, digestPrefixes: prefixes.digests)
     }
 
     public var skewedKeys: Bool { distribution == .zipfian }

@@ -1,5 +1,5 @@
 /// `insert-each`: adds min(N, 10,000) items to a store of N, each in its own durable commit; under a time box
-/// (`--time-box`), as many as the box allows (at least `TimeBox.minimumOperations`).
+/// (`--time-box`), as many as the box allows (at least `TimeBox.minimumOperations`), checked against the generator.
 public struct InsertEachWorkload: ItemWorkload {
     public init() {}
     public let name = "insert-each"

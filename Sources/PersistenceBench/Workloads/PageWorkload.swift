@@ -1,4 +1,5 @@
-/// `page`: 1,000 pages of 20 items filtered on the priority enum, sorted by the Bool `isInStock`, then title.
+/// `page`: 1,000 pages of 20 items filtered on the priority enum, sorted by the Bool `isInStock`, then title; under a
+/// time box (`--time-box`), as many as the box allows.
 public struct PageWorkload: ItemWorkload {
     public init() {}
     public let name = "page"
@@ -13,10 +14,16 @@ public struct PageWorkload: ItemWorkload {
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let queries = Self.queries(seed: context.seed)
         var digest = Digest()
-        for query in queries {
-            digest.add(try Self.answer(query, from: store, context: context))
+        var prefixes = DigestPrefixes()
+        let box = context.timeBox.start()
+        var done = 0
+        while done < queries.count, box.allowsMore(after: done) {
+            digest.add(try Self.answer(queries[done], from: store, context: context))
+            prefixes.note(digest)
+            done += 1
         }
-        return WorkloadOutcome(operations: queries.count, digest: digest)
+        return WorkloadOutcome(
+            operations: done, digest: digest, timeBoxed: done < queries.count, digestPrefixes: prefixes.digests)
     }
 
     /// One page, timed as one operation (of `kind`, if given), and its digest (untimed).

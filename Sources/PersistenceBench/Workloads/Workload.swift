@@ -56,15 +56,19 @@ public struct WorkloadOutcome: Sendable {
     public var observe: ObserveMetrics?
     /// Whether the time box stopped the workload before it did all its operations (`TimeBox`).
     public var timeBoxed: Bool
+    /// For a workload a time box may stop: the digests of its first 20, 200, … answers (`DigestPrefixes`).
+    public var digestPrefixes: [Digest]?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     public var changedStore: Bool { digest == nil || alsoDigestsStore }
 
     public init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
-        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false
+        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
+        digestPrefixes: [Digest]? = nil
     ) {
         self.timeBoxed = timeBoxed
+        self.digestPrefixes = digestPrefixes
         self.observe = observe
         self.operations = operations
         self.digest = digest

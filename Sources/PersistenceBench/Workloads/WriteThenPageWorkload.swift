@@ -5,7 +5,8 @@
 /// rebuilds it when a query needs it (`packed`'s order arrays) pays at the first page after each write. Both
 /// are inside the timed phase, so maintained and rebuilt indexes are compared on the same work. Every item is
 /// updated once over the 100 rounds (a seeded permutation), in transactions of `batchSize`. Operations: items
-/// updated plus pages read; latencies per kind (`UPDATE-BATCH`, `PAGE`).
+/// updated plus pages read; latencies per kind (`UPDATE-BATCH`, `PAGE`). Under a time box (`--time-box`), as many
+/// rounds as the box allows (at least 2: the first 20 pages, its shortest compared prefix).
 public struct WriteThenPageWorkload: ItemWorkload {
     public init() {}
     public let name = "write-then-page"
@@ -14,6 +15,8 @@ public struct WriteThenPageWorkload: ItemWorkload {
 
     public static let rounds = 100
     public static let pagesPerRound = 10
+    /// The fewest rounds a time box lets the workload do: 20 pages, the shortest prefix cells are compared on.
+    static let minimumRounds = TimeBox.minimumOperations / pagesPerRound
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
@@ -21,8 +24,11 @@ public struct WriteThenPageWorkload: ItemWorkload {
             count: context.scale, seed: context.seed, stream: .writeThenPageSelection)
         let perRound = max(1, context.scale / Self.rounds)
         var digest = Digest()
+        var prefixes = DigestPrefixes()
         var operations = 0
-        for round in 0..<Self.rounds {
+        let box = context.timeBox.start()
+        var round = 0
+        while round < Self.rounds, box.allowsMore(after: round, minimum: Self.minimumRounds) {
             let start = min(context.scale, round * perRound)
             var position = start
             while position < min(context.scale, start + perRound) {
@@ -37,10 +43,14 @@ public struct WriteThenPageWorkload: ItemWorkload {
                 seed: context.seed, index: 2 + UInt64(round), count: Self.pagesPerRound)
             for query in queries {
                 digest.add(try PageWorkload.answer(query, from: store, kind: "PAGE", context: context))
+                prefixes.note(digest)
             }
             operations += queries.count
+            round += 1
         }
         // The pages' answers, and (after the timed phase) every item as the updates left it.
-        return WorkloadOutcome(operations: operations, digest: digest, alsoDigestsStore: true)
+        return WorkloadOutcome(
+            operations: operations, digest: digest, alsoDigestsStore: true, timeBoxed: round < Self.rounds,
+            digestPrefixes: prefixes.digests)
     }
 }
