@@ -2,7 +2,7 @@ import PersistenceBench
 
 /// `unique-title` on the heap stores: one pass with a set of the titles seen; from then on every write checks the
 /// set. One commit: the deletions and the constraint together.
-extension MemoryItemStore {
+extension MemoryItemStore: MigrationStore {
     public func migrateToUniqueTitles() throws -> Int {
         var seen = Set<String>()
         var duplicates: [Int64] = []

@@ -12,8 +12,8 @@ extension ORMItemStore: ConcurrentReadStore {
 
     /// One save per commit, then a reset, as a background import saves in chunks (and `orm+batched` saves every
     /// batch of a bulk load).
-    public func insertCommitted(_ batch: [PersistenceBench.Item]) throws {
-        for item in batch { _ = Item(item, context: context) }
+    public func insertCommitted(_ batch: [Item]) throws {
+        for item in batch { _ = Model.Item(item, context: context) }
         try context.save()
         resetContext()
     }
@@ -25,7 +25,7 @@ private final class ORMItemReader: ItemReader {
 
     init(context: ModelContext) { self.context = context }
 
-    func item(id: Int64) throws -> PersistenceBench.Item? {
+    func item(id: Int64) throws -> Item? {
         context.mergePendingChanges()
         return try ORMItemStore.item(id: id, in: context)
     }

@@ -224,9 +224,9 @@ public enum MarkdownReport {
                 contentsOf: storeByScaleTable(cells, stores: stores, scales: scales) { store, scale, summary in
                     guard let time = summary.medianTimePerOperation else { return nil }
                     guard let floorTime = floorTimes[scale], store != floor, time > 0 else {
-                        return RunComparison.formatTime(time)
+                        return Quantity.formatTime(time)
                     }
-                    return RunComparison.formatTime(time)
+                    return Quantity.formatTime(time)
                         + (floorTime > time
                             ? " (floor slower)" : " (\(String(format: "%.0f", 100 * floorTime / time)) %)")
                 })
@@ -246,7 +246,7 @@ public enum MarkdownReport {
                     guard let settle = median(summary.finished.compactMap(\.settleSeconds)),
                         let timed = median(summary.finished.map(\.timedSeconds)), timed > 0
                     else { return nil }
-                    return "\(RunComparison.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %)"
+                    return "\(Quantity.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %)"
                 })
             out.append("")
         }
@@ -388,7 +388,7 @@ public enum MarkdownReport {
                         + (fresh.count == 3 ? fresh.map(formatSignificant).joined(separator: " / ") : "–")
                         + " | \(count(\.commits)) (\(count(\.commitsChangingResult))) | "
                         + "\(count(\.notifications)) · \(count(\.requeries)) · \(count { $0.notifications - $0.requeries }) | "
-                        + "\(RunComparison.formatTime(cpu)) |")
+                        + "\(Quantity.formatTime(cpu)) |")
             }
         }
         out.append("")

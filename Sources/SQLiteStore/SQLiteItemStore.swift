@@ -6,7 +6,7 @@ import SQLiteSupport
 ///
 /// Same file name, schema, indexes and pragmas as `grdb` (WAL, synchronous=FULL), so that the ratio between
 /// the two is the cost of GRDB's layer and nothing else.
-public final class SQLiteItemStore: MigrationStore {
+public final class SQLiteItemStore: Store {
     /// What a performance-minded user sets: a page cache and a memory map that hold the data (1 GiB each asked;
     /// SQLite caps the map at its compile-time limit) and temporary tables in memory. Durability is unchanged.
     static let tunedPragmas =
@@ -56,19 +56,19 @@ public final class SQLiteItemStore: MigrationStore {
     let tuned: Bool
     /// `PRAGMA synchronous`: FULL, or NORMAL for `sqlite+normal`.
     let synchronous: String
-    /// The profile's distinct stacks by id, loaded by the first profile write (`SQLiteProfileStore.swift`).
+    /// The profile's distinct stacks by id, loaded by the first profile write (`SQLiteItemStore+Profile.swift`).
     var profileStacks: StackInterner?
-    private let insertStatement: SQLiteStatement
-    private let selectByID: SQLiteStatement
-    private let selectAll: SQLiteStatement
-    private let selectRange: SQLiteStatement
-    private let countWithPriority: SQLiteStatement
-    private let countWithoutPriority: SQLiteStatement
-    private let countPriced: SQLiteStatement
-    private let pageWithPriority: SQLiteStatement
-    private let pageWithoutPriority: SQLiteStatement
-    private let updateStatement: SQLiteStatement
-    private let deleteStatement: SQLiteStatement
+    let insertStatement: SQLiteStatement
+    let selectByID: SQLiteStatement
+    let selectAll: SQLiteStatement
+    let selectRange: SQLiteStatement
+    let countWithPriority: SQLiteStatement
+    let countWithoutPriority: SQLiteStatement
+    let countPriced: SQLiteStatement
+    let pageWithPriority: SQLiteStatement
+    let pageWithoutPriority: SQLiteStatement
+    let updateStatement: SQLiteStatement
+    let deleteStatement: SQLiteStatement
 
     public init(directory: URL, tuned: Bool, synchronous: String = "FULL") throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
@@ -123,139 +123,26 @@ public final class SQLiteItemStore: MigrationStore {
         try connection.checkpoint()
     }
 
-    public func insert(_ batch: [Item]) throws {
-        try connection.transaction {
-            for item in batch { try insertRow(item) }
-        }
-    }
-
-    public func insertDurably(_ item: Item) throws {
-        try connection.transaction { try insertRow(item) }
-    }
-
-    private func insertRow(_ item: Item) throws {
-        let statement = insertStatement
-        statement.bind(item.id, at: 1)
-        statement.bind(item.isInStock, at: 4)
-        if let priority = item.priority {
-            statement.bind(Int64(priority.rawValue), at: 5)
-        } else {
-            statement.bindNull(at: 5)
-        }
-        statement.bind(item.price, at: 6)
-        statement.bind(item.createdAt.timeIntervalSince1970, at: 7)
-        try statement.withText(item.title, at: 2) {
-            try statement.withText(item.notes, at: 3) {
-                defer { statement.reset() }
-                _ = try statement.step()
-            }
-        }
-    }
-
-    public func item(id: Int64) throws -> Item? {
-        selectByID.bind(id, at: 1)
-        defer { selectByID.reset() }
-        return try selectByID.step() ? Self.item(from: selectByID) : nil
-    }
-
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
-        defer { selectAll.reset() }
-        while try selectAll.step() { try body(Self.item(from: selectAll)) }
-    }
-
-    public func count(where filter: ItemFilter) throws -> Int {
-        let statement: SQLiteStatement
-        if let priority = filter.priority {
-            statement = countWithPriority
-            statement.bind(Int64(priority.rawValue), at: 1)
-            statement.bind(filter.isInStock, at: 2)
-        } else {
-            statement = countWithoutPriority
-            statement.bind(filter.isInStock, at: 1)
-        }
-        defer { statement.reset() }
-        guard try statement.step() else { return 0 }
-        return Int(statement.int64(at: 0))
-    }
-
-    public func count(pricedIn range: PriceRange) throws -> Int {
-        countPriced.bind(range.lower, at: 1)
-        countPriced.bind(range.upper, at: 2)
-        defer { countPriced.reset() }
-        guard try countPriced.step() else { return 0 }
-        return Int(countPriced.int64(at: 0))
-    }
-
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
-        let statement: SQLiteStatement
-        var index: Int32 = 1
-        if let priority = query.priority {
-            statement = pageWithPriority
-            statement.bind(Int64(priority.rawValue), at: 1)
-            index = 2
-        } else {
-            statement = pageWithoutPriority
-        }
-        statement.bind(Int64(query.limit), at: index)
-        statement.bind(Int64(query.offset), at: index + 1)
-        defer { statement.reset() }
-        var items: [Item] = []
-        items.reserveCapacity(query.limit)
-        while try statement.step() { items.append(Self.item(from: statement)) }
-        return items
-    }
-
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
-        selectRange.bind(id, at: 1)
-        selectRange.bind(Int64(limit), at: 2)
-        defer { selectRange.reset() }
-        var items: [Item] = []
-        items.reserveCapacity(limit)
-        while try selectRange.step() { items.append(Self.item(from: selectRange)) }
-        return items
-    }
-
-    public func update(_ updates: [ItemUpdate]) throws {
-        let statement = updateStatement
-        try connection.transaction {
-            for update in updates {
-                statement.bind(update.isInStock, at: 2)
-                statement.bind(update.price, at: 3)
-                statement.bind(update.id, at: 4)
-                try statement.withText(update.title, at: 1) {
-                    defer { statement.reset() }
-                    _ = try statement.step()
-                }
-            }
-        }
-    }
-
-    public func delete(ids: [Int64]) throws {
-        let statement = deleteStatement
-        try connection.transaction {
-            for id in ids {
-                statement.bind(id, at: 1)
-                defer { statement.reset() }
-                _ = try statement.step()
-            }
-        }
-    }
-
-    /// One statement deletes the duplicates, a unique index enforces the rule, in one transaction.
-    public func migrateToUniqueTitles() throws -> Int {
-        try connection.transaction {
-            try connection.execute("DELETE FROM item WHERE id NOT IN (SELECT min(id) FROM item GROUP BY title)")
-            let deleted = connection.changes
-            try connection.execute(#"CREATE UNIQUE INDEX "item_on_title" ON "item"("title")"#)
-            return deleted
-        }
-    }
-
     @inline(__always)
-    private static func item(from row: SQLiteStatement) -> Item {
+    static func item(from row: SQLiteStatement) -> Item {
         Item(
             id: row.int64(at: 0), title: row.text(at: 1), notes: row.text(at: 2), isInStock: row.int64(at: 3) != 0,
             priority: row.isNull(at: 4) ? nil : Item.Priority(rawValue: Int(row.int64(at: 4))),
             price: row.double(at: 5), createdAt: Date(timeIntervalSince1970: row.double(at: 6)))
+    }
+}
+
+extension SQLiteItemStore {
+    /// Runs `body` with a statement prepared for this call and finalized after it.
+    func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
+        let statement = try connection.prepare(sql)
+        defer { statement.finalize() }
+        return try body(statement)
+    }
+
+    /// Steps a statement that returns no rows, then resets it for its next bindings.
+    func execute(_ statement: SQLiteStatement) throws {
+        defer { statement.reset() }
+        _ = try statement.step()
     }
 }

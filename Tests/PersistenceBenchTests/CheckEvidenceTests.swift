@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceBench
+import Reports
 import Testing
 
 /// The regression check replayed on real runs of `make check`'s matrix (every store, the default workloads, 10k,

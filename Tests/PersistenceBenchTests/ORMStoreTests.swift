@@ -4,13 +4,13 @@ import Testing
 
 @testable import ORMStore
 
-// The relationship tests use the store's own models: Sport.teams (to-many, nullify), House.floors and
-// Floor.rooms (ordered to-many, cascade).
+// The relationship tests use the store's own models: Model.Sport.teams (to-many, nullify), Model.House.floors and
+// Model.Floor.rooms (ordered to-many, cascade).
 
 @Suite struct ORMStoreTests {
     let items = ItemGenerator(seed: 11).items(1...300)
 
-    func open(_ directory: TemporaryDirectory, _ types: [any PersistentModel.Type] = [ORMStore.Item.self]) throws
+    func open(_ directory: TemporaryDirectory, _ types: [any PersistentModel.Type] = [ORMStore.Model.Item.self]) throws
         -> ModelContext
     {
         let model = try ManagedObjectModel(types)
@@ -18,7 +18,7 @@ import Testing
     }
 
     func saveItems(_ count: Int, in context: ModelContext) throws {
-        for item in items.prefix(count) { _ = ORMStore.Item(item, context: context) }
+        for item in items.prefix(count) { _ = ORMStore.Model.Item(item, context: context) }
         try context.save()
     }
 
@@ -27,8 +27,9 @@ import Testing
         let context = try open(
             directory,
             [
-                ORMStore.Item.self, ORMStore.Sport.self, ORMStore.Team.self, ORMStore.House.self, ORMStore.Floor.self,
-                ORMStore.Room.self,
+                ORMStore.Model.Item.self, ORMStore.Model.Sport.self, ORMStore.Model.Team.self,
+                ORMStore.Model.House.self, ORMStore.Model.Floor.self,
+                ORMStore.Model.Room.self,
             ])
         try saveItems(3, in: context)
         context.reset()
@@ -66,11 +67,11 @@ import Testing
         try saveItems(5, in: writer)
         writer.container.shareAcrossThreads()
         let reader = ModelContext(writer.container, reads: try writer.container.openReadConnection())
-        let byID = FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 3)
+        let byID = FetchDescriptor<ORMStore.Model.Item>(predicate: ORMStore.Model.Item.id == 3)
         let object = try #require(try writer.fetch(byID).first)
         // The reader's transaction sees the store before the save below.
         try reader.reads?.connection.execute("BEGIN")
-        #expect(try reader.fetchCount(FetchDescriptor<ORMStore.Item>()) == 5)
+        #expect(try reader.fetchCount(FetchDescriptor<ORMStore.Model.Item>()) == 5)
         object.title = "first change"
         try writer.save()
         #expect(
@@ -89,12 +90,13 @@ import Testing
         try saveItems(50, in: context)
         #expect(context.registeredModelCount == 0, "saved objects nobody holds leave the identity map")
         let queries = context.container.queryCount
-        let all = try context.fetch(FetchDescriptor<ORMStore.Item>(sortBy: [FetchSortDescriptor(ORMStore.Item.id)]))
+        let all = try context.fetch(
+            FetchDescriptor<ORMStore.Model.Item>(sortBy: [FetchSortDescriptor(ORMStore.Model.Item.id)]))
         #expect(all.count == 50 && all.allSatisfy(\.isFault))
         #expect(context.container.rowCache.count == 50)
         #expect(all[9].title == items[9].title && !all[9].isFault)
         #expect(context.container.queryCount == queries + 1, "a fault fills from the row cache, without a query")
-        let again = try context.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 10))
+        let again = try context.fetch(FetchDescriptor<ORMStore.Model.Item>(predicate: ORMStore.Model.Item.id == 10))
         #expect(again.count == 1 && again[0] === all[9])
         #expect(all[9].persistentModelID == PersistentIdentifier(entityName: "Item", key: 10))
         #expect(context.registeredModelCount == 50)
@@ -105,7 +107,7 @@ import Testing
         let context = try open(directory)
         try saveItems(20, in: context)
         do {
-            let all = try context.fetch(FetchDescriptor<ORMStore.Item>())
+            let all = try context.fetch(FetchDescriptor<ORMStore.Model.Item>())
             #expect(all.count == 20 && context.registeredModelCount == 20)
         }
         #expect(context.registeredModelCount == 0)
@@ -116,7 +118,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let context = try open(directory)
         try saveItems(300, in: context)
-        typealias Model = ORMStore.Item
+        typealias Model = ORMStore.Model.Item
         func ids(_ descriptor: FetchDescriptor<Model>) throws -> [Int64] { try context.fetch(descriptor).map(\.id) }
 
         let expensive = items.filter { $0.price >= 500 && $0.isInStock }.map(\.id)
@@ -152,7 +154,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let context = try open(directory)
         try saveItems(10, in: context)
-        let all = try context.fetch(FetchDescriptor<ORMStore.Item>(sortBy: [FetchSortDescriptor(ORMStore.Item.id)]))
+        let all = try context.fetch(
+            FetchDescriptor<ORMStore.Model.Item>(sortBy: [FetchSortDescriptor(ORMStore.Model.Item.id)]))
         all[2].title = "changed"
         all[2].title = "changed twice"
         all[4].price = 1.25
@@ -170,9 +173,10 @@ import Testing
         let first = try open(directory)
         try saveItems(5, in: first)
         let second = try open(directory)
-        let mine = try #require(try first.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 2)).first)
+        let mine = try #require(
+            try first.fetch(FetchDescriptor<ORMStore.Model.Item>(predicate: ORMStore.Model.Item.id == 2)).first)
         let theirs = try #require(
-            try second.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 2)).first)
+            try second.fetch(FetchDescriptor<ORMStore.Model.Item>(predicate: ORMStore.Model.Item.id == 2)).first)
         mine.title = "mine"
         try first.save()
         theirs.price = 9.99
@@ -180,7 +184,7 @@ import Testing
         #expect(second.hasChanges, "a failed save keeps its changes")
         second.reset()
         let reread = try #require(
-            try second.fetch(FetchDescriptor<ORMStore.Item>(predicate: ORMStore.Item.id == 2)).first)
+            try second.fetch(FetchDescriptor<ORMStore.Model.Item>(predicate: ORMStore.Model.Item.id == 2)).first)
         #expect(reread.title == "mine" && reread.price == items[1].price)
     }
 
@@ -188,11 +192,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let context = try open(directory)
         try saveItems(2, in: context)
-        let incomplete = ORMStore.Item(context: context)
+        let incomplete = ORMStore.Model.Item(context: context)
         incomplete.id = 99
         #expect(throws: ORMError.validation("Item (temporary 3)", "title")) { try context.save() }
         #expect(incomplete.persistentModelID.isTemporary)
-        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Item>()) == 2)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Model.Item>()) == 2)
         context.delete(incomplete)
         try context.save()
         #expect(
@@ -202,15 +206,15 @@ import Testing
 
     @Test func relationshipsKeepInversesAndFireOneQueryEachUnlessPrefetched() throws {
         let directory = try TemporaryDirectory()
-        let context = try open(directory, [ORMStore.Sport.self, ORMStore.Team.self])
+        let context = try open(directory, [ORMStore.Model.Sport.self, ORMStore.Model.Team.self])
         let sports = (0..<3).map { number in
-            let sport = ORMStore.Sport(context: context)
+            let sport = ORMStore.Model.Sport(context: context)
             sport.name = "sport \(number)"
             sport.id = Int64(number)
             return sport
         }
         for number in 0..<12 {
-            let team = ORMStore.Team(context: context)
+            let team = ORMStore.Model.Team(context: context)
             team.name = "team \(number)"
             team.id = Int64(number)
             team.sport = sports[number % 3]
@@ -224,7 +228,7 @@ import Testing
         context.reset()
 
         let fetched = try context.fetch(
-            FetchDescriptor<ORMStore.Sport>(sortBy: [FetchSortDescriptor(ORMStore.Sport.name)]))
+            FetchDescriptor<ORMStore.Model.Sport>(sortBy: [FetchSortDescriptor(ORMStore.Model.Sport.name)]))
         var queries = context.container.queryCount
         #expect(fetched.map(\.teams.count) == [4, 3, 5])
         #expect(context.container.queryCount == queries + 3, "one relationship fault, one query")
@@ -232,14 +236,15 @@ import Testing
         context.reset()
 
         let prefetched = try context.fetch(
-            FetchDescriptor<ORMStore.Sport>(
-                sortBy: [FetchSortDescriptor(ORMStore.Sport.name)], relationshipKeyPathsForPrefetching: ["teams"]))
+            FetchDescriptor<ORMStore.Model.Sport>(
+                sortBy: [FetchSortDescriptor(ORMStore.Model.Sport.name)], relationshipKeyPathsForPrefetching: ["teams"])
+        )
         queries = context.container.queryCount
         #expect(prefetched.map(\.teams.count) == [4, 3, 5])
         #expect(prefetched[1].teams.map(\.name) == ["team 4", "team 7", "team 10"])
         #expect(context.container.queryCount == queries)
         #expect(throws: ORMError.model("Sport has no relationship players to prefetch")) {
-            try context.fetch(FetchDescriptor<ORMStore.Sport>(relationshipKeyPathsForPrefetching: ["players"]))
+            try context.fetch(FetchDescriptor<ORMStore.Model.Sport>(relationshipKeyPathsForPrefetching: ["players"]))
         }
     }
 
@@ -247,81 +252,89 @@ import Testing
         let directory = try TemporaryDirectory()
         let context = try open(
             directory,
-            [ORMStore.Sport.self, ORMStore.Team.self, ORMStore.House.self, ORMStore.Floor.self, ORMStore.Room.self])
-        let sport = ORMStore.Sport(context: context)
+            [
+                ORMStore.Model.Sport.self, ORMStore.Model.Team.self, ORMStore.Model.House.self,
+                ORMStore.Model.Floor.self, ORMStore.Model.Room.self,
+            ])
+        let sport = ORMStore.Model.Sport(context: context)
         sport.name = "curling"
         sport.id = 1
         for number in 0..<3 {
-            let team = ORMStore.Team(context: context)
+            let team = ORMStore.Model.Team(context: context)
             team.name = "team \(number)"
             team.id = Int64(number)
-            sport.append(team, to: ORMStore.Sport.teams)
+            sport.append(team, to: ORMStore.Model.Sport.teams)
         }
         for number in 0..<4 {
-            let house = ORMStore.House(context: context)
+            let house = ORMStore.Model.House(context: context)
             house.address = "house \(number)"
             house.id = Int64(number)
             for level in 0..<3 {
-                let floor = ORMStore.Floor(context: context)
+                let floor = ORMStore.Model.Floor(context: context)
                 floor.name = "\(level)"
                 floor.id = Int64(number * 3 + level)
-                house.append(floor, to: ORMStore.House.floors)
+                house.append(floor, to: ORMStore.Model.House.floors)
                 for room in 0..<2 {
-                    let made = ORMStore.Room(context: context)
+                    let made = ORMStore.Model.Room(context: context)
                     made.name = "room \(room)"
                     made.id = Int64((number * 3 + level) * 2 + room)
                     made.area = 100
-                    floor.append(made, to: ORMStore.Floor.rooms)
+                    floor.append(made, to: ORMStore.Model.Floor.rooms)
                 }
             }
         }
         try context.save()
         context.reset()
 
-        let teams = try context.fetch(FetchDescriptor<ORMStore.Team>(sortBy: [FetchSortDescriptor(ORMStore.Team.name)]))
+        let teams = try context.fetch(
+            FetchDescriptor<ORMStore.Model.Team>(sortBy: [FetchSortDescriptor(ORMStore.Model.Team.name)]))
         context.delete(teams[0])
         try context.save()
-        let curling = try #require(try context.fetch(FetchDescriptor<ORMStore.Sport>()).first)
+        let curling = try #require(try context.fetch(FetchDescriptor<ORMStore.Model.Sport>()).first)
         #expect(curling.teams.map(\.name) == ["team 1", "team 2"])
         context.delete(curling)
         try context.save()
-        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Team>()) == 2)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Model.Team>()) == 2)
         let file = directory.url.appendingPathComponent("store.sqlite")
         #expect(try sqlite3(file, "SELECT count(*) FROM ZTEAM WHERE ZSPORT IS NULL") == "2\n")
 
         let houses = try context.fetch(
-            FetchDescriptor<ORMStore.House>(sortBy: [FetchSortDescriptor(ORMStore.House.address)]))
+            FetchDescriptor<ORMStore.Model.House>(sortBy: [FetchSortDescriptor(ORMStore.Model.House.address)]))
         context.delete(houses[1])
         try context.save()
-        #expect(try context.fetchCount(FetchDescriptor<ORMStore.House>()) == 3)
-        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Floor>()) == 9)
-        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Room>()) == 18)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Model.House>()) == 3)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Model.Floor>()) == 9)
+        #expect(try context.fetchCount(FetchDescriptor<ORMStore.Model.Room>()) == 18)
         #expect(try sqlite3(file, "SELECT count(*) FROM ZROOM WHERE ZFLOOR NOT IN (SELECT Z_PK FROM ZFLOOR)") == "0\n")
     }
 
     @Test func orderedRelationshipsKeepTheirOrderThroughZFOK() throws {
         let directory = try TemporaryDirectory()
-        let context = try open(directory, [ORMStore.House.self, ORMStore.Floor.self, ORMStore.Room.self])
-        let house = ORMStore.House(context: context)
+        let context = try open(
+            directory, [ORMStore.Model.House.self, ORMStore.Model.Floor.self, ORMStore.Model.Room.self])
+        let house = ORMStore.Model.House(context: context)
         house.address = "tower"
         house.id = 1
         for level in [5, 1, 3, 2] {
-            let floor = ORMStore.Floor(context: context)
+            let floor = ORMStore.Model.Floor(context: context)
             floor.name = "\(level)"
             floor.id = Int64(level)
-            house.append(floor, to: ORMStore.House.floors)
+            house.append(floor, to: ORMStore.Model.House.floors)
         }
         try context.save()
         context.reset()
-        let tower = try #require(try context.fetch(FetchDescriptor<ORMStore.House>()).first)
+        let tower = try #require(try context.fetch(FetchDescriptor<ORMStore.Model.House>()).first)
         #expect(tower.floors.map(\.name) == ["5", "1", "3", "2"])
         let first = tower.floors[0]
-        tower.remove(first, from: ORMStore.House.floors)
-        tower.append(first, to: ORMStore.House.floors)
+        tower.remove(first, from: ORMStore.Model.House.floors)
+        tower.append(first, to: ORMStore.Model.House.floors)
         #expect(tower.floors.map(\.name) == ["1", "3", "2", "5"])
         try context.save()
         context.reset()
-        #expect(try context.fetch(FetchDescriptor<ORMStore.House>()).first?.floors.map(\.name) == ["1", "3", "2", "5"])
+        #expect(
+            try context.fetch(FetchDescriptor<ORMStore.Model.House>()).first?.floors.map(\.name) == [
+                "1", "3", "2", "5",
+            ])
         #expect(
             try sqlite3(
                 directory.url.appendingPathComponent("store.sqlite"),
@@ -334,7 +347,7 @@ import Testing
         let context = try open(directory)
         let reader = try open(directory)
         try saveItems(1, in: context)
-        let item = try #require(try context.fetch(FetchDescriptor<ORMStore.Item>()).first)
+        let item = try #require(try context.fetch(FetchDescriptor<ORMStore.Model.Item>()).first)
         item.title = "autosaved"
         Thread.sleep(forTimeInterval: 0.06)
         context.processPendingChanges()
@@ -342,7 +355,7 @@ import Testing
         context.autosaveInterval = .milliseconds(50)
         context.processPendingChanges()
         #expect(!context.hasChanges && context.autosaveError == nil)
-        #expect(try reader.fetch(FetchDescriptor<ORMStore.Item>()).first?.title == "autosaved")
+        #expect(try reader.fetch(FetchDescriptor<ORMStore.Model.Item>()).first?.title == "autosaved")
         // A long interval, so that a stalled machine cannot make this part flaky.
         context.autosaveInterval = .seconds(60)
         item.title = "too soon"
@@ -357,10 +370,10 @@ import Testing
         context.reset()
         try context.container.close()
         #expect(throws: ORMError.self) {
-            try open(directory, [ORMStore.Item.self, ORMStore.Sport.self, ORMStore.Team.self])
+            try open(directory, [ORMStore.Model.Item.self, ORMStore.Model.Sport.self, ORMStore.Model.Team.self])
         }
         do {
-            _ = try open(directory, [ORMStore.Item.self, ORMStore.Sport.self, ORMStore.Team.self])
+            _ = try open(directory, [ORMStore.Model.Item.self, ORMStore.Model.Sport.self, ORMStore.Model.Team.self])
         } catch {
             #expect("\(error)".contains("entities Sport, Team differ from the model; it needs a migration"))
         }
@@ -368,7 +381,7 @@ import Testing
 
     @Test func aModelWhoseInverseIsMissingIsRefused() throws {
         #expect(throws: ORMError.model("Team.sport: no relationship Sport.teams")) {
-            try ManagedObjectModel([ORMStore.Team.self])
+            try ManagedObjectModel([ORMStore.Model.Team.self])
         }
     }
 

@@ -15,10 +15,10 @@ import Testing
             1 0x000055556 GetWorkload.run(on:context:) + 99 in persistbench
             """
         try Data(crash.utf8).write(to: output)
-        let message = try #require(Runner.crashMessage(at: output))
+        let message = try #require(CellSupervisor.crashMessage(at: output))
         #expect(message.hasSuffix("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
         #expect(!message.contains("Thread 0"))
-        #expect(Runner.crashMessage(at: directory.url.appendingPathComponent("missing.txt")) == nil)
+        #expect(CellSupervisor.crashMessage(at: directory.url.appendingPathComponent("missing.txt")) == nil)
     }
 
     @Test func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws {

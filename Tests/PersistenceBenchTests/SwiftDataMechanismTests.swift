@@ -67,13 +67,13 @@ import Testing
     /// calls the change handler, as for a `@Model` object.
     @Test func theRegistrarSeesEveryAttributeGetAndSet() throws {
         let directory = try TemporaryDirectory()
-        let model = try ManagedObjectModel([ORMStore.Item.self])
+        let model = try ManagedObjectModel([ORMStore.Model.Item.self])
         for (mechanisms, observed) in [(SwiftDataMechanisms.observation, true), ([], false)] {
             let container = try ModelContainer(
                 model: model, url: try directory.subdirectory("\(observed)").appendingPathComponent("store.sqlite"),
                 mechanisms: mechanisms)
             let context = ModelContext(container)
-            let object = ORMStore.Item(items[0], context: context)
+            let object = ORMStore.Model.Item(items[0], context: context)
             try context.save()
             let changes = Counter()
             withObservationTracking {

@@ -88,6 +88,14 @@ public enum Quantity {
         return value * factor
     }
 
+    /// A duration to three significant digits in the unit that reads best: 41.2 ns, 3.05 µs, 12.4 ms, 1.23 s.
+    package static func formatTime(_ seconds: Double) -> String {
+        if seconds >= 1 { return String(format: "%.3g s", seconds) }
+        if seconds >= 1e-3 { return String(format: "%.3g ms", seconds * 1e3) }
+        if seconds >= 1e-6 { return String(format: "%.3g µs", seconds * 1e6) }
+        return String(format: "%.3g ns", seconds * 1e9)
+    }
+
     /// `1.5 GiB`, `320 MiB`, `12 KiB`, `100 B`.
     public static func formatBytes(_ bytes: Int64) -> String {
         let value = Double(bytes)

@@ -231,77 +231,15 @@ public final class Runner {
             progressDescriptor: 3)
         try JSONEncoder().encode(job).write(to: jobPath)
 
-        var result = CellResult(
-            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
-            status: .ok)
-        let start = monotonicNanoseconds()
-        let child = try ChildProcess(
-            arguments: [executable, "_cell", jobPath.path], outputPath: outputPath.path, progressPipe: true)
-        var recordsDone: Int?
-        var overBudget: String?
-        var ended: (ChildProcess.Ending, rusage)?
-        while ended == nil {
-            if let done = child.readProgress(waitingUpTo: 50) { recordsDone = done }
-            ended = child.reapIfEnded()
-            if ended != nil { break }
-            let elapsed = Double(monotonicNanoseconds() - start) / 1e9
-            observer.progress(elapsedSeconds: elapsed, recordsDone: recordsDone)
-            if elapsed > configuration.timeBudgetSeconds {
-                overBudget = "over the time budget of \(Self.format(seconds: configuration.timeBudgetSeconds))"
-            } else if let resident = ProcessStats.residentBytes(ofProcess: child.pid),
-                resident > configuration.memoryBudgetBytes
-            {
-                overBudget =
-                    "over the memory budget of \(Quantity.formatBytes(configuration.memoryBudgetBytes))"
-                    + " (resident \(Quantity.formatBytes(resident)))"
-            }
-            if overBudget != nil {
-                child.kill()
-                ended = child.waitUntilEnded()
-            }
-        }
-        guard let (ending, usage) = ended else { throw BenchError("child \(child.pid) was not reaped") }
-        let wall = Double(monotonicNanoseconds() - start) / 1e9
-        result.process = ProcessUsage(
-            wallSeconds: wall, userCPUSeconds: Self.seconds(usage.ru_utime),
-            systemCPUSeconds: Self.seconds(usage.ru_stime), peakRSSBytes: Int64(usage.ru_maxrss) * 1024)
-        let report = try? JSONDecoder().decode(CellReport.self, from: Data(contentsOf: reportPath))
-        if let overBudget {
-            result.status = .dnf
-            result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
-            if mode == .measure {
-                outOfBudget["\(cell.store.name)/\(cell.workload.name)"] = (cell.scale, cell.repetition, overBudget)
-            }
-        } else if case .signaled(let signal) = ending {
-            result.status = .dnf
-            result.reason =
-                "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
-                + (Self.crashMessage(at: outputPath).map { ": \($0)" } ?? "")
-        } else if let error = report?.error {
-            result.status = .error
-            result.reason = error
-        } else if case .exited(let code) = ending, code != 0 || report == nil {
-            result.status = .dnf
-            result.reason =
-                "exited with status \(code) without a report"
-                + (Self.crashMessage(at: outputPath).map { ": \($0)" } ?? "")
-        } else {
-            result.metrics = report?.metrics
+        let outcome = try CellSupervisor(
+            executable: executable, outputPath: outputPath, reportPath: reportPath,
+            timeBudgetSeconds: configuration.timeBudgetSeconds, memoryBudgetBytes: configuration.memoryBudgetBytes
+        ).run(jobPath: jobPath, observer: observer)
+        let result = outcome.result(
+            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
+        if mode == .measure, let overBudget = outcome.overBudget {
+            outOfBudget["\(cell.store.name)/\(cell.workload.name)"] = (cell.scale, cell.repetition, overBudget)
         }
         return result
-    }
-
-    /// The line of a crashed child's output that says why (Swift's "Fatal error: …"), without the stack trace.
-    static func crashMessage(at url: URL) -> String? {
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
-        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let line = lines.first { $0.contains("Fatal error") || $0.contains("fatal error") } ?? lines.first
-        return line.map { String($0.prefix(300)) }
-    }
-
-    static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-
-    static func format(seconds: Double) -> String {
-        seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) min" : "\(seconds) s"
     }
 }

@@ -168,8 +168,3 @@ extension FileSystem {
         }
     }
 }
-
-public struct BenchError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-}

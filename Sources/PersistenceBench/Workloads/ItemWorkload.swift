@@ -9,36 +9,19 @@ extension ItemWorkload {
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ItemStore.Type }
 
     public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
-        try run(on: ItemBatches.itemStore(store, for: "workload \(name)"), context: context)
+        try run(on: requireCapability(store, (any ItemStore).self, for: "workload \(name)"), context: context)
     }
 
     /// Every item in id order: proves that inserts, updates and deletes left the same data in every store.
     public func digestAfterRun(of store: any Store) throws -> Digest {
         var digest = Digest()
-        try ItemBatches.itemStore(store, for: "workload \(name)").forEachItem { digest.add($0) }
+        try requireCapability(store, (any ItemStore).self, for: "workload \(name)").forEachItem { digest.add($0) }
         return digest
-    }
-}
-
-extension Fixture {
-    /// Items 1...scale, inserted in transactions of `batchSize`.
-    public static let items = Fixture(name: "items") { store, context in
-        try ItemBatches.insert(
-            ids: 1...Int64(context.scale), into: ItemBatches.itemStore(store, for: "the items fixture"),
-            context: context)
     }
 }
 
 /// Shared steps of the item workloads.
 enum ItemBatches {
-    /// `store` as an `ItemStore`, or an error naming who needed one.
-    static func itemStore(_ store: any Store, for user: String) throws -> any ItemStore {
-        guard let items = store as? any ItemStore else {
-            throw BenchError("\(user) needs an item store; \(type(of: store)) is not one")
-        }
-        return items
-    }
-
     /// Generates items batch by batch (untimed) and inserts each batch (timed).
     static func insert(ids: ClosedRange<Int64>, into store: any ItemStore, context: WorkloadContext) throws {
         try forEachBatch(of: ids, context: context) { batch in
@@ -52,12 +35,7 @@ enum ItemBatches {
     static func forEachBatch(
         of ids: ClosedRange<Int64>, context: WorkloadContext, _ body: ([Item]) throws -> Void
     ) throws {
-        var start = ids.lowerBound
-        while start <= ids.upperBound {
-            let end = min(ids.upperBound, start + Int64(context.batchSize) - 1)
-            try body(context.items.items(start...end))
-            start = end + 1
-        }
+        try Batches.forEach(ids, size: context.batchSize) { try body(context.items.items($0)) }
     }
 
     /// Calls `body` with the bytes a `ByteLayoutStore` keeps for each batch of items 1...scale (untimed), the

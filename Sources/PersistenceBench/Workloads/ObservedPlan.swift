@@ -113,13 +113,8 @@ struct ObservedPlan {
     init(scale: Int, seed: UInt64, query: ObservedQuery, commits: Int = ObserveWorkload.commits) {
         let generator = ItemGenerator(seed: seed)
         var model = Model(query: query, generator: generator, scale: scale)
-        var start: Int64 = 1
-        while start <= Int64(scale) {
-            let end = min(Int64(scale), start + 9_999)
-            for item in generator.items(start...end) where item.priority == query.priority {
-                model.keys.append(SortKey(item))
-            }
-            start = end + 1
+        Batches.forEach(upTo: scale, size: 10_000) { ids in
+            for item in generator.items(ids) where item.priority == query.priority { model.keys.append(SortKey(item)) }
         }
         model.keys.sort()
         initial = model.result

@@ -18,7 +18,8 @@ public struct OpenWorkload: ItemWorkload, OpeningWorkload {
     {
         try FileSystem.dropFromPageCache(directory)
         let store = try context.stopwatch.measureOperation("OPEN") { try open() }
-        let first = try run(on: ItemBatches.itemStore(store, for: "workload \(name)"), context: context)
+        let first = try run(
+            on: requireCapability(store, (any ItemStore).self, for: "workload \(name)"), context: context)
         return (WorkloadOutcome(operations: 1 + first.operations, digest: first.digest), store)
     }
 

@@ -44,15 +44,6 @@ enum ProfileBatches {
     }
 }
 
-extension Fixture {
-    /// Samples 0..<scale of the seed's profile, in transactions of `batchSize`.
-    public static let samples = Fixture(name: "samples") { store, context in
-        try ProfileBatches.ingest(
-            into: requireCapability(store, (any ProfileStore).self, for: "the samples fixture"), context: context,
-            timed: false)
-    }
-}
-
 /// `profile-ingest`: a profiler writing its samples, batch by batch, each stack stored once.
 public struct ProfileIngestWorkload: ProfileWorkload {
     public init() {}

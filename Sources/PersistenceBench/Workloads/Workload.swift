@@ -122,18 +122,6 @@ public struct WorkloadContext {
     public var items: ItemGenerator { ItemGenerator(seed: seed) }
 }
 
-/// Data loaded into a store before a read or change workload. Loading is never timed.
-public struct Fixture: Sendable {
-    /// Names the fixture's directory: one copy per store, fixture and scale.
-    public let name: String
-    public let load: @Sendable (any Store, WorkloadContext) throws -> Void
-
-    public init(name: String, load: @escaping @Sendable (any Store, WorkloadContext) throws -> Void) {
-        self.name = name
-        self.load = load
-    }
-}
-
 /// Counts records done for the live progress line. The runner's child process forwards them to the parent.
 public final class ProgressReporter {
     public private(set) var done = 0

@@ -2,19 +2,12 @@ import Foundation
 import PersistenceBench
 import SQLiteSupport
 
-/// `sqlite`'s association and house tables: the same schema as `grdb` writes with `belongsTo` (foreign keys with
-/// `ON DELETE CASCADE`, an index on each), created with the item table when the store is created.
-///
-/// Answers are single SQL statements: a grouped LEFT JOIN for team counts, one ordered LEFT JOIN over house,
-/// floor and room (the indexes on `(houseId, position)` and `(floorId, position)` deliver the order without a
-/// sort; the ids in ORDER BY, the indexes' last columns, are what lets SQLite's planner see that), and `DELETE FROM house` with the foreign keys cascading to floors and rooms.
-extension SQLiteItemStore: AssociationStore, HouseStore {
-    static let leagueSchema = """
-        CREATE TABLE IF NOT EXISTS "sport" ("id" INTEGER PRIMARY KEY, "name" TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS "team" ("id" INTEGER PRIMARY KEY, \
-        "sportId" INTEGER NOT NULL REFERENCES "sport"("id") ON DELETE CASCADE, "name" TEXT NOT NULL);
-        CREATE INDEX IF NOT EXISTS "team_on_sportId" ON "team"("sportId");
-        """
+/// `sqlite`'s houses, floors and rooms: the same schema as `grdb` writes with `belongsTo` (foreign keys with
+/// `ON DELETE CASCADE`, an index on each). The tree is one ordered LEFT JOIN over house, floor and room (the indexes
+/// on `(houseId, position)` and `(floorId, position)` deliver the order without a sort; the ids in ORDER BY, the
+/// indexes' last columns, are what lets SQLite's planner see that), and `DELETE FROM house` cascades through the
+/// foreign keys to floors and rooms.
+extension SQLiteItemStore: HouseStore {
     static let houseSchema = """
         CREATE TABLE IF NOT EXISTS "house" ("id" INTEGER PRIMARY KEY, "address" TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS "floor" ("id" INTEGER PRIMARY KEY, \
@@ -31,45 +24,6 @@ extension SQLiteItemStore: AssociationStore, HouseStore {
         LEFT JOIN floor ON floor.houseId = house.id LEFT JOIN room ON room.floorId = floor.id \
         ORDER BY house.id, floor.position, floor.id, room.position, room.id
         """
-
-    public func insert(sports: [Sport]) throws {
-        try connection.transaction {
-            try withStatement("INSERT INTO sport (id, name) VALUES (?, ?)") { statement in
-                for sport in sports {
-                    statement.bind(sport.id, at: 1)
-                    try statement.withText(sport.name, at: 2) { try execute(statement) }
-                }
-            }
-        }
-    }
-
-    public func insert(teams: [Team]) throws {
-        try connection.transaction {
-            try withStatement("INSERT INTO team (id, sportId, name) VALUES (?, ?, ?)") { statement in
-                for team in teams {
-                    statement.bind(team.id, at: 1)
-                    statement.bind(team.sportID, at: 2)
-                    try statement.withText(team.name, at: 3) { try execute(statement) }
-                }
-            }
-        }
-    }
-
-    public func teamCountsBySport() throws -> [TeamCount] {
-        try withStatement(
-            "SELECT sport.id, sport.name, COUNT(team.id) FROM sport LEFT JOIN team ON team.sportId = sport.id "
-                + "GROUP BY sport.id ORDER BY sport.id"
-        ) { statement in
-            var counts: [TeamCount] = []
-            while try statement.step() {
-                counts.append(
-                    TeamCount(
-                        sportID: statement.int64(at: 0), sportName: statement.text(at: 1),
-                        teams: Int(statement.int64(at: 2))))
-            }
-            return counts
-        }
-    }
 
     public func insert(houses: [House]) throws {
         try connection.transaction {
@@ -140,18 +94,5 @@ extension SQLiteItemStore: AssociationStore, HouseStore {
             }
         }
         return HouseCounts(houses: counts[0], floors: counts[1], rooms: counts[2])
-    }
-
-    /// Runs `body` with a statement prepared for this call and finalized after it.
-    private func withStatement<T>(_ sql: String, _ body: (SQLiteStatement) throws -> T) throws -> T {
-        let statement = try connection.prepare(sql)
-        defer { statement.finalize() }
-        return try body(statement)
-    }
-
-    /// Steps a statement that returns no rows, then resets it for its next bindings.
-    private func execute(_ statement: SQLiteStatement) throws {
-        defer { statement.reset() }
-        _ = try statement.step()
     }
 }

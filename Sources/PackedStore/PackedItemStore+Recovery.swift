@@ -1,0 +1,101 @@
+import Foundation
+import PersistenceBench
+
+/// Opening and recovery: the generation `CURRENT` names, its files mapped, an interrupted commit's journal replayed.
+extension PackedItemStore {
+    /// The generation directory `CURRENT` names; a new store gets `g1`. Leftovers of an interrupted `compact`
+    /// (other `g*` directories) are removed.
+    static func currentGeneration(in directory: URL) throws -> URL {
+        let current = directory.appendingPathComponent("CURRENT")
+        let name: String
+        if FileManager.default.fileExists(atPath: current.path) {
+            let text = try String(contentsOf: current, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard text.hasPrefix("g"), Int(text.dropFirst()) != nil else {
+                throw PackedError.corrupted(current.path, "it names \"\(text)\", not a generation like g1")
+            }
+            name = text
+        } else {
+            name = "g1"
+            try FileSystem.makeDirectory(directory.appendingPathComponent(name))
+            try FileSystem.writeDurably(Data("g1\n".utf8), to: current)
+        }
+        for entry in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where entry.hasPrefix("g") && entry != name && Int(entry.dropFirst()) != nil {
+            try FileManager.default.removeItem(at: directory.appendingPathComponent(entry))
+        }
+        return directory.appendingPathComponent(name)
+    }
+
+    static func openFiles(in generation: URL, flushes: Bool) throws -> (
+        MappedFile, MappedFile, MappedFile, MappedFile
+    ) {
+        func open(_ name: String) throws -> MappedFile {
+            try MappedFile(path: generation.appendingPathComponent(name).path, create: true, flushes: flushes)
+        }
+        let rows = try open("items.rows")
+        let arena = try open("strings.arena")
+        let tombstones = try open("items.tombstones")
+        let journal = try open("items.journal")
+        try FileMagic.prepare(arena, magic: "PBARENA")
+        try FileMagic.prepare(tombstones, magic: "PBTOMBS")
+        try FileMagic.prepare(journal, magic: "PBJOURN")
+        return (rows, arena, tombstones, journal)
+    }
+
+    /// Reads the committed state, cuts off what was written after it, and replays its journal.
+    func recover() throws {
+        if rows.length < StoreHeader.rowsStart {
+            // A new store, or one whose creation was interrupted (every later write keeps both slots): an initial
+            // state in slot 0 and an empty slot 1, flushed with the other files' headers.
+            let initial = StoreHeader()
+            var bytes = initial.encode()
+            bytes += [UInt8](repeating: 0, count: StoreHeader.slotSize)
+            try bytes.withUnsafeBytes { try rows.write($0, at: 0) }
+            for file in [rows, arena, tombstones, journal] { try file.sync() }
+            header = initial
+            try publish()
+            return
+        }
+        let slots = try (0..<2).compactMap { slot in
+            try StoreHeader.decode(
+                UnsafeRawBufferPointer(
+                    rebasing: rows.bytes[slot * StoreHeader.slotSize..<(slot + 1) * StoreHeader.slotSize]),
+                path: rows.path)
+        }
+        guard let committed = slots.max(by: { $0.sequence < $1.sequence }) else {
+            throw PackedError.corrupted(rows.path, "neither header slot has a valid checksum")
+        }
+        let rowBytes = StoreHeader.rowsStart + committed.rowCount * ItemRow.size
+        guard rows.length >= rowBytes else {
+            throw PackedError.corrupted(
+                rows.path, "\(rows.length) bytes; its header commits \(committed.rowCount) rows")
+        }
+        guard arena.length >= committed.arenaLength else {
+            throw PackedError.corrupted(
+                arena.path, "\(arena.length) bytes; \(rows.path) commits \(committed.arenaLength)")
+        }
+        // Rows and strings appended after the last commit are not part of the store.
+        if rows.length > rowBytes { try rows.truncate(to: rowBytes) }
+        if arena.length > committed.arenaLength { try arena.truncate(to: committed.arenaLength) }
+        header = committed
+        try ensureTombstoneCapacity(rowCount: committed.rowCount)
+        try replayJournal()
+        order = try OrderIndex.open(in: generation, sequence: header.orderIndexSequence)
+        try publish()
+    }
+
+    /// Applies the committed journal again (its changes are idempotent row images and tombstones) and flushes.
+    func replayJournal() throws {
+        guard header.journalLength > 0 else { return }
+        let end = FileMagic.headerSize + header.journalLength
+        guard journal.length >= end else {
+            throw PackedError.corrupted(journal.path, "\(journal.length) bytes; \(rows.path) commits \(end)")
+        }
+        let records = UnsafeRawBufferPointer(rebasing: journal.bytes[FileMagic.headerSize..<end])
+        // A later, uncommitted commit overwrote this journal only after flushing these changes: nothing to replay.
+        guard Checksum.of(records) == header.journalChecksum else { return }
+        try applyInPlace(records, stoppingHalfway: false)
+        try rows.sync()
+        try tombstones.sync()
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// The child side of a cell: runs one job in this process and writes its report.
+public enum CellExecution {
+    /// Runs `job` and writes its report. Returns false if the job failed (the report then holds the error).
+    public static func run(_ job: CellJob, stores: [StoreKind]) -> Bool {
+        let report: CellReport
+        do {
+            report = CellReport(metrics: try measure(job, stores: stores), error: nil)
+        } catch {
+            report = CellReport(metrics: nil, error: "\(error)")
+        }
+        return FileSystem.writeReport(report, to: job.reportPath) && report.error == nil
+    }
+
+    private static func measure(_ job: CellJob, stores: [StoreKind]) throws -> CellMetrics? {
+        guard let kind = stores.first(where: { $0.name == job.store }) else {
+            throw BenchError("no store \(job.store)")
+        }
+        guard let workload = WorkloadCatalog.workload(named: job.workload) else {
+            throw BenchError("no workload \(job.workload)")
+        }
+        // Progress is written only to a pipe: a number written into a database file would corrupt it.
+        let progressDescriptor = job.progressDescriptor.flatMap { descriptor -> Int32? in
+            var status = stat()
+            return fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO ? descriptor : nil
+        }
+        let progress = ProgressReporter { done in
+            guard let descriptor = progressDescriptor else { return }
+            let line = Array("\(done)\n".utf8)
+            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        }
+        let context = WorkloadContext(
+            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
+            readRate: job.readRate ?? WorkloadContext.defaultReadRate, timeBox: TimeBox(seconds: job.timeBoxSeconds))
+        let directory = URL(fileURLWithPath: job.directory)
+        switch job.mode {
+        case .loadFixture:
+            try loadFixture(of: workload, into: kind, at: directory, context: context)
+            return nil
+        case .measure:
+            var metrics = try measure(workload, on: kind, at: directory, context: context)
+            metrics.calibrationSeconds = Calibration.measure()
+            metrics.syncCalibrationSeconds = try Calibration.measureSync(in: directory)
+            return metrics
+        }
+    }
+
+    /// Loads `workload`'s fixture into a new store of `kind` in `directory` and closes it (untimed setup).
+    public static func loadFixture(
+        of workload: any Workload, into kind: StoreKind, at directory: URL, context: WorkloadContext
+    ) throws {
+        guard let fixture = workload.fixture else { throw BenchError("workload \(workload.name) has no fixture") }
+        let store = try kind.open(directory)
+        try fixture.load(store, context)
+        try store.close()
+    }
+
+    /// One cell in this process: opens the store of `kind` in `directory`, runs `workload`'s timed phase, reads
+    /// its digest and closes the store. `begin` and `end` bracket the timed phase and nothing else, for a harness
+    /// that measures around it (package-benchmark's start/stopMeasurement).
+    public static func measure(
+        _ workload: any Workload, on kind: StoreKind, at directory: URL, context: WorkloadContext,
+        begin: () -> Void = {}, end: () -> Void = {}
+    ) throws -> CellMetrics {
+        let store: any Store
+        let outcome: WorkloadOutcome
+        let before: ProcessStats
+        let timeline = Timeline()
+        /// Starts the timeline with the timed phase.
+        func startTimeline() {
+            timeline.start = monotonicNanoseconds()
+            context.stopwatch.timeline = timeline
+            context.progress.timeline = timeline
+        }
+        if let opening = workload as? any OpeningWorkload {
+            before = ProcessStats.current()
+            startTimeline()
+            begin()
+            (outcome, store) = try opening.run(opening: { try kind.open(directory) }, at: directory, context: context)
+        } else {
+            store = try kind.open(directory)
+            before = ProcessStats.current()
+            startTimeline()
+            begin()
+            outcome = try workload.run(on: store, context: context)
+        }
+        // A workload that changed the store pays for bringing its files to what a reopen finds (a WAL checkpoint),
+        // inside the timed phase, rather than leaving it to the untimed close.
+        var settleSeconds: Double?
+        if outcome.changedStore {
+            let timedBefore = context.stopwatch.elapsedNanoseconds
+            try context.stopwatch.measure { try store.settle() }
+            settleSeconds = Double(context.stopwatch.elapsedNanoseconds - timedBefore) / 1e9
+        }
+        end()
+        let after = ProcessStats.current()
+        var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+        if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
+        try store.close()
+        let stopwatch = context.stopwatch
+        return CellMetrics(
+            timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
+            latencyByOperation: stopwatch.latencySummaryByKind, rssAnonBytes: after.rssAnonBytes,
+            rssFileBytes: after.rssFileBytes,
+            storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
+            timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
+            digest: digest, phaseSeconds: Double(after.monotonicNanoseconds - before.monotonicNanoseconds) / 1e9,
+            phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
+            phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
+            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
+            timeline: timeline.windows, readWhileImport: outcome.readWhileImport,
+            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil, digestPrefixes: outcome.digestPrefixes)
+    }
+}

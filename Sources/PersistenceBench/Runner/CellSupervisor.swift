@@ -1,0 +1,102 @@
+import Foundation
+
+/// Supervises one cell's child process: starts it, forwards its progress, stops it when it outgrows its time or
+/// memory budget, reaps it with wait4 for its rusage, and reads what it reported.
+struct CellSupervisor {
+    let executable: String
+    /// Where the child's standard output and error go: the line a crash leaves is read from it.
+    let outputPath: URL
+    /// Where the child writes its `CellReport`.
+    let reportPath: URL
+    let timeBudgetSeconds: Double
+    let memoryBudgetBytes: Int64
+
+    /// What became of the child.
+    struct Outcome {
+        let ending: ChildProcess.Ending
+        let usage: rusage
+        let wallSeconds: Double
+        let recordsDone: Int?
+        /// Why the child was stopped, if it outgrew a budget.
+        let overBudget: String?
+        let report: CellReport?
+        let crashMessage: String?
+
+        /// The cell's result: its metrics, or why it did not finish (DNF) or failed (error).
+        func result(store: String, workload: String, scale: Scale, repetition: Int) -> CellResult {
+            var result = CellResult(
+                store: store, workload: workload, scale: scale, repetition: repetition, status: .ok)
+            result.process = ProcessUsage(
+                wallSeconds: wallSeconds, userCPUSeconds: Self.seconds(usage.ru_utime),
+                systemCPUSeconds: Self.seconds(usage.ru_stime), peakRSSBytes: Int64(usage.ru_maxrss) * 1024)
+            if let overBudget {
+                result.status = .dnf
+                result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
+            } else if case .signaled(let signal) = ending {
+                result.status = .dnf
+                result.reason =
+                    "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
+                    + (crashMessage.map { ": \($0)" } ?? "")
+            } else if let error = report?.error {
+                result.status = .error
+                result.reason = error
+            } else if case .exited(let code) = ending, code != 0 || report == nil {
+                result.status = .dnf
+                result.reason = "exited with status \(code) without a report" + (crashMessage.map { ": \($0)" } ?? "")
+            } else {
+                result.metrics = report?.metrics
+            }
+            return result
+        }
+
+        static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    }
+
+    /// Runs `_cell` on the job at `jobPath` and waits for it, telling `observer` how it goes.
+    func run(jobPath: URL, observer: any RunObserver) throws -> Outcome {
+        let start = monotonicNanoseconds()
+        let child = try ChildProcess(
+            arguments: [executable, "_cell", jobPath.path], outputPath: outputPath.path, progressPipe: true)
+        var recordsDone: Int?
+        var overBudget: String?
+        var ended: (ChildProcess.Ending, rusage)?
+        while ended == nil {
+            if let done = child.readProgress(waitingUpTo: 50) { recordsDone = done }
+            ended = child.reapIfEnded()
+            if ended != nil { break }
+            let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+            observer.progress(elapsedSeconds: elapsed, recordsDone: recordsDone)
+            if elapsed > timeBudgetSeconds {
+                overBudget = "over the time budget of \(Self.format(seconds: timeBudgetSeconds))"
+            } else if let resident = ProcessStats.residentBytes(ofProcess: child.pid), resident > memoryBudgetBytes {
+                overBudget =
+                    "over the memory budget of \(Quantity.formatBytes(memoryBudgetBytes))"
+                    + " (resident \(Quantity.formatBytes(resident)))"
+            }
+            if overBudget != nil {
+                child.kill()
+                ended = child.waitUntilEnded()
+            }
+        }
+        guard let (ending, usage) = ended else { throw BenchError("child \(child.pid) was not reaped") }
+        let wall = Double(monotonicNanoseconds() - start) / 1e9
+        let report = try? JSONDecoder().decode(CellReport.self, from: Data(contentsOf: reportPath))
+        var exitedCleanly = false
+        if case .exited(0) = ending { exitedCleanly = report != nil }
+        return Outcome(
+            ending: ending, usage: usage, wallSeconds: wall, recordsDone: recordsDone, overBudget: overBudget,
+            report: report, crashMessage: exitedCleanly ? nil : Self.crashMessage(at: outputPath))
+    }
+
+    /// The line of a crashed child's output that says why (Swift's "Fatal error: …"), without the stack trace.
+    static func crashMessage(at url: URL) -> String? {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let line = lines.first { $0.contains("Fatal error") || $0.contains("fatal error") } ?? lines.first
+        return line.map { String($0.prefix(300)) }
+    }
+
+    static func format(seconds: Double) -> String {
+        seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) min" : "\(seconds) s"
+    }
+}
