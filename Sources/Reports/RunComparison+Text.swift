@@ -37,5 +37,5 @@ extension RunComparison {
         return lines
     }
 
-    public static func format(_ ratio: Double) -> String { String(format: "%.2f", ratio) }
+    package static func format(_ ratio: Double) -> String { String(format: "%.2f", ratio) }
 }
