@@ -160,10 +160,10 @@ public struct StoreKind: Sendable {
     }
 
     /// Whether `persistbench run` includes the store when no stores are named.
-    package var inDefaultRun: Bool { inclusion == .defaultRun }
+    public var inDefaultRun: Bool { inclusion == .defaultRun }
 
     /// Whether `persistbench crash` and the package-benchmark suites include the store when none are named.
-    package var inDefaultChecks: Bool { inclusion != .whenNamed }
+    public var inDefaultChecks: Bool { inclusion != .whenNamed }
 
     /// The name of the store that measures the harness floor (`memory`): reports show it beside every store and
     /// never call it the best.
