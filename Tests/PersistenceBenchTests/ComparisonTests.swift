@@ -70,6 +70,23 @@ import Testing
         #expect(insertEach.waitsPerOperation == 2)
     }
 
+    /// The host's memory slows (the CPU probe ×1.8) while compute does not: the one store whose lookups wait on
+    /// memory as the probe does follows the probe, the others stay. Its cell is slower than its workload's
+    /// typical store but not than the probe says the machine became: no regression. A cell slower than both is.
+    @Test func aCellIsARegressionOnlyWhenSlowerThanBothTheProbeAndItsWorkloadsTypicalStore() throws {
+        let baseline = Self.run(seconds: Self.noisy)
+        let memorySlowed = Self.run(
+            calibration: 0.036,
+            seconds: { $0 == "a" && $1 == "get" ? 1.9 * Self.noisy($0, $1, $2) : Self.noisy($0, $1, $2) })
+        let comparison = try RunComparison(baseline: baseline, current: memorySlowed)
+        #expect(comparison.regressions.isEmpty, "\(comparison.regressions)")
+        let slowerStill = Self.run(
+            calibration: 0.036,
+            seconds: { $0 == "a" && $1 == "get" ? 4 * Self.noisy($0, $1, $2) : Self.noisy($0, $1, $2) })
+        let regressed = try RunComparison(baseline: baseline, current: slowerStill)
+        #expect(regressed.regressions.contains { $0.hasPrefix("a get 1k: time/op") }, "\(regressed.regressions)")
+    }
+
     @Test func aSlowerMachineIsNotARegression() throws {
         // Everything 2.5 × slower, and both probes too.
         let slow = Self.run(calibration: 0.05, sync: 0.0005, seconds: { 2.5 * Self.noisy($0, $1, $2) })

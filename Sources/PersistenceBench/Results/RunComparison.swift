@@ -20,8 +20,9 @@ public struct RunComparison: Codable, Sendable {
         public var metric: String
         public var baseline: String
         public var current: String
-        /// Current ÷ baseline for numeric metrics (for time: divided by its bound's probe, and relative to its
-        /// workload's typical store).
+        /// Current ÷ baseline for numeric metrics. For time: divided by its bound's probe, and relative to its
+        /// workload's typical store; a slowdown is judged as the smaller of that and the change after the probe
+        /// alone, so that a cell is a regression only when it is slower than both say the machine became.
         public var ratio: Double?
         /// The factor either way within which the change counts as noise; nil for strict metrics.
         public var band: Double?
@@ -176,8 +177,13 @@ public struct RunComparison: Codable, Sendable {
         var relative: [(store: String, ratio: Double)] = []
         for time in timeChanges {
             let ratio = time.ratio / typical.byWorkload[time.workloadKey]!
-            cells[time.cell].changes[time.change].ratio = ratio
-            cells[time.cell].changes[time.change].verdict = Verdict(ratio: ratio, band: time.band)
+            // A cell's slowdown must show against both normalisers: a cell that waits on memory the way the CPU
+            // probe does (the `memory` floor's lookups) follows the probe when the host's memory slows and the
+            // other stores of its workload do not; a cell that computes follows its workload's typical store
+            // when the probe overstates the machine. A store's summary keeps the typical-relative ratio.
+            let judged = ratio > 1 ? min(ratio, max(time.ratio, 1)) : ratio
+            cells[time.cell].changes[time.change].ratio = judged
+            cells[time.cell].changes[time.change].verdict = Verdict(ratio: judged, band: time.band)
             relative.append((time.key.store, ratio))
         }
         let calibrated = Dictionary(
