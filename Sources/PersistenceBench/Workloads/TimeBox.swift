@@ -47,7 +47,8 @@ public struct DigestPrefixes: Sendable {
     public private(set) var digests: [Digest] = []
     private var next = TimeBox.minimumOperations
 
-    public init() {}
+    /// Room for the prefixes of up to 20 million answers, allocated once.
+    public init() { digests.reserveCapacity(7) }
 
     /// Called with the running digest after each answer: keeps it when its count is the next prefix length.
     public mutating func note(_ digest: Digest) {
