@@ -155,7 +155,7 @@ public struct StoreKind: Sendable {
         /// Another setting of a strategy (`sqlite+tuned`, `grdb+codable`, `lmdb+nometasync`): in `crash`'s default
         /// and the package-benchmark suites; `persistbench run` measures it when named or with `--stores all`.
         case variant
-        /// One mechanism isolated (`orm+history`): measured only when named (`all` included).
+        /// One mechanism isolated (`orm+history`): measured only when named, or by `run --stores all`.
         case whenNamed
     }
 

@@ -22,20 +22,11 @@ public struct GetWorkload: ItemWorkload, KeyedWorkload {
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)
-        var digest = Digest()
-        var prefixes = DigestPrefixes()
-        let box = context.timeBox.start()
-        var done = 0
-        while done < keys.count, box.allowsMore(after: done) {
-            let id = keys[done]
+        return try context.askInTurn(keys) { id, digest in
             let item = try context.stopwatch.measureOperation { try store.item(id: id) }
             if let item { digest.add(item) } else { digest.add(-1) }
-            prefixes.note(digest)
             context.progress.advance(by: 1)
-            done += 1
         }
-        return WorkloadOutcome(
-            operations: done, digest: digest, timeBoxed: done < keys.count, digestPrefixes: prefixes.digests)
     }
 
     public var skewedKeys: Bool { distribution == .zipfian }

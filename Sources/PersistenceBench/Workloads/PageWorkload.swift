@@ -12,18 +12,9 @@ public struct PageWorkload: ItemWorkload {
     public static let pagesDeep = 50
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
-        let queries = Self.queries(seed: context.seed)
-        var digest = Digest()
-        var prefixes = DigestPrefixes()
-        let box = context.timeBox.start()
-        var done = 0
-        while done < queries.count, box.allowsMore(after: done) {
-            digest.add(try Self.answer(queries[done], from: store, context: context))
-            prefixes.note(digest)
-            done += 1
+        try context.askInTurn(Self.queries(seed: context.seed)) { query, digest in
+            digest.add(try Self.answer(query, from: store, context: context))
         }
-        return WorkloadOutcome(
-            operations: done, digest: digest, timeBoxed: done < queries.count, digestPrefixes: prefixes.digests)
     }
 
     /// One page, timed as one operation (of `kind`, if given), and its digest (untimed).

@@ -57,3 +57,24 @@ public struct DigestPrefixes: Sendable {
         next *= 10
     }
 }
+
+extension WorkloadContext {
+    /// Asks `questions` in turn until all are answered or the time box stops them (`TimeBox`): `answer` times its
+    /// own store call and adds the answer to the digest; the digests of the first 20, 200, … answers are kept. The
+    /// outcome of a workload that is such a loop (`get`, `page`).
+    func askInTurn<Question>(_ questions: [Question], answer: (Question, inout Digest) throws -> Void) rethrows
+        -> WorkloadOutcome
+    {
+        var digest = Digest()
+        var prefixes = DigestPrefixes()
+        let box = timeBox.start()
+        var done = 0
+        while done < questions.count, box.allowsMore(after: done) {
+            try answer(questions[done], &digest)
+            prefixes.note(digest)
+            done += 1
+        }
+        return WorkloadOutcome(
+            operations: done, digest: digest, timeBoxed: done < questions.count, digestPrefixes: prefixes.digests)
+    }
+}
