@@ -42,26 +42,34 @@ struct Check: ParsableCommand {
         }
     }
 
+    /// The current run's directory: --current's (or the directory of its results.json), else --out.
+    private var currentDirectory: URL {
+        guard let current else { return URL(fileURLWithPath: out) }
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: current, isDirectory: &isDirectory)
+        let url = URL(fileURLWithPath: current)
+        return exists && isDirectory.boolValue ? url : url.deletingLastPathComponent()
+    }
+
+    private var summaryURL: URL {
+        summary.map { URL(fileURLWithPath: $0) } ?? currentDirectory.appendingPathComponent("check.md")
+    }
+
     func run() throws {
+        if current == nil { try OutputPath.requireDirectory(out, option: "--out") }
+        try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
         let base = try ResultsFile.load(baseline)
         let now: RunResults
         let currentLabel: String
-        let currentDirectory: URL
         if let current {
             now = try ResultsFile.load(current)
             currentLabel = current
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: current, isDirectory: &isDirectory)
-            let url = URL(fileURLWithPath: current)
-            currentDirectory = exists && isDirectory.boolValue ? url : url.deletingLastPathComponent()
         } else {
-            currentDirectory = URL(fileURLWithPath: out)
             now = try Run.execute(base.configuration, output: currentDirectory)
             currentLabel = out
         }
         let comparison = try ResultsFile.compare(base, now)
         let markdown = ComparisonReport.render(comparison, baseline: baseline, current: currentLabel)
-        let summaryURL = summary.map { URL(fileURLWithPath: $0) } ?? currentDirectory.appendingPathComponent("check.md")
         try FileSystem.writeAtomically(Data(markdown.utf8), to: summaryURL)
         if let jobSummary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !jobSummary.isEmpty,
             let handle = FileHandle(forWritingAtPath: jobSummary)

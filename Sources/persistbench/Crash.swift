@@ -54,7 +54,9 @@ struct Crash: ParsableCommand {
         allStores.filter { $0.type is any IntegrityCheckingStore.Type && $0.promise != .nothing }
     }
 
-    func validate() throws { _ = try parsed() }
+    func validate() throws {
+        _ = try parsed()
+    }
 
     private func parsed() throws -> ([StoreKind], CrashCampaign.Configuration) {
         var kinds: [StoreKind] = Self.checkable.filter(\.inDefaultChecks)
@@ -93,6 +95,7 @@ struct Crash: ParsableCommand {
     }
 
     func run() throws {
+        try OutputPath.requireDirectory(out, option: "--out")
         let (kinds, configuration) = try parsed()
         let output = URL(fileURLWithPath: out)
         let executable = try Executable.path()

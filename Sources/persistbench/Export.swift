@@ -36,6 +36,7 @@ struct Export: ParsableCommand {
     }
 
     func run() throws {
+        try OutputPath.requireFile(file, option: "the export file")
         let results = try RunResults.load(from: URL(fileURLWithPath: resultsPath))
         let text: String
         switch format {

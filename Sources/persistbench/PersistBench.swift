@@ -22,10 +22,19 @@ struct PersistBench: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
+        } catch let error as OutputPath.Unwritable {
+            try? FileHandle.standardError.write(contentsOf: Data("Error: \(error)\n".utf8))
+            Foundation.exit(2)
         } catch {
             if exitCode(for: error) == .validationFailure {
                 try? FileHandle.standardError.write(contentsOf: Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
+            }
+            // A file the system refused (a disk that filled, a directory that went away): its path and the
+            // system's reason in one line, not Foundation's error dictionary.
+            if error is CocoaError {
+                try? FileHandle.standardError.write(contentsOf: Data("Error: \(Runner.describe(error))\n".utf8))
+                Foundation.exit(1)
             }
             exit(withError: error)
         }

@@ -33,6 +33,7 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
+        try OutputPath.requireDirectory(directory, option: "the run's directory")
         let results = try RunResults.load(from: URL(fileURLWithPath: resultsPath))
         let formats = try formats()
         try ReportWriter.write(results, to: URL(fileURLWithPath: directory), formats: formats)
