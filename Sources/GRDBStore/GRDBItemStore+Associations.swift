@@ -45,19 +45,19 @@ extension GRDBItemStore: AssociationStore {
     }
 
     public func insert(sports: [Sport]) throws {
-        try pool.write { db in
+        try database.write { db in
             for sport in sports { try SportRecord(id: sport.id, name: sport.name).insert(db) }
         }
     }
 
     public func insert(teams: [Team]) throws {
-        try pool.write { db in
+        try database.write { db in
             for team in teams { try TeamRecord(id: team.id, sportId: team.sportID, name: team.name).insert(db) }
         }
     }
 
     public func teamCountsBySport() throws -> [TeamCount] {
-        try pool.read { db in
+        try database.read { db in
             switch flavor {
             case .records, .codable:
                 try SportRecord.annotated(with: SportRecord.teams.count).order(Column("id"))

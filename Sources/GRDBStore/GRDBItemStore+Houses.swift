@@ -82,7 +82,7 @@ extension GRDBItemStore: HouseStore {
     static let housesPerPage = 1_000
 
     public func insert(houses: [House]) throws {
-        try pool.write { db in
+        try database.write { db in
             for house in houses {
                 try HouseRecord(id: house.id, address: house.address).insert(db)
                 for (floorPosition, floor) in house.floors.enumerated() {
@@ -101,7 +101,7 @@ extension GRDBItemStore: HouseStore {
 
     /// Pages of `housesPerPage` houses in one read transaction, each page with its floors and rooms prefetched.
     public func forEachHouse(_ body: (House) throws -> Void) throws {
-        try pool.read { db in
+        try database.read { db in
             var lastID = Int64.min
             while true {
                 let page = try HouseRecord.filter(Column("id") > lastID).order(Column("id"))
@@ -116,11 +116,11 @@ extension GRDBItemStore: HouseStore {
     }
 
     public func deleteHouses(ids: [Int64]) throws {
-        try pool.write { db in _ = try HouseRecord.deleteAll(db, keys: ids) }
+        try database.write { db in _ = try HouseRecord.deleteAll(db, keys: ids) }
     }
 
     public func houseCounts() throws -> HouseCounts {
-        try pool.read { db in
+        try database.read { db in
             switch flavor {
             case .records, .codable:
                 try HouseCounts(

@@ -2,8 +2,8 @@ import GRDB
 import PersistenceBench
 
 extension GRDBItemStore: ConcurrentReadStore {
-    /// The pool itself: `item(id:)` is a `pool.read`, which runs on one of the pool's reader connections while
-    /// `pool.write` commits on the writer, as SQLiteData reads and writes.
+    /// The pool itself: `item(id:)` is a `database.read`, which runs on one of the pool's reader connections while
+    /// `database.write` commits on the writer, as SQLiteData reads and writes.
     public func makeConcurrentReader() throws -> any ItemReader { PoolReader(store: self) }
 }
 

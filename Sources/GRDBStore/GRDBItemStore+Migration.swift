@@ -17,7 +17,7 @@ extension GRDBItemStore: MigrationStore {
                 ordering: .relaxed)
             try db.create(index: "item_on_title", on: "item", columns: ["title"], unique: true)
         }
-        try migrator.migrate(pool)
+        try migrator.migrate(database)
         return deleted.count.load(ordering: .relaxed)
     }
 

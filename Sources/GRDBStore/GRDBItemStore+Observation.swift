@@ -27,7 +27,7 @@ extension GRDBItemStore: ObservableItemStore {
             willFetch: { counts.fetches.add(1, ordering: .relaxed) },
             databaseDidChange: { counts.changes.add(1, ordering: .relaxed) }
         ).start(
-            in: pool, scheduling: .async(onQueue: DispatchQueue(label: "observer")),
+            in: database, scheduling: .async(onQueue: DispatchQueue(label: "observer")),
             onError: { error in counts.error.withLock { $0 = "\(error)" } }, onChange: deliver)
         return GRDBObservation(cancellable: cancellable, counts: counts)
     }

@@ -47,7 +47,7 @@ extension GRDBItemStore: ProfileStore {
         let interner = try stackInterner()
         let known = interner.count
         do {
-            try pool.write { db in
+            try database.write { db in
                 for sample in samples {
                     let (stackID, isNew) = interner.id(of: sample.callStack)
                     if isNew {
@@ -69,7 +69,7 @@ extension GRDBItemStore: ProfileStore {
     /// One SQL request with GRDB's SQL interpolation (`grdb+statements`: a cached statement): the window by
     /// primary key, joined, grouped by leaf.
     public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
-        try pool.read { db in
+        try database.read { db in
             let rows: [Row]
             switch flavor {
             case .records, .codable:
@@ -94,7 +94,7 @@ extension GRDBItemStore: ProfileStore {
     }
 
     public func forEachSample(_ body: (Sample) throws -> Void) throws {
-        try pool.read { db in
+        try database.read { db in
             let cursor = try SampleWithFrames.fetchCursor(
                 db,
                 sql: "SELECT sample.timestamp, sample.pid, sample.tid, stack.frames FROM sample "
@@ -111,7 +111,7 @@ extension GRDBItemStore: ProfileStore {
     private func stackInterner() throws -> StackInterner {
         if let profileStacks { return profileStacks }
         let interner = StackInterner()
-        for stack in try pool.read({ try StackRecord.fetchAll($0) }) {
+        for stack in try database.read({ try StackRecord.fetchAll($0) }) {
             interner.register(stack.frames.withUnsafeBytes { StackBytes.decode($0) }, id: stack.id)
         }
         profileStacks = interner

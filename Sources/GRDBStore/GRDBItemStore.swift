@@ -4,13 +4,17 @@ import GRDBSQLite
 import PersistenceBench
 import Synchronization
 
-/// `grdb`, `grdb+codable` and `grdb+statements`: GRDB 7 used the way its users write it.
+/// `grdb`, `grdb+codable`, `grdb+statements` and `grdb+queue`: GRDB 7 used the way its users write it.
 ///
 /// A `DatabasePool` (WAL), a `DatabaseMigrator` for the schema, the query interface for reads. The variants
 /// differ in what users write: hand-written record conformances (`grdb`), Codable-derived ones
 /// (`grdb+codable`, items only: its league, house and profile records are `grdb`'s), or what an expert writes,
 /// every item statement and every small read of the other capabilities through `db.cachedStatement`, compiled
-/// once per connection (`grdb+statements`): the report shows GRDB's cost with and without compiling.
+/// once per connection (`grdb+statements`): the report shows GRDB's cost with and without compiling. `grdb+queue`
+/// is `grdb` on a `DatabaseQueue` (one connection, in WAL mode), what GRDB's documentation recommends by default.
+///
+/// Where a `grdb` lookup's time goes beside `sqlite`'s, per call (valgrind's callgrind, instructions, 10k items):
+/// `docs/stores.md` ("GRDB against the C API").
 public final class GRDBItemStore: Store {
     public enum Flavor: String, CaseIterable, Sendable {
         case records = "grdb"
@@ -18,36 +22,70 @@ public final class GRDBItemStore: Store {
         case statements = "grdb+statements"
     }
 
-    public static let kinds: [StoreKind] = Flavor.allCases.map { flavor in
-        StoreKind(
-            name: flavor.rawValue, summary: flavor.summary,
-            durability: "every commit fsynced (WAL, synchronous=FULL)",
-            configuration: "DatabasePool (one writer, readers on demand): journal_mode=WAL synchronous=FULL "
-                + "cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) temp_store=DEFAULT",
-            engine: {
-                "GRDB \(resolvedVersions["grdb.swift"] ?? "(version not resolved)") on SQLite \(String(cString: sqlite3_libversion()))"
-            }, inclusion: flavor == .records ? .defaultRun : .variant, type: GRDBItemStore.self,
-            open: { try GRDBItemStore(directory: $0, flavor: flavor) })
+    /// The GRDB connection type a store opens: what its threads share and how reads wait for writes.
+    public enum Connection: Sendable {
+        /// `DatabasePool`: one writer, readers on demand, WAL; reads run beside a write.
+        case pool
+        /// `DatabaseQueue`: one connection for reads and writes, serialized; here in WAL mode, as every store.
+        case queue
     }
 
-    let pool: DatabasePool
-    /// The profile's distinct stacks by id, loaded by the first profile write (`GRDBGraphStore.swift`).
+    public static let kinds: [StoreKind] =
+        Flavor.allCases.map { flavor in
+            kind(
+                name: flavor.rawValue, summary: flavor.summary, connection: .pool,
+                inclusion: flavor == .records ? .defaultRun : .variant,
+                open: { try GRDBItemStore(directory: $0, flavor: flavor) })
+        } + [
+            kind(
+                name: "grdb+queue",
+                summary: "grdb on a DatabaseQueue (one serialized connection, WAL), GRDB's documented default",
+                connection: .queue, inclusion: .variant,
+                open: { try GRDBItemStore(directory: $0, flavor: .records, connection: .queue) })
+        ]
+
+    private static func kind(
+        name: String, summary: String, connection: Connection, inclusion: StoreKind.Inclusion,
+        open: @escaping @Sendable (URL) throws -> any Store
+    ) -> StoreKind {
+        StoreKind(
+            name: name, summary: summary, durability: "every commit fsynced (WAL, synchronous=FULL)",
+            configuration: (connection == .pool
+                ? "DatabasePool (one writer, readers on demand): " : "DatabaseQueue (one connection): ")
+                + "threading=multi-thread (SQLITE_OPEN_NOMUTEX: GRDB opens every connection so) journal_mode=WAL "
+                + "synchronous=FULL cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) "
+                + "temp_store=DEFAULT",
+            engine: {
+                "GRDB \(resolvedVersions["grdb.swift"] ?? "(version not resolved)") on SQLite \(String(cString: sqlite3_libversion()))"
+            }, inclusion: inclusion, type: GRDBItemStore.self, open: open)
+    }
+
+    /// The pool, or the queue of `grdb+queue`.
+    let database: any DatabaseWriter
+    /// The profile's distinct stacks by id, loaded by the first profile write (`GRDBItemStore+Profile.swift`).
     var profileStacks: StackInterner?
     let flavor: Flavor
 
-    public init(directory: URL, flavor: Flavor) throws {
+    public init(directory: URL, flavor: Flavor, connection: Connection = .pool) throws {
         var configuration = Configuration()
         // As the other SQLite stores' connections (`busy_timeout`): a write or a checkpoint that finds a reader in
         // its way (an observation's fetch still running on a pool reader) waits for it rather than fails. A pool
         // used from one thread never waits.
         configuration.busyMode = .timeout(5)
-        pool = try DatabasePool(
-            path: directory.appendingPathComponent("store.sqlite").path, configuration: configuration)
+        let path = directory.appendingPathComponent("store.sqlite").path
+        switch connection {
+        case .pool:
+            database = try DatabasePool(path: path, configuration: configuration)
+        case .queue:
+            // A queue keeps SQLite's default journal unless asked: WAL, as every SQLite store here.
+            configuration.journalMode = .wal
+            database = try DatabaseQueue(path: path, configuration: configuration)
+        }
         self.flavor = flavor
         // GRDB sets synchronous=NORMAL on its writer when it enables WAL, after `prepareDatabase` has run, so the
         // setting is changed on the writer itself: FULL makes each commit durable, as in every store here.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        try Self.migrator.migrate(pool)
+        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try Self.migrator.migrate(database)
     }
 
     static var migrator: DatabaseMigrator {
@@ -72,22 +110,25 @@ public final class GRDBItemStore: Store {
     }
 
     /// The settings that make a SQLite store comparable to another, read from the writer connection, where
-    /// commits happen: `journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0`.
+    /// commits happen: `threading=multi-thread journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0
+    /// temp_store=0`.
     public func pragmaSettings() throws -> String {
-        try pool.writeWithoutTransaction { db in
-            try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
-                "\(name)=\(try String.fetchOne(db, sql: "PRAGMA \(name)") ?? "?")"
-            }.joined(separator: " ")
+        try database.writeWithoutTransaction { db in
+            // SQLite gives a connection a mutex of its own only in serialized mode.
+            "threading=\(db.sqliteConnection.flatMap(sqlite3_db_mutex) == nil ? "multi-thread" : "serialized") "
+                + (try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
+                    "\(name)=\(try String.fetchOne(db, sql: "PRAGMA \(name)") ?? "?")"
+                }.joined(separator: " "))
         }
     }
 
     public func close() throws {
-        try pool.close()
+        try database.close()
     }
 
     /// Checkpoints the WAL and truncates it on the writer connection (`Database.checkpoint(.truncate)`).
     public func settle() throws {
-        try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+        try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 }
 

@@ -82,6 +82,11 @@ extension LMDBItemStore: ItemStore {
         try environment.read { try storedItem(id: id, in: $0) }
     }
 
+    /// One read transaction for the batch.
+    public func items(ids: [Int64]) throws -> [Item?] {
+        try environment.read { transaction in try ids.map { try storedItem(id: $0, in: transaction) } }
+    }
+
     public func forEachItem(_ body: (Item) throws -> Void) throws {
         try environment.read { transaction in
             try transaction.withCursor(on: items) { cursor in

@@ -26,9 +26,16 @@ public enum DocumentFormat: String, CaseIterable, Sendable {
             configuration: "\(encoder); \(fileName), Foundation's encoder as shipped with the toolchain",
             engine: { "Foundation \(format == .json ? "JSONEncoder" : "PropertyListEncoder") (Swift toolchain)" },
             // The same strategy as `json` with another encoder: measured when named.
-            inclusion: self == .json ? .defaultRun : .variant, type: MemoryItemStore.self,
+            inclusion: self == .json ? .defaultRun : .variant, workNotes: Self.workNotes, type: MemoryItemStore.self,
             open: { try MemoryItemStore(directory: $0, persistence: .document(format)) })
     }
+
+    /// A bulk load writes the document once, where the other stores commit every batch; reads are `memory`'s code.
+    static let workNotes: [String: String] =
+        ["insert": "the whole document written once, at the end of the load, not one commit per batch"].merging(
+            ["get", "get-zipfian", "get-batch", "scan", "count-where", "count-range", "page"].map {
+                ($0, "answered from the heap decoded at open: memory's code (an array indexed by id)")
+            }, uniquingKeysWith: { first, _ in first })
 
     func encode(_ document: Document) throws -> Data {
         switch self {

@@ -25,6 +25,20 @@ extension ORMItemStore: ItemStore {
         try Self.item(id: id, in: context)
     }
 
+    /// One fetch for the batch, as a SwiftData user writes it (`#Predicate { ids.contains($0.id) }`), its objects
+    /// handed back in the order asked.
+    public func items(ids: [Int64]) throws -> [Item?] {
+        let distinct = Array(Set(ids))
+        let fetched = try context.fetch(
+            FetchDescriptor<Model.Item>(predicate: Model.Item.id.isIn(distinct)))
+        var byID: [Int64: Item] = [:]
+        for object in fetched {
+            let item = object.value
+            byID[item.id] = item
+        }
+        return ids.map { byID[$0] }
+    }
+
     /// A fetch of the item with this id, limited to one, its attributes read.
     static func item(id: Int64, in context: ModelContext) throws -> Item? {
         try context.fetch(FetchDescriptor<Model.Item>(predicate: Model.Item.id == id, fetchLimit: 1)).first?.value

@@ -15,7 +15,8 @@ public final class ORMItemStore: ObjectGraphStore {
                 "orm",
                 summary: "object-graph ORM emulating Core Data/SwiftData over the SQLite C API: context, identity map, "
                     + "faults, row cache, change tracking; one save after a bulk load",
-                inclusion: .defaultRun, open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
+                savesOnce: true, inclusion: .defaultRun,
+                open: { try ORMItemStore(directory: $0, savesEveryBatch: false) }),
             kind(
                 "orm+batched",
                 summary: "the same ORM; a bulk load saves and resets the context every batch (Core Data's advice)",
@@ -26,31 +27,41 @@ public final class ORMItemStore: ObjectGraphStore {
                 summary: "the `orm` emulation plus what SwiftData and Core Data do beyond it: persistent history, "
                     + "upsert of unique attributes, an Observation registrar on every attribute get and set, a didSave "
                     + "notification with the changed identifiers, incremental_vacuum and wal_checkpoint(TRUNCATE) "
-                    + "after every save",
-                mechanisms: .all, inclusion: .defaultRun,
+                    + "after every save (how often is an assumption: Core Data's logs show both during saves)",
+                mechanisms: .all, savesOnce: true, inclusion: .defaultRun,
                 open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: .all) }),
         ]
         + SwiftDataMechanisms.each.map { mechanism, suffix, summary in
             kind(
                 "orm+" + suffix, summary: "the `orm` emulation plus one mechanism: " + summary,
-                mechanisms: mechanism, inclusion: .whenNamed,
+                mechanisms: mechanism, savesOnce: true, inclusion: .whenNamed,
                 open: { try ORMItemStore(directory: $0, savesEveryBatch: false, mechanisms: mechanism) })
         }
 
     /// Every ORM variant's kind: the same durability, configuration and engine, the configuration naming
     /// `auto_vacuum` where post-save maintenance needs it. `orm` and `orm+swiftdata` are in the default run; variants
-    /// with one SwiftData mechanism are measured when named, to say what it adds.
+    /// with one SwiftData mechanism are measured when named, to say what it adds. A variant that `savesOnce` after a
+    /// bulk load has its `insert` cells say so: the other stores commit every batch.
     static func kind(
-        _ name: String, summary: String, mechanisms: SwiftDataMechanisms = [],
+        _ name: String, summary: String, mechanisms: SwiftDataMechanisms = [], savesOnce: Bool = false,
         inclusion: StoreKind.Inclusion = .variant,
         type: any Store.Type = ORMItemStore.self, open: @escaping @Sendable (URL) throws -> any Store
     ) -> StoreKind {
         let vacuum = mechanisms.contains(.postSaveMaintenance) ? " auto_vacuum=INCREMENTAL" : ""
+        var notes: [String: String] = [:]
+        if savesOnce { notes["insert"] = "one save after the whole load (SwiftData's idiom), not one per batch" }
+        if mechanisms.contains(.postSaveMaintenance) {
+            for workload in ["insert", "insert-each", "update", "delete", "write-then-page"] {
+                notes[workload, default: ""] +=
+                    (notes[workload] == nil ? "" : "; ")
+                    + "vacuum and checkpoint after every save (assumed frequency)"
+            }
+        }
         return StoreKind(
             name: name, summary: summary, durability: "every save fsynced (WAL, synchronous=FULL)",
             configuration: SQLiteConnection.defaultConfiguration + vacuum + "; a row cache of the rows live objects "
                 + "hold",
-            engine: { SQLiteConnection.engine }, inclusion: inclusion, type: type, open: open)
+            engine: { SQLiteConnection.engine }, inclusion: inclusion, workNotes: notes, type: type, open: open)
     }
 
     /// The store's model: every record type, as one app's model holds all its entities.

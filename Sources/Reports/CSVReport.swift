@@ -10,7 +10,8 @@ public enum CSVReport {
         "storage_write_bytes", "bytes_on_disk", "digest", "process_wall_seconds", "timed_peak_rss_bytes",
         "calibration_seconds", "latency_by_operation_us", "sync_calibration_seconds", "phase_seconds",
         "phase_cpu_seconds", "phase_waits", "settle_seconds", "maintained_count",
-        "time_boxed",
+        "time_boxed", "steps", "baseline_rss_bytes", "open_peak_rss_bytes", "rss_growth_bytes", "work_note",
+        "harness_seconds",
     ]
 
     public static func render(_ results: RunResults) -> String {
@@ -33,7 +34,9 @@ public enum CSVReport {
                 metrics?.phaseSeconds.map(seconds), metrics?.phaseCPUSeconds.map(seconds),
                 metrics?.phaseWaits.map { "\($0)" }, metrics?.settleSeconds.map(seconds),
                 metrics?.maintainedCount.map { $0 ? "true" : "false" },
-                metrics?.timeBoxed.map { $0 ? "true" : "false" },
+                metrics?.timeBoxed.map { $0 ? "true" : "false" }, metrics?.steps.map { "\($0)" },
+                metrics?.baselineRSSBytes.map { "\($0)" }, metrics?.openPeakRSSBytes.map { "\($0)" },
+                metrics?.rssGrowthBytes.map { "\($0)" }, metrics?.workNote, metrics?.harnessSeconds.map(seconds),
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }

@@ -51,24 +51,33 @@ public enum MarkdownReport {
         out.append(
             "Each cell shows the median throughput over the repetitions that finished, its min–max spread, the "
                 + "ratio to the best store at that scale (best throughput ÷ this one: 1.00× is the best, 2.00× takes "
-                + "twice as long), and the median peak RSS of the cell's process up to the end of its timed phase (the digest read-back "
-                + "after it is not counted). ★ marks the best. DNF: did not "
+                + "twice as long), and the median peak RSS of the cell's process during its timed phase (not the open before it nor "
+                + "the digest read-back after it), with in brackets what that peak added to the process as it was before "
+                + "the store opened. A note after a cell says where that store does other work than the rest. ★ marks "
+                + "the best. DNF: did not "
                 + "finish, with the reason. n/a: the store cannot answer this workload.")
         out.append("")
         let agreed = results.digestChecks.filter(\.agreed).count
-        let prefixed = results.digestChecks.filter { $0.prefixAnswers != nil }
-            .map { check in
-                let longest =
-                    check.longestPrefixAnswers.map {
-                        $0 > check.prefixAnswers! ? " (up to \($0) where they gave more)" : ""
-                    } ?? ""
-                return "\(check.workload) at \(check.scale) on the first \(check.prefixAnswers!) answers" + longest
-            }
+        let boxed = results.digestChecks.compactMap { check in
+            check.steps.map { "\(check.workload) at \(check.scale) \(formatCount(Double($0))) steps" }
+        }
         let boxedNote =
-            prefixed.isEmpty
+            boxed.isEmpty
             ? ""
-            : " Where the time box stopped cells, every cell of the group is compared on the answers all gave: "
-                + prefixed.joined(separator: ", ") + "; a boxed insert-each is checked against the generator."
+            : " Where the time box set a group's count of steps (a question, a batch, a durable insert or a round "
+                + "each), every cell of the group did that count, its speed is measured on it and all its answers "
+                + "are compared: " + boxed.joined(separator: ", ") + "."
+        let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
+        if let largest = harness.max(by: { $0.1 < $1.1 }) {
+            out.append(
+                "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time between two "
+                    + "clock reads, the first of each block alone as the latency sample; a slower one is timed alone, "
+                    + "every one a sample. The harness's own cost (the same loop against a store that does nothing) "
+                    + "is measured in every loop cell: at most \(String(format: "%.1f", largest.1 * 100))% of a "
+                    + "cell's timed seconds in this run (\(largest.0.store) \(largest.0.workload) at "
+                    + "\(largest.0.scale), repetition \(largest.0.repetition)).")
+            out.append("")
+        }
         out.append(
             "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
                 + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above).") + boxedNote)
@@ -178,12 +187,13 @@ public enum MarkdownReport {
 
         out.append(contentsOf: limitsSection(results, stores: stores, scales: scales))
 
-        if results.cells.contains(where: { $0.status == .ok && $0.process != nil }) {
+        if results.cells.contains(where: { ($0.metrics?.rssGrowthBytes ?? 0) > 0 }) {
             out.append("## Peak memory per record")
             out.append("")
             out.append(
-                "Per store and scale, the largest median peak RSS over the workloads, divided by the records; at "
-                    + "small scales the process's fixed 29 MiB dominates.")
+                "Per store and scale, the largest median growth of resident memory over the workloads (the timed "
+                    + "phase's peak less the process's resident memory before the store opened), divided by the "
+                    + "records: what the store and its work need per record, without the tool's own fixed size.")
             out.append("")
             out.append("![Peak memory per record against scale](\(Charts.directoryName)/\(Charts.memoryFileName))")
             out.append("")
@@ -451,8 +461,12 @@ public enum MarkdownReport {
             text += " (\(formatCount(low))–\(formatCount(high)))"
         }
         if let best, median > 0 { text += " · \(String(format: "%.2f", best / median))×" }
-        if let rss = summary.medianPeakRSS { text += " · \(Quantity.formatBytes(Int64(rss)))" }
+        if let rss = summary.medianPeakRSS {
+            text += " · \(Quantity.formatBytes(Int64(rss)))"
+            if let growth = summary.medianRSSGrowth { text += " (+\(Quantity.formatBytes(Int64(growth))))" }
+        }
         if summary.answeredFromMaintainedCount { text += " · maintained count (O(1))" }
+        if let note = summary.workNote { text += " · " + note.replacingOccurrences(of: "|", with: "\\|") }
         let boxed = summary.timeBoxedOperations
         if let fewest = boxed.first, let most = boxed.last {
             text +=

@@ -185,21 +185,22 @@ public enum Charts {
             LogLogChart.Series(
                 name: store,
                 points: scales(of: results.cells).compactMap { scale in
-                    // The most memory the store needed at this scale: its largest median peak RSS over workloads.
-                    let peaks = orderedUnique(results.cells.map(\.workload)).compactMap { workload in
+                    // The most memory the store needed at this scale: its largest median growth over workloads
+                    // (a log scale has no place for a store that needed none).
+                    let growths = orderedUnique(results.cells.map(\.workload)).compactMap { workload in
                         CellSummary(
                             cells: results.cells.filter {
                                 $0.store == store && $0.workload == workload && $0.scale == scale
                             }
-                        ).medianPeakRSS
+                        ).medianRSSGrowth
                     }
-                    return peaks.max().map { (Double(scale.records), $0 / Double(scale.records)) }
+                    return growths.max().flatMap { $0 > 0 ? (Double(scale.records), $0 / Double(scale.records)) : nil }
                 })
         }.filter { !$0.points.isEmpty }
         if !memory.isEmpty {
             let chart = LogLogChart(
                 title: "Peak memory per record against scale", xLabel: "records in the data set (log scale)",
-                yLabel: "peak RSS ÷ records, bytes (log scale)", series: memory, yUnit: "B")
+                yLabel: "peak RSS growth ÷ records, bytes (log scale)", series: memory, yUnit: "B")
             charts.append((memoryFileName, chart.render()))
         }
         return charts

@@ -8,10 +8,15 @@ struct CellSummary {
     var finished: [CellMetrics] { cells.compactMap { $0.status == .ok ? $0.metrics : nil } }
     var throughputs: [Double] { finished.map(\.operationsPerSecond) }
     var medianThroughput: Double? { median(throughputs) }
-    /// The median of the repetitions' `peakRSSBytes`: up to the end of the timed phase.
+    /// The median of the repetitions' `peakRSSBytes`: the timed phase's own peak.
     var medianPeakRSS: Double? {
         median(cells.filter { $0.status == .ok }.compactMap { $0.peakRSSBytes.map(Double.init) })
     }
+    /// The median of the repetitions' `rssGrowthBytes`: what the timed phase's peak added to the process as it was
+    /// before the store opened.
+    var medianRSSGrowth: Double? { median(finished.compactMap { $0.rssGrowthBytes.map(Double.init) }) }
+    /// What the store does differently in this workload (`CellMetrics.workNote`), if anything.
+    var workNote: String? { finished.lazy.compactMap(\.workNote).first }
     var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
     /// Each finished repetition's timed seconds per operation.
     var timesPerOperation: [Double] {

@@ -3,7 +3,8 @@ import PersistenceBench
 import SQLiteSupport
 
 /// `sqlite`'s items: statements prepared once at open (`SQLiteItemStore.swift`), stepped and reset per call; a
-/// bulk write is one transaction per batch.
+/// bulk write is one transaction per batch, a batch of lookups one read transaction; `sqlite+txn` runs every read
+/// call in a read transaction of its own (`reading`).
 extension SQLiteItemStore: ItemStore {
     public func insert(_ batch: [Item]) throws {
         try connection.transaction {
@@ -35,17 +36,31 @@ extension SQLiteItemStore: ItemStore {
     }
 
     public func item(id: Int64) throws -> Item? {
+        try reading { try lookUp(id) }
+    }
+
+    public func items(ids: [Int64]) throws -> [Item?] {
+        try connection.readTransaction { try ids.map(lookUp) }
+    }
+
+    private func lookUp(_ id: Int64) throws -> Item? {
         selectByID.bind(id, at: 1)
         defer { selectByID.reset() }
         return try selectByID.step() ? Self.item(from: selectByID) : nil
     }
 
     public func forEachItem(_ body: (Item) throws -> Void) throws {
-        defer { selectAll.reset() }
-        while try selectAll.step() { try body(Self.item(from: selectAll)) }
+        try reading {
+            defer { selectAll.reset() }
+            while try selectAll.step() { try body(Self.item(from: selectAll)) }
+        }
     }
 
     public func count(where filter: ItemFilter) throws -> Int {
+        try reading { try count(filter) }
+    }
+
+    private func count(_ filter: ItemFilter) throws -> Int {
         let statement: SQLiteStatement
         if let priority = filter.priority {
             statement = countWithPriority
@@ -61,6 +76,10 @@ extension SQLiteItemStore: ItemStore {
     }
 
     public func count(pricedIn range: PriceRange) throws -> Int {
+        try reading { try count(range) }
+    }
+
+    private func count(_ range: PriceRange) throws -> Int {
         countPriced.bind(range.lower, at: 1)
         countPriced.bind(range.upper, at: 2)
         defer { countPriced.reset() }
@@ -69,6 +88,10 @@ extension SQLiteItemStore: ItemStore {
     }
 
     public func page(_ query: ItemPageQuery) throws -> [Item] {
+        try reading { try rows(of: query) }
+    }
+
+    private func rows(of query: ItemPageQuery) throws -> [Item] {
         let statement: SQLiteStatement
         var index: Int32 = 1
         if let priority = query.priority {
@@ -88,13 +111,15 @@ extension SQLiteItemStore: ItemStore {
     }
 
     public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
-        selectRange.bind(id, at: 1)
-        selectRange.bind(Int64(limit), at: 2)
-        defer { selectRange.reset() }
-        var items: [Item] = []
-        items.reserveCapacity(limit)
-        while try selectRange.step() { items.append(Self.item(from: selectRange)) }
-        return items
+        try reading {
+            selectRange.bind(id, at: 1)
+            selectRange.bind(Int64(limit), at: 2)
+            defer { selectRange.reset() }
+            var items: [Item] = []
+            items.reserveCapacity(limit)
+            while try selectRange.step() { items.append(Self.item(from: selectRange)) }
+            return items
+        }
     }
 
     public func update(_ updates: [ItemUpdate]) throws {

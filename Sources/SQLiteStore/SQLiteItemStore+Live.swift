@@ -14,7 +14,7 @@ extension SQLiteItemStore: ConcurrentReadStore {
     func openSecondConnection() throws -> SQLiteItemStore {
         try SQLiteItemStore(
             directory: URL(fileURLWithPath: connection.path).deletingLastPathComponent(), tuned: tuned,
-            synchronous: synchronous)
+            synchronous: synchronous, readsInTransactions: readsInTransactions)
     }
 }
 

@@ -4,8 +4,9 @@ import SQLiteSupport
 
 /// `sqlite`: the SQLite C API used directly: prepared statements, `sqlite3_step`, column getters.
 ///
-/// Same file name, schema, indexes and pragmas as `grdb` (WAL, synchronous=FULL), so that the ratio between
-/// the two is the cost of GRDB's layer and nothing else.
+/// Same file name, schema, indexes, pragmas and threading mode as `grdb` (multi-thread, WAL, synchronous=FULL).
+/// What still differs from a `grdb` call is GRDB's layer: the connection's dispatch queue, an explicit read
+/// transaction per call (`sqlite+txn` pays it too), and statements compiled per call; `docs/stores.md` splits it.
 public final class SQLiteItemStore: Store {
     /// What a performance-minded user sets: a page cache and a memory map that hold the data (1 GiB each asked;
     /// SQLite caps the map at its compile-time limit) and temporary tables in memory. Durability is unchanged.
@@ -25,7 +26,8 @@ public final class SQLiteItemStore: Store {
             summary: "sqlite as a performance-minded user sets it up: a 1 GiB page cache, a 1 GiB memory map "
                 + "(reads served from mapped pages), temporary tables in memory",
             durability: "every commit fsynced (WAL, synchronous=FULL)",
-            configuration: "journal_mode=WAL synchronous=FULL cache_size=-1048576 (1 GiB) "
+            configuration: SQLiteConnection.threadingConfiguration
+                + " journal_mode=WAL synchronous=FULL cache_size=-1048576 (1 GiB) "
                 + "mmap_size=\(min(1 << 30, SQLiteConnection.maximumMapSize)) (1 GiB asked; this build's limit is "
                 + "\(SQLiteConnection.maximumMapSize)) temp_store=MEMORY",
             engine: { SQLiteConnection.engine }, inclusion: .variant, type: SQLiteItemStore.self,
@@ -40,6 +42,14 @@ public final class SQLiteItemStore: Store {
                 of: "synchronous=FULL", with: "synchronous=NORMAL"),
             engine: { SQLiteConnection.engine }, inclusion: .variant, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: false, synchronous: "NORMAL") }),
+        StoreKind(
+            name: "sqlite+txn",
+            summary: "sqlite with every read call in its own explicit read transaction (BEGIN DEFERRED … COMMIT, "
+                + "compiled every call, as a GRDB read does): the transaction's share of a grdb lookup",
+            durability: "every commit fsynced (WAL, synchronous=FULL)",
+            configuration: SQLiteConnection.defaultConfiguration + "; each read call in BEGIN DEFERRED/COMMIT",
+            engine: { SQLiteConnection.engine }, inclusion: .whenNamed, type: SQLiteItemStore.self,
+            open: { try SQLiteItemStore(directory: $0, tuned: false, readsInTransactions: true) }),
     ]
 
     /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.
@@ -56,6 +66,8 @@ public final class SQLiteItemStore: Store {
     let tuned: Bool
     /// `PRAGMA synchronous`: FULL, or NORMAL for `sqlite+normal`.
     let synchronous: String
+    /// Whether every read call runs in an explicit read transaction of its own (`sqlite+txn`).
+    let readsInTransactions: Bool
     /// The profile's distinct stacks by id, loaded by the first profile write (`SQLiteItemStore+Profile.swift`).
     var profileStacks: StackInterner?
     let insertStatement: SQLiteStatement
@@ -70,11 +82,12 @@ public final class SQLiteItemStore: Store {
     let updateStatement: SQLiteStatement
     let deleteStatement: SQLiteStatement
 
-    public init(directory: URL, tuned: Bool, synchronous: String = "FULL") throws {
+    public init(directory: URL, tuned: Bool, synchronous: String = "FULL", readsInTransactions: Bool = false) throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
         self.tuned = tuned
         self.synchronous = synchronous
+        self.readsInTransactions = readsInTransactions
         // Foreign keys on, as GRDB sets them: the house tables cascade deletes through them.
         try connection.execute(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = \(synchronous); PRAGMA foreign_keys = ON")
@@ -99,14 +112,15 @@ public final class SQLiteItemStore: Store {
     }
 
     /// The settings that make a SQLite store comparable to another, read from the live connection:
-    /// `journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0`.
+    /// `threading=multi-thread journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0`.
     public func pragmaSettings() throws -> String {
-        try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
-            let statement = try connection.prepare("PRAGMA \(name)")
-            defer { statement.finalize() }
-            guard try statement.step() else { throw BenchError("no value for PRAGMA \(name)") }
-            return "\(name)=\(statement.text(at: 0))"
-        }.joined(separator: " ")
+        "threading=\(connection.threadingMode) "
+            + (try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
+                let statement = try connection.prepare("PRAGMA \(name)")
+                defer { statement.finalize() }
+                guard try statement.step() else { throw BenchError("no value for PRAGMA \(name)") }
+                return "\(name)=\(statement.text(at: 0))"
+            }.joined(separator: " "))
     }
 
     public func close() throws {
@@ -138,6 +152,13 @@ extension SQLiteItemStore {
         let statement = try connection.prepare(sql)
         defer { statement.finalize() }
         return try body(statement)
+    }
+
+    /// Runs a read call: in a read transaction of its own for `sqlite+txn`, else as SQLite runs a statement alone
+    /// (in the implicit transaction every statement gets).
+    @inline(__always)
+    func reading<T>(_ body: () throws -> T) throws -> T {
+        readsInTransactions ? try connection.readTransaction(body) : try body()
     }
 
     /// Steps a statement that returns no rows, then resets it for its next bindings.

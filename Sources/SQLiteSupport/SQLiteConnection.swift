@@ -27,6 +27,9 @@ public final class SQLiteConnection {
     /// connections (SQLite's commit hook runs before that).
     public var didCommit: (() -> Void)?
 
+    /// Opens the connection in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`): no mutex around each call, as
+    /// GRDB 7 opens every connection of its queues and pools (its `SerializedDatabase` sets `.multiThread`), so
+    /// that every SQLite-based store runs in the same mode. `threadingMode` reads it back.
     public init(path: String) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -71,6 +74,20 @@ public final class SQLiteConnection {
         }
     }
 
+    /// Runs `body` in one read transaction (`BEGIN DEFERRED` … `COMMIT`, each compiled by `sqlite3_exec` on every
+    /// call, as a GRDB read does): its statements read one snapshot of the database.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Copies every frame of the write-ahead log into the database, syncs it and truncates the log to zero bytes
     /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what closing the last connection does. Throws if a reader kept the
     /// checkpoint from finishing.
@@ -102,6 +119,15 @@ public final class SQLiteConnection {
         return (lines, pageSize)
     }
 
+    /// The connection's threading mode as SQLite runs it (`sqlite3_db_mutex`: nil unless serialized):
+    /// "multi-thread" or "serialized".
+    public var threadingMode: String { Self.threadingMode(of: handle) }
+
+    /// The threading mode of any open connection, GRDB's included: "multi-thread" when it has no mutex of its own.
+    public static func threadingMode(of handle: OpaquePointer) -> String {
+        sqlite3_db_mutex(handle) == nil ? "multi-thread" : "serialized"
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
     @inlinable public var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -119,11 +145,15 @@ public final class SQLiteConnection {
     /// The linked library's version, "SQLite 3.40.1".
     public static var engine: String { "SQLite \(String(cString: sqlite3_libversion()))" }
 
-    /// The settings of the SQLite stores (`sqlite`, `orm`; `grdb` sets the same): WAL, every commit synced,
-    /// SQLite's default page cache and no memory map.
+    /// The settings of the SQLite stores (`sqlite`, `orm`; `grdb` sets the same): multi-thread mode, WAL, every
+    /// commit synced, SQLite's default page cache and no memory map.
     public static let defaultConfiguration =
-        "journal_mode=WAL synchronous=FULL cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) "
+        threadingConfiguration
+        + " journal_mode=WAL synchronous=FULL cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) "
         + "temp_store=DEFAULT"
+
+    /// The threading mode every SQLite-based store runs in, as its configuration line states it.
+    public static let threadingConfiguration = "threading=multi-thread (SQLITE_OPEN_NOMUTEX, as GRDB opens connections)"
 
     /// The largest `mmap_size` this build of SQLite accepts (`SQLITE_MAX_MMAP_SIZE`); a larger request is capped.
     public static var maximumMapSize: Int64 {

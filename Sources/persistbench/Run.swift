@@ -47,9 +47,10 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Stop a cell's loop of questions (insert-each, get, get-zipfian, page, write-then-page) once this much "
-                + "time has passed (at least \(TimeBox.minimumOperations) done), or 'none': 1s, 20s, 1m. Boxed cells are "
-                + "labelled and compared with the others on their first 20, 200, … answers.",
+            "Stop a cell's loop of steps (insert-each, get, get-zipfian, get-batch, page, write-then-page) once this "
+                + "much time has passed (at least \(TimeBox.minimumSteps) done), or 'none': 1s, 20s, 1m. The fewest "
+                + "steps a first-repetition cell did becomes its (workload, scale)'s count: every cell does exactly "
+                + "that many (a cell that did more runs again), so all are measured and compared on the same steps.",
             valueName: "duration"))
     var timeBox = "\(Int(TimeBox.defaultSeconds * 1000))ms"
 
@@ -130,6 +131,7 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        try OutputPath.requireDirectory(resume ?? out, option: resume == nil ? "--out" : "--resume")
         let results: RunResults
         if let resume {
             let directory = URL(fileURLWithPath: resume)

@@ -30,6 +30,24 @@ import Testing
         (["keys", "--workload", "insert", "--scale", "1k"], "'insert' is not a workload whose keys are drawn"),
         (["keys", "--workload", "get-zipfian", "--scale", "lots"], "'lots' is not a scale"),
         (["keys", "--workload", "ycsb-a", "--scale", "1k", "--count", "0"], "--count must be at least 1, not 0"),
+        (["run", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
+        (["crash", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
+        (
+            ["check", "--baseline", "results/ci-baseline", "--summary", "/dev/null/x/check.md"],
+            "cannot write to --summary '/dev/null/x/check.md': Not a directory"
+        ),
+        (
+            ["check", "--baseline", "results/ci-baseline", "--out", "/dev/null/x"],
+            "cannot write to --out '/dev/null/x': Not a directory"
+        ),
+        (
+            ["check", "--baseline", "results/ci-baseline", "--current", "results/ci-baseline", "--summary", "/tmp"],
+            "cannot write to --summary '/tmp': it is a directory"
+        ),
+        (
+            ["export", "--format", "github-action-benchmark", "--run", "results/ci-baseline", "/dev/null/x.json"],
+            "cannot write to the export file '/dev/null/x.json': /dev/null is not a directory"
+        ),
     ])
     func badInputIsRejectedWithItsName(arguments: [String], message: String) throws {
         let run = try runTool(arguments)
@@ -76,6 +94,11 @@ import Testing
         let timedPeak = try #require(get.metrics?.timedPeakRSSBytes)
         #expect(timedPeak > 1 << 20 && timedPeak <= processPeak, "the timed phase's peak is part of the process's")
         #expect(get.peakRSSBytes == timedPeak)
+        // The timed phase's peak is its own (reset after the open), and its growth is over the process before open.
+        let baseline = try #require(get.metrics?.baselineRSSBytes)
+        let openPeak = try #require(get.metrics?.openPeakRSSBytes)
+        #expect(baseline > 1 << 20 && baseline <= openPeak, "\(baseline) \(openPeak)")
+        #expect(get.metrics?.rssGrowthBytes == max(0, timedPeak - baseline))
         #expect(results.environment.engines["sqlite"]?.hasPrefix("SQLite 3.") == true)
         // GRDB's version is the one SwiftPM resolved (Package.resolved), not one written by hand.
         let resolved = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -125,37 +148,39 @@ import Testing
         #expect(missing.status == 2 && missing.output.contains("no results.json"), "\(missing.output)")
     }
 
-    /// A time box stops insert-each and get after their minimum: the cells say what they did and are labelled in the
-    /// report; insert-each was checked against the generator, get is compared on its first answers.
-    @Test func aTimeBoxedCellReportsWhatItDid() throws {
+    /// A time box stops insert-each and get after their minimum; the group's count is the fewest steps a first
+    /// repetition did, and every cell of the group, in every repetition, did exactly that count: the same
+    /// operations, the same answers, compared whole.
+    @Test func timeBoxedCellsOfAGroupDoTheSameSteps() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
         let run = try runTool([
-            "run", "--stores", "sqlite,json", "--workloads", "insert-each,get", "--scales", "1k", "--repetitions", "1",
-            "--out", out, "--time-box", "1ms", "--strict",
+            "run", "--stores", "sqlite,json,memory", "--workloads", "insert-each,get,get-batch", "--scales", "1k",
+            "--repetitions", "2", "--out", out, "--time-box", "1ms", "--strict",
         ])
         #expect(run.status == 0, "\(run.output)")
         let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
         #expect(results.configuration.timeBoxSeconds == 0.001)
-        let boxed = results.cells.filter { $0.workload == "insert-each" }
-        #expect(boxed.count == 2)
-        for cell in boxed {
-            #expect(cell.metrics?.timeBoxed == true, "\(cell.store)")
-            #expect(cell.metrics?.operations == TimeBox.minimumOperations, "\(cell.store)")
+        for workload in ["insert-each", "get", "get-batch"] {
+            let cells = results.cells.filter { $0.workload == workload }
+            #expect(cells.count == 6, "\(workload)")
+            let steps = Set(cells.map { $0.metrics?.steps })
+            let operations = Set(cells.map { $0.metrics?.operations })
+            #expect(steps.count == 1 && operations.count == 1, "\(workload): \(steps) \(operations)")
+            // get-batch's 1,000 keys are 10 batches: fewer than the minimum, all done.
+            let least = workload == "get-batch" ? 10 : TimeBox.minimumSteps
+            #expect(cells.allSatisfy { $0.metrics!.steps! >= least }, "\(workload)")
         }
-        // get's 1,000 lookups: a store slower than 1 µs each is boxed after at least 20, then compared with the other on
-        // the answers both gave.
-        let gets = results.cells.filter { $0.workload == "get" }
-        let boxedGets = gets.filter { $0.metrics?.timeBoxed == true }
-        #expect(boxedGets.allSatisfy { $0.metrics!.operations >= TimeBox.minimumOperations }, "\(gets)")
-        #expect(results.digestChecks.map(\.workload) == ["get"])
-        let check = try #require(results.digestChecks.first)
-        #expect(check.agreed, "\(check)")
-        if !boxedGets.isEmpty {
-            #expect(check.prefixDigests?.keys.sorted() == ["json", "sqlite"], "\(check)")
-            let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
-            #expect(markdown.contains("get at 1k on the first \(check.prefixAnswers!) answers"), "\(markdown)")
-        }
+        // json's durable inserts each rewrite its file: 1 ms allows the minimum.
+        let inserts = results.cells.filter { $0.workload == "insert-each" }
+        #expect(inserts.allSatisfy { $0.metrics?.timeBoxed == true && $0.metrics?.operations == TimeBox.minimumSteps })
+        #expect(results.digestChecks.map(\.workload) == ["insert-each", "get", "get-batch"])
+        #expect(results.digestChecks.allSatisfy { $0.agreed }, "\(results.digestChecks)")
+        // get-batch asks 100 keys a step.
+        let batch = try #require(results.cells.first { $0.workload == "get-batch" }?.metrics)
+        #expect(batch.operations == min(1_000, batch.steps! * GetBatchWorkload.batchSize))
+        let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
+        #expect(markdown.contains("insert-each at 1k 20.0 steps"), "\(markdown)")
     }
 
     @Test func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {

@@ -119,11 +119,32 @@ import Testing
         #expect(markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 | 150 / 250 / 400 / 900 |"))
         #expect(markdown.contains("| `b` | 100 | – | – |"))
         let csv = CSVReport.render(results)
-        // The seven columns after it (the probe, the timed phase's counters, settle, maintained count, time box) are
-        // empty for this sample.
-        #expect(csv.contains(",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000,,,,,,,\n"))
+        // The 13 columns after it (the probe, the timed phase's counters, settle, maintained count, time box, steps,
+        // memory growth, work note, harness) are empty for this sample.
+        #expect(
+            csv.contains(
+                ",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\(String(repeating: ",", count: 13))\n"))
         // Workloads without kinds have no such table.
         #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
+    }
+
+    /// A cell where a store does other work says so; its memory is shown as the timed phase's peak and the growth
+    /// over the process before the store opened, which the per-record chart divides by the records.
+    @Test func cellsShowWorkNotesAndMemoryGrowth() throws {
+        var results = sampleResults()
+        for index in results.cells.indices where results.cells[index].store == "a" {
+            results.cells[index].metrics?.workNote = "one save after the whole load"
+            results.cells[index].metrics?.timedPeakRSSBytes = 30 << 20
+            results.cells[index].metrics?.baselineRSSBytes = 20 << 20
+        }
+        #expect(results.cells[0].metrics?.rssGrowthBytes == 10 << 20)
+        let markdown = MarkdownReport.render(results)
+        #expect(markdown.contains("30.0 MiB (+10.0 MiB) · one save after the whole load"), "\(markdown)")
+        let csv = CSVReport.render(results)
+        #expect(csv.contains(",\(10 << 20),one save after the whole load,\n"), "\(csv)")
+        let chart = try #require(Charts.render(results).first { $0.0 == Charts.memoryFileName }?.1)
+        // 10 MiB over 100 records: 104,858 B per record, for `a` only (`b` has no baseline).
+        #expect(chart.contains(">a</text>") && !chart.contains(">b</text>"), "\(chart)")
     }
 
     @Test func aDigestMismatchIsShownLoudly() {
@@ -134,45 +155,36 @@ import Testing
         #expect(markdown.contains("DIGEST MISMATCH"))
     }
 
-    /// Time-boxed cells are compared with every cell of their group on the longest prefix all of them answered;
-    /// the cells that did everything are also compared whole; a wrong prefix is a mismatch.
-    @Test func timeBoxedCellsAreComparedOnTheAnswersAllGave() {
-        func prefixes(_ lengths: [Int], wrongFrom: Int = .max) -> [Digest] {
-            lengths.map { Digest(count: $0, hash: $0 >= wrongFrom ? 1 : UInt64($0)) }
-        }
-        func cell(_ store: String, operations: Int, boxed: Bool, prefixes: [Digest]) -> CellResult {
+    /// Every cell of a group is compared whole, boxed or not: boxed cells did the group's count of steps; a store
+    /// whose answers differ disagrees. Boxed cells of runs recorded before that rule (no steps) are left out.
+    @Test func everyCellOfAGroupIsComparedWhole() {
+        func cell(_ store: String, steps: Int?, boxed: Bool, hash: UInt64 = 7) -> CellResult {
             var metrics = CellMetrics(
-                timedSeconds: 1, operations: operations, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-                storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest(count: operations, hash: UInt64(operations)))
+                timedSeconds: 1, operations: steps ?? 10_000, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
+                storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest(count: steps ?? 10_000, hash: hash))
             metrics.timeBoxed = boxed ? true : nil
-            metrics.digestPrefixes = prefixes
+            metrics.steps = steps
             return CellResult(
                 store: store, workload: "get", scale: Scale(records: 10_000), repetition: 1, status: .ok, reason: nil,
                 metrics: metrics)
         }
-        let full = cell("a", operations: 10_000, boxed: false, prefixes: prefixes([20, 200, 2_000]))
-        let fullToo = cell("b", operations: 10_000, boxed: false, prefixes: prefixes([20, 200, 2_000]))
-        let boxed = cell("c", operations: 734, boxed: true, prefixes: prefixes([20, 200]))
-        let checks = DigestCheck.checks(of: [full, fullToo, boxed])
+        let checks = DigestCheck.checks(of: [cell("a", steps: 734, boxed: true), cell("b", steps: 734, boxed: true)])
         #expect(checks.count == 1)
-        #expect(
-            checks[0].agreed && checks[0].prefixAnswers == 200 && checks[0].longestPrefixAnswers == 2_000, "\(checks)")
+        #expect(checks[0].agreed && checks[0].steps == 734, "\(checks)")
         #expect(checks[0].digests.keys.sorted() == ["a", "b"])
-        #expect(checks[0].prefixDigests?.keys.sorted() == ["a", "b", "c"])
-        // No box: no prefix comparison.
-        #expect(DigestCheck.checks(of: [full, fullToo])[0].prefixAnswers == nil)
-        // A boxed cell whose first 200 answers differ disagrees, though its first 20 agree.
-        let wrong = cell("c", operations: 734, boxed: true, prefixes: prefixes([20, 200], wrongFrom: 200))
-        let mismatch = DigestCheck.checks(of: [full, fullToo, wrong])[0]
-        #expect(!mismatch.agreed)
-        #expect(mismatch.digestsDescription.contains("first 200 answers: a 200:"), "\(mismatch.digestsDescription)")
-        // A cell boxed after 20 answers does not shorten the comparison of those that gave 2,000: one of them
-        // wrong from 2,000 on disagrees.
-        let short = cell("d", operations: 25, boxed: true, prefixes: prefixes([20]))
-        let wrongLate = cell(
-            "b", operations: 5_000, boxed: true, prefixes: prefixes([20, 200, 2_000], wrongFrom: 2_000))
-        let late = DigestCheck.checks(of: [full, wrongLate, short])[0]
-        #expect(!late.agreed && late.prefixAnswers == 20 && late.longestPrefixAnswers == 2_000, "\(late)")
+        let wrong = DigestCheck.checks(of: [
+            cell("a", steps: 734, boxed: true), cell("b", steps: 734, boxed: true, hash: 8),
+        ])[0]
+        #expect(!wrong.agreed)
+        #expect(wrong.digestsDescription == "a 734:0000000000000007; b 734:0000000000000008", "\(wrong)")
+        // No box: compared whole, no count of steps named.
+        let full = DigestCheck.checks(of: [cell("a", steps: 10_000, boxed: false), cell("b", steps: nil, boxed: false)])
+        #expect(full[0].agreed && full[0].steps == nil)
+        // A legacy boxed cell (no steps) is not compared.
+        let legacy = DigestCheck.checks(of: [
+            cell("a", steps: nil, boxed: false), cell("b", steps: nil, boxed: true, hash: 9),
+        ])
+        #expect(legacy[0].agreed && legacy[0].digests.keys.sorted() == ["a"])
     }
 
     @Test func chartsAreWrittenLinkedAndWellFormed() throws {
@@ -183,6 +195,11 @@ import Testing
             var bigger = cell
             bigger.scale = Scale(records: 10_000)
             return bigger
+        }
+        // The memory chart draws growth over the process before the store opened.
+        for index in results.cells.indices {
+            results.cells[index].metrics?.baselineRSSBytes = 20 << 20
+            results.cells[index].metrics?.timedPeakRSSBytes = 30 << 20
         }
         try ReportWriter.write(results, to: directory.url)
         let charts = directory.url.appendingPathComponent("charts")

@@ -2,6 +2,7 @@ import Foundation
 import GRDBStore
 import PersistenceBench
 import SQLiteStore
+import StoreCatalog
 import Testing
 
 /// `sqlite` and the `grdb` variants must differ only in the layer: same schema, indexes and pragmas.
@@ -38,7 +39,16 @@ import Testing
             #expect(schemas[0].contains(name))
         }
         #expect(pragmas.count == 2 && pragmas[0] == pragmas[1])
-        #expect(pragmas.first == "journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0")
+        #expect(
+            pragmas.first
+                == "threading=multi-thread journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0")
+    }
+
+    /// Every SQLite-based store's configuration line states the threading mode its connections run in.
+    @Test func everySQLiteStoreStatesItsThreadingMode() throws {
+        for kind in StoreCatalog.all where kind.engine().contains("SQLite") {
+            #expect(kind.configuration.contains("threading=multi-thread"), "\(kind.name): \(kind.configuration)")
+        }
     }
 
     /// `sqlite+tuned` is `sqlite` with a larger page cache, a memory map and in-memory temporary tables: the
@@ -49,7 +59,10 @@ import Testing
         let store = try #require(try kind.open(directory.url) as? SQLiteItemStore)
         defer { try? store.close() }
         let settings = try store.pragmaSettings()
-        #expect(settings == "journal_mode=wal synchronous=2 cache_size=-1048576 mmap_size=1073741824 temp_store=2")
+        #expect(
+            settings
+                == "threading=multi-thread journal_mode=wal synchronous=2 cache_size=-1048576 mmap_size=1073741824 temp_store=2"
+        )
         for setting in ["synchronous=FULL", "cache_size=-1048576", "mmap_size=1073741824", "temp_store=MEMORY"] {
             #expect(kind.configuration.contains(setting))
         }

@@ -25,6 +25,20 @@ import Testing
         try store.close()
     }
 
+    /// A batch of lookups answers in the order asked, a repeated id each time, a missing id with nil.
+    @Test(arguments: itemStoreNames)
+    func batchLookupsAnswerInTheOrderAsked(store name: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try openItemStore(try storeKind(name), at: directory.url)
+        let expected = expectedItems(50)
+        try load(expected, into: store)
+        let ids: [Int64] = [7, 3, 51, 7, 50, 1, 0, 3]
+        let answers = try store.items(ids: ids)
+        #expect(answers == ids.map { id in expected.first { $0.id == id } })
+        #expect(try store.items(ids: []).isEmpty)
+        try store.close()
+    }
+
     @Test(arguments: itemStoreNames)
     func emptyStoreAnswersEmpty(store name: String) throws {
         let directory = try TemporaryDirectory()

@@ -15,8 +15,10 @@ public struct ProcessStats: Sendable {
     public var rssFileBytes: Int64?
     /// Bytes this process caused to be sent to storage: `write_bytes` in /proc/self/io.
     public var storageWriteBytes: Int64?
-    /// The most resident memory this process has held so far: `VmHWM`.
+    /// The most resident memory this process has held so far, or since `resetPeak()`: `VmHWM`.
     public var peakRSSBytes: Int64?
+    /// The resident memory now: `VmRSS`.
+    public var residentBytes: Int64?
 
     /// Reads the current values; a field is nil where the kernel does not provide it.
     public static func current() -> ProcessStats {
@@ -31,7 +33,16 @@ public struct ProcessStats: Sendable {
             voluntaryContextSwitches: Int64(usage.ru_nvcsw), rssAnonBytes: status["RssAnon"].flatMap(kilobytes),
             rssFileBytes: status["RssFile"].flatMap(kilobytes),
             storageWriteBytes: io["write_bytes"].flatMap { Int64($0) },
-            peakRSSBytes: status["VmHWM"].flatMap(kilobytes))
+            peakRSSBytes: status["VmHWM"].flatMap(kilobytes), residentBytes: status["VmRSS"].flatMap(kilobytes))
+    }
+
+    /// Sets this process's `VmHWM` to its resident memory now (Linux's `/proc/self/clear_refs`, "5"), so that the
+    /// next reading of `peakRSSBytes` is the peak of what ran in between. False where the kernel refused.
+    public static func resetPeak() -> Bool {
+        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return write(descriptor, "5", 1) == 1
     }
 
     /// The resident set of another process, in bytes (`VmRSS` of /proc/PID/status), or nil once it has exited.

@@ -15,6 +15,8 @@ public func monotonicNanoseconds() -> UInt64 {
 /// alternates generation and store calls reports the store's time alone.
 public final class Stopwatch {
     public private(set) var elapsedNanoseconds: UInt64 = 0
+    /// The duration of the last operation timed with `measureOperation`.
+    public private(set) var lastOperationNanoseconds: UInt64 = 0
     private var latencies: Histogram<UInt64>?
     private var latenciesByKind: [String: Histogram<UInt64>] = [:]
     /// Where each timed operation's latency also goes, per second of the timed phase, once the cell starts one.
@@ -58,6 +60,7 @@ public final class Stopwatch {
         let end = monotonicNanoseconds()
         let duration = end - start
         elapsedNanoseconds += duration
+        lastOperationNanoseconds = duration
         if latencies == nil { latencies = Self.histogram() }
         _ = latencies?.record(max(duration, 1))
         timeline?.record(latency: duration, at: end)

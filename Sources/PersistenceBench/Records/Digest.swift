@@ -39,6 +39,17 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         return Int64(value < 0 ? value - 0.5 : value + 0.5)
     }
 
+    /// The digest of a list of items (a page), in order.
+    public init(_ items: [Item]) {
+        self.init()
+        for item in items { add(item) }
+    }
+
+    /// Adds one lookup's answer: the item, or -1 where there is none.
+    public mutating func add(answer item: Item?) {
+        if let item { add(item) } else { add(-1) }
+    }
+
     /// Adds one answer: a number (a count, a missing-record marker).
     public mutating func add(_ value: Int) {
         count += 1

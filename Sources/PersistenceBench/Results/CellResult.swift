@@ -25,7 +25,7 @@ public struct CellResult: Codable, Equatable, Sendable {
     /// What the parent read with wait4 once the cell's process ended; nil for n/a cells.
     public var process: ProcessUsage?
 
-    /// The peak resident set that belongs to the cell's work: up to the end of its timed phase where measured
+    /// The peak resident set that belongs to the cell's work: its timed phase's own where measured
     /// (`metrics.timedPeakRSSBytes`), else the whole process's (a DNF cell, or results from before it was
     /// recorded).
     public var peakRSSBytes: Int64? { metrics?.timedPeakRSSBytes ?? process?.peakRSSBytes }
@@ -62,10 +62,15 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var rssFileBytes: Int64?
     /// Bytes sent to storage during the timed phase (/proc/self/io write_bytes), where the kernel counts them.
     public var storageWriteBytes: Int64?
-    /// The peak resident set of the cell's process up to the end of the timed phase (`VmHWM`): opening the
-    /// store and the timed phase, not the digest read-back after it, which for a store that reads everything
-    /// into memory (`orm`) would otherwise set the peak of every write workload.
+    /// The peak resident set of the cell's process during the timed phase alone (`VmHWM`, reset as the phase
+    /// starts: `ProcessStats.resetPeak`): not the open before it (`openPeakRSSBytes`: for `json`, decoding the whole
+    /// file) nor the digest read-back after it. In results recorded before 2026-11-25 (no `baselineRSSBytes`), the
+    /// peak since the process started.
     public var timedPeakRSSBytes: Int64?
+    /// The process's resident memory before the store opened: the tool's own fixed size.
+    public var baselineRSSBytes: Int64?
+    /// The process's peak resident memory from its start through the store's open, before the timed phase.
+    public var openPeakRSSBytes: Int64?
     /// The store's files after it was closed.
     public var bytesOnDisk: Int64
     public var digest: Digest
@@ -95,13 +100,31 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     public var readWhileImport: ReadWhileImportMetrics?
     /// `observe`'s and `observe-burst`'s notices, queries and observer CPU; nil for other workloads.
     public var observe: ObserveMetrics?
-    /// True where the time box (`--time-box`) stopped the workload before all its operations: `operations` is what
-    /// it did, and its digest is not compared with other stores' whole: the cell is compared on `digestPrefixes`
-    /// (or, for `insert-each`, was checked against the generator). Nil elsewhere.
+    /// True where the cell did fewer steps than its workload's own count: the time box (`--time-box`) set its
+    /// group's count of steps (`TimeBox`), which every cell of the group did. Nil elsewhere.
     public var timeBoxed: Bool?
-    /// For a workload a time box may stop (`get`, `page`, …): the digests of its first 20, 200, 2,000, … answers,
-    /// boxed or not, so that a boxed cell is compared with the others on the same answers. Nil elsewhere.
-    public var digestPrefixes: [Digest]?
+    /// For a loop of steps (`get`, `get-batch`, `page`, `insert-each`, `write-then-page`): the steps it did, the
+    /// same in every cell of a (workload, scale) once the run has set the count (`TimeBox`). Nil elsewhere.
+    public var steps: Int?
+    /// Where the store does other work than the rest for this workload, what it does (from `StoreKind.workNotes`):
+    /// shown in its cells. Nil elsewhere.
+    public var workNote: String?
+    /// For a loop of steps: the timed seconds of the same loop against a store that does nothing (`HarnessFloor`),
+    /// the harness's own part of `timedSeconds`. Nil elsewhere.
+    public var harnessSeconds: Double?
+
+    /// The harness's share of the timed seconds (0–1), where measured.
+    public var harnessShare: Double? {
+        guard let harnessSeconds, timedSeconds > 0 else { return nil }
+        return min(1, harnessSeconds / timedSeconds)
+    }
+
+    /// What the timed phase's peak added to the process as it was before the store opened: the memory the store
+    /// and its work needed. Nil where either was not measured.
+    public var rssGrowthBytes: Int64? {
+        guard let timedPeakRSSBytes, let baselineRSSBytes else { return nil }
+        return max(0, timedPeakRSSBytes - baselineRSSBytes)
+    }
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
@@ -124,10 +147,15 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         phaseCPUSeconds: Double? = nil, phaseWaits: Int64? = nil, settleSeconds: Double? = nil,
         maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil,
-        digestPrefixes: [Digest]? = nil
+        steps: Int? = nil, baselineRSSBytes: Int64? = nil, openPeakRSSBytes: Int64? = nil, workNote: String? = nil,
+        harnessSeconds: Double? = nil
     ) {
+        self.harnessSeconds = harnessSeconds
+        self.baselineRSSBytes = baselineRSSBytes
+        self.openPeakRSSBytes = openPeakRSSBytes
+        self.workNote = workNote
         self.timeBoxed = timeBoxed
-        self.digestPrefixes = digestPrefixes
+        self.steps = steps
         self.readWhileImport = readWhileImport
         self.observe = observe
         self.timedSeconds = timedSeconds
@@ -155,7 +183,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
-            digestPrefixes
+            steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -182,10 +210,14 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             readWhileImport: try c.decodeIfPresent(ReadWhileImportMetrics.self, forKey: .readWhileImport),
             observe: try c.decodeIfPresent(ObserveMetrics.self, forKey: .observe),
             timeBoxed: try c.decodeIfPresent(Bool.self, forKey: .timeBoxed),
-            digestPrefixes: try c.decodeIfPresent([Digest].self, forKey: .digestPrefixes))
+            steps: try c.decodeIfPresent(Int.self, forKey: .steps),
+            baselineRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .baselineRSSBytes),
+            openPeakRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .openPeakRSSBytes),
+            workNote: try c.decodeIfPresent(String.self, forKey: .workNote),
+            harnessSeconds: try c.decodeIfPresent(Double.self, forKey: .harnessSeconds))
     }
 
-    // ops/s is written out too, so that readers of results.json need not derive it.
+    // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(timedSeconds, forKey: .timedSeconds)
@@ -210,7 +242,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
         try c.encodeIfPresent(observe, forKey: .observe)
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
-        try c.encodeIfPresent(digestPrefixes, forKey: .digestPrefixes)
+        try c.encodeIfPresent(steps, forKey: .steps)
+        try c.encodeIfPresent(baselineRSSBytes, forKey: .baselineRSSBytes)
+        try c.encodeIfPresent(openPeakRSSBytes, forKey: .openPeakRSSBytes)
+        try c.encodeIfPresent(rssGrowthBytes, forKey: .rssGrowthBytes)
+        try c.encodeIfPresent(workNote, forKey: .workNote)
+        try c.encodeIfPresent(harnessSeconds, forKey: .harnessSeconds)
     }
 }
 

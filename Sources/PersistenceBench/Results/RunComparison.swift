@@ -266,8 +266,14 @@ public struct RunComparison: Codable, Sendable {
                 current: currentBytes.sorted().map(String.init).joined(separator: "/"),
                 ratio: Double(currentMax) / Double(max(baseMax, 1)), band: nil,
                 verdict: currentMax > baseMax ? .worse : currentMax < baseMax ? .better : .same))
-        let baseDigests = Set(base.finished.map(\.digest))
-        let currentDigests = Set(current.finished.map(\.digest))
+        // A boxed cell of a run recorded before every cell of a group did the same steps (no `steps`) answered as
+        // many questions as its box allowed: its digest is comparable with no other's, and is left out.
+        func comparable(_ metrics: [CellMetrics]) -> Set<Digest> {
+            Set(metrics.filter { !($0.timeBoxed == true && $0.steps == nil) }.map(\.digest))
+        }
+        let baseDigests = comparable(base.finished)
+        let currentDigests = comparable(current.finished)
+        guard !baseDigests.isEmpty || !currentDigests.isEmpty else { return (changes, time, counters != nil) }
         changes.append(
             Change(
                 metric: "digest", baseline: baseDigests.map(\.description).sorted().joined(separator: "/"),

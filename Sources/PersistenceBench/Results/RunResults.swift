@@ -148,23 +148,15 @@ public struct DigestCheck: Codable, Equatable, Sendable {
     public var workload: String
     public var scale: Scale
     public var agreed: Bool
-    /// Each store's distinct digests over its finished repetitions that did all their operations (more than one is
-    /// itself a disagreement).
+    /// Each store's distinct digests over its finished repetitions (more than one is itself a disagreement).
     public var digests: [String: [Digest]]
-    /// Where the time box stopped some cells: the number of first answers every cell of the group gave (20, 200,
-    /// 2,000, …: `DigestPrefixes`), on which all of them, boxed or not, are compared; every longer prefix is
-    /// compared among the cells that reached it. Nil when no cell was boxed.
-    public var prefixAnswers: Int?
-    /// The longest prefix at least two stores' cells reached and were compared on (at least `prefixAnswers`).
-    public var longestPrefixAnswers: Int?
-    /// Each store's distinct digests of the first prefix on which they disagree, or of the first `prefixAnswers`
-    /// answers when all agree.
-    public var prefixDigests: [String: [Digest]]?
+    /// Where the time box set the group's count of steps (`TimeBox`): that count, which every cell did, so that
+    /// every answer of every cell is in the compared digests. Nil when every cell did all its workload's steps.
+    public var steps: Int?
 
-    /// One check per (workload, scale) that has finished cells, in the cells' order. Where the time box stopped
-    /// cells, every prefix of answers (20, 200, …) is compared among the cells that gave it, so that a cell is
-    /// compared with each other on all the answers both gave; a boxed `insert-each` keeps no answers (its workload
-    /// checked the store against the generator) and is left out.
+    /// One check per (workload, scale) that has finished cells, in the cells' order. Every cell is compared: a
+    /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`). Boxed cells
+    /// of runs recorded before that rule (no `steps`) are left out.
     public static func checks(of cells: [CellResult]) -> [DigestCheck] {
         var order: [String] = []
         var groups: [String: [CellResult]] = [:]
@@ -175,56 +167,24 @@ public struct DigestCheck: Codable, Equatable, Sendable {
         }
         return order.compactMap { key in
             let group = groups[key]!
-            var check = DigestCheck(
-                workload: group[0].workload, scale: group[0].scale, agreed: true, digests: [:])
-            for cell in group where cell.metrics!.timeBoxed != true {
+            var check = DigestCheck(workload: group[0].workload, scale: group[0].scale, agreed: true, digests: [:])
+            for cell in group where !(cell.metrics!.timeBoxed == true && cell.metrics!.steps == nil) {
                 check.digests[cell.store, default: []].appendIfAbsent(cell.metrics!.digest)
+                if cell.metrics!.timeBoxed == true { check.steps = cell.metrics!.steps }
             }
-            let boxed = group.filter { $0.metrics!.timeBoxed == true && $0.metrics!.digestPrefixes?.isEmpty == false }
-            var prefixesAgree = true
-            if !boxed.isEmpty {
-                let prefixed = group.filter { $0.metrics!.digestPrefixes?.isEmpty == false }
-                let lengths = Set(prefixed.flatMap { $0.metrics!.digestPrefixes!.map(\.count) }).sorted()
-                check.prefixAnswers = prefixed.map { $0.metrics!.digestPrefixes!.last!.count }.min()!
-                for length in lengths {
-                    var digests: [String: [Digest]] = [:]
-                    for cell in prefixed {
-                        guard let prefix = cell.metrics!.digestPrefixes!.first(where: { $0.count == length }) else {
-                            continue
-                        }
-                        digests[cell.store, default: []].appendIfAbsent(prefix)
-                    }
-                    if digests.count >= 2 { check.longestPrefixAnswers = length }
-                    if length == check.prefixAnswers { check.prefixDigests = digests }
-                    if Set(digests.values.joined()).count > 1 {
-                        prefixesAgree = false
-                        check.prefixDigests = digests
-                        check.longestPrefixAnswers = length
-                        break
-                    }
-                }
-            }
-            guard !check.digests.isEmpty || check.prefixDigests != nil else { return nil }
-            check.agreed = Set(check.digests.values.joined()).count <= 1 && prefixesAgree
+            guard !check.digests.isEmpty else { return nil }
+            check.agreed = Set(check.digests.values.joined()).count <= 1
             return check
         }
     }
 }
 
 extension DigestCheck {
-    /// Each store's digests, then those of the compared prefix: "grdb 10000:3f…; sqlite 10000:3f… / 10000:4a…;
-    /// first 200 answers: json 200:…".
+    /// Each store's digests: "grdb 10000:3f…; sqlite 10000:3f… / 10000:4a…".
     public var digestsDescription: String {
-        func describe(_ digests: [String: [Digest]]) -> String {
-            digests.sorted { $0.key < $1.key }
-                .map { "\($0.key) \($0.value.map(\.description).joined(separator: " / "))" }
-                .joined(separator: "; ")
-        }
-        var parts = digests.isEmpty ? [] : [describe(digests)]
-        if let prefixDigests, let length = prefixDigests.values.first?.first?.count {
-            parts.append("first \(length) answers: " + describe(prefixDigests))
-        }
-        return parts.joined(separator: "; ")
+        digests.sorted { $0.key < $1.key }
+            .map { "\($0.key) \($0.value.map(\.description).joined(separator: " / "))" }
+            .joined(separator: "; ")
     }
 }
 

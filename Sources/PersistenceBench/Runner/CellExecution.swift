@@ -32,7 +32,8 @@ public enum CellExecution {
         }
         let context = WorkloadContext(
             scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
-            readRate: job.readRate ?? WorkloadContext.defaultReadRate, timeBox: TimeBox(seconds: job.timeBoxSeconds))
+            readRate: job.readRate ?? WorkloadContext.defaultReadRate,
+            timeBox: TimeBox(seconds: job.timeBoxSeconds, stepLimit: job.stepLimit))
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:
@@ -65,7 +66,9 @@ public enum CellExecution {
     ) throws -> CellMetrics {
         let store: any Store
         let outcome: WorkloadOutcome
+        let baseline = ProcessStats.current()
         let before: ProcessStats
+        var peakReset = false
         let timeline = Timeline()
         /// Starts the timeline with the timed phase.
         func startTimeline() {
@@ -74,13 +77,15 @@ public enum CellExecution {
             context.progress.timeline = timeline
         }
         if let opening = workload as? any OpeningWorkload {
-            before = ProcessStats.current()
+            before = baseline
+            peakReset = ProcessStats.resetPeak()
             startTimeline()
             begin()
             (outcome, store) = try opening.run(opening: { try kind.open(directory) }, at: directory, context: context)
         } else {
             store = try kind.open(directory)
             before = ProcessStats.current()
+            peakReset = ProcessStats.resetPeak()
             startTimeline()
             begin()
             outcome = try workload.run(on: store, context: context)
@@ -98,6 +103,7 @@ public enum CellExecution {
         var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
         if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
         try store.close()
+        let harnessSeconds = try HarnessFloor.seconds(of: workload, steps: outcome.steps, context: context)
         let stopwatch = context.stopwatch
         return CellMetrics(
             timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
@@ -110,6 +116,10 @@ public enum CellExecution {
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
             timeline: timeline.windows, readWhileImport: outcome.readWhileImport,
-            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil, digestPrefixes: outcome.digestPrefixes)
+            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil, steps: outcome.steps,
+            // Without the reset, the peak is the process's since its start: no baseline to subtract from it.
+            baselineRSSBytes: peakReset ? baseline.residentBytes : nil,
+            openPeakRSSBytes: peakReset ? before.peakRSSBytes : nil, workNote: kind.workNotes[workload.name],
+            harnessSeconds: harnessSeconds)
     }
 }

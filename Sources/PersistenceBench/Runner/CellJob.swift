@@ -17,8 +17,10 @@ public struct CellJob: Codable, Sendable {
     public var batchSize: Int
     /// Reads per second of `read-while-import`'s reader; nil for the default.
     public var readRate: Double?
-    /// The time box of workloads that ask one durable question after another (`TimeBox`); nil for none.
+    /// The time box of workloads that are a loop of steps (`TimeBox`); nil for none.
     public var timeBoxSeconds: Double?
+    /// The most steps such a workload does: its group's count so far (`TimeBox`); nil for all.
+    public var stepLimit: Int?
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
     public var directory: String
     /// Where the child writes its `CellReport`.

@@ -40,6 +40,9 @@ public final class Runner {
     /// Per store and workload, the first cell that ran out of a budget: the same work at this scale and above is
     /// not run again (`run(_:index:total:)`), since it only grows.
     private var outOfBudget: [String: (scale: Scale, repetition: Int, reason: String)] = [:]
+    /// Per (workload, scale) whose workload is a loop of steps, the fewest steps a first-repetition cell did: the
+    /// count every cell of the group does (`TimeBox`).
+    private var groupSteps: [String: Int] = [:]
 
     private enum FixtureState {
         case ready(URL)
@@ -79,6 +82,8 @@ public final class Runner {
             finished[Self.cellKey(cell.store, cell.workload, cell.scale, cell.repetition)] = cell
         }
     }
+
+    private static func groupKey(_ workload: String, _ scale: Scale) -> String { "\(workload)/\(scale.records)" }
 
     private static func cellKey(_ store: String, _ workload: String, _ scale: Scale, _ repetition: Int) -> String {
         "\(store)/\(workload)/\(scale.records)/\(repetition)"
@@ -124,11 +129,21 @@ public final class Runner {
         for (offset, cell) in plan.enumerated() {
             let key = Self.cellKey(cell.store.name, cell.workload.name, cell.scale, cell.repetition)
             do {
-                let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count)
+                let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count, box: box(for: cell))
                 results.cells.append(result)
                 try save(results)
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
-                if offset + 1 == plan.count || plan[offset + 1].scale != cell.scale {
+                let next = offset + 1 < plan.count ? plan[offset + 1] : nil
+                if cell.repetition == 1, let steps = result.metrics?.steps {
+                    groupSteps[Self.groupKey(cell.workload.name, cell.scale)] = min(
+                        steps, groupSteps[Self.groupKey(cell.workload.name, cell.scale)] ?? steps)
+                }
+                if cell.repetition == 1,
+                    next?.repetition != 1 || next?.workload.name != cell.workload.name || next?.scale != cell.scale
+                {
+                    try equalizeFirstRepetition(of: cell.workload, at: cell.scale, index: offset + 1, total: plan.count)
+                }
+                if next == nil || next?.scale != cell.scale {
                     try removeFixtures()
                 }
             } catch {
@@ -148,8 +163,37 @@ public final class Runner {
         return results
     }
 
+    /// The time box of a cell: in the first repetition the clock and the fewest steps a cell of its group did so
+    /// far; later, once the group's count is set, that count and no clock (`TimeBox`).
+    private func box(for cell: PlannedCell) -> TimeBox {
+        let count = groupSteps[Self.groupKey(cell.workload.name, cell.scale)]
+        guard cell.repetition > 1, let count else {
+            return TimeBox(seconds: configuration.timeBoxSeconds, stepLimit: count)
+        }
+        return TimeBox(seconds: nil, stepLimit: count)
+    }
+
+    /// Once every first-repetition cell of a (workload, scale) has run, runs again on exactly the group's count of
+    /// steps each one that did more (it ran before a slower store set the count), replacing its result: every cell
+    /// of the group is then measured and checked on the same steps.
+    private func equalizeFirstRepetition(of workload: any Workload, at scale: Scale, index: Int, total: Int) throws {
+        guard let count = groupSteps[Self.groupKey(workload.name, scale)] else { return }
+        for position in results.cells.indices {
+            let done = results.cells[position]
+            guard done.workload == workload.name, done.scale == scale, done.repetition == 1,
+                let steps = done.metrics?.steps, steps > count,
+                let store = stores.first(where: { $0.name == done.store })
+            else { continue }
+            let cell = PlannedCell(store: store, workload: workload, scale: scale, repetition: 1)
+            let again = try run(cell, index: index, total: total, box: TimeBox(seconds: nil, stepLimit: count))
+            results.cells[position] = again
+            try save(results)
+            observer.cellFinished(again, index: index, total: total)
+        }
+    }
+
     /// An error in one line: Foundation's file errors by their system cause and path.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         guard let cocoa = error as? CocoaError else { return "\(error)" }
         let underlying = cocoa.underlying.map { $0 as NSError }
         let cause =
@@ -158,7 +202,7 @@ public final class Runner {
         return cocoa.filePath.map { "\($0): \(cause)" } ?? cause
     }
 
-    private func run(_ cell: PlannedCell, index: Int, total: Int) throws -> CellResult {
+    private func run(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {
         func result(_ status: CellResult.Status, _ reason: String?) -> CellResult {
             CellResult(
                 store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
@@ -186,7 +230,7 @@ public final class Runner {
         }
         // Announced after the fixture is ready, so that a live display shows the cell, not the load.
         observer.cellStarted(cell, index: index, total: total)
-        let outcome = try runChild(mode: .measure, cell: cell, directory: directory)
+        let outcome = try runChild(mode: .measure, cell: cell, directory: directory, box: box)
         if configuration.keepStores && cell.repetition == configuration.repetitions {
             let kept = outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
                 .appendingPathComponent("\(cell.workload.name)-\(cell.scale)")
@@ -206,7 +250,7 @@ public final class Runner {
         let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key)
         try FileSystem.remove(directory)
         try FileSystem.makeDirectory(directory)
-        let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory)
+        let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory, box: .none)
         let state: FixtureState =
             loaded.status == .ok ? .ready(directory) : .failed(loaded.status, loaded.reason ?? "failed")
         fixtures[key] = state
@@ -219,7 +263,7 @@ public final class Runner {
     }
 
     /// Starts a child for `cell`, watches it against the budgets, and turns what it left into a result.
-    private func runChild(mode: CellJob.Mode, cell: PlannedCell, directory: URL) throws -> CellResult {
+    private func runChild(mode: CellJob.Mode, cell: PlannedCell, directory: URL, box: TimeBox) throws -> CellResult {
         let jobPath = workDirectory.appendingPathComponent("job.json")
         let reportPath = workDirectory.appendingPathComponent("report.json")
         let outputPath = workDirectory.appendingPathComponent("output.txt")
@@ -227,7 +271,8 @@ public final class Runner {
         let job = CellJob(
             mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
             seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
-            timeBoxSeconds: configuration.timeBoxSeconds, directory: directory.path, reportPath: reportPath.path,
+            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, directory: directory.path,
+            reportPath: reportPath.path,
             progressDescriptor: 3)
         try JSONEncoder().encode(job).write(to: jobPath)
 

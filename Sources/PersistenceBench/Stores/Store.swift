@@ -36,6 +36,10 @@ public enum MaintainedCount: String, Sendable {
     case teamsPerSport
 }
 
+extension ItemStore {
+    public func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
+}
+
 extension Store {
     public func finishInserting() throws {}
 
@@ -59,6 +63,11 @@ public protocol ItemStore: Store {
     func insertDurably(_ item: Item) throws
     /// The item with this id, or nil.
     func item(id: Int64) throws -> Item?
+    /// The items with these ids, in the order asked (nil where none; an id may repeat): a batch of lookups in one
+    /// read, in the store's idiom (one transaction for SQLite, one `read {}` for GRDB, one read transaction for
+    /// LMDB, one fetch for the ORM). A store whose lookups share nothing a batch could amortize asks `item(id:)`
+    /// for each (the default).
+    func items(ids: [Int64]) throws -> [Item?]
     /// Calls `body` with every item in id order, streaming: never an array of all items.
     func forEachItem(_ body: (Item) throws -> Void) throws
     /// How many items match the filter.
@@ -142,6 +151,9 @@ public struct StoreKind: Sendable {
     public let engine: @Sendable () -> String
     /// Which runs that name no stores include this one.
     public let inclusion: Inclusion
+    /// Per workload where this store does other work than the others (one save where they commit every batch,
+    /// answers from memory decoded at open), what it does, in a few words: reports show it in the store's cells.
+    public let workNotes: [String: String]
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type
     /// Creates a store in an empty directory, or opens the one it finds there.
@@ -172,8 +184,10 @@ public struct StoreKind: Sendable {
     public init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         invisibleToRecorder: String? = nil, configuration: String, engine: @escaping @Sendable () -> String,
-        inclusion: Inclusion = .defaultRun, type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
+        inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], type: any Store.Type,
+        open: @escaping @Sendable (URL) throws -> any Store
     ) {
+        self.workNotes = workNotes
         self.name = name
         self.summary = summary
         self.durability = durability

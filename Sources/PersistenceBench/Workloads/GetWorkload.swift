@@ -1,5 +1,5 @@
 /// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99); under a
-/// time box (`--time-box`), as many as the box allows.
+/// time box (`--time-box`), the first lookups of that sequence, as many as the group's count (`TimeBox`).
 public struct GetWorkload: ItemWorkload, KeyedWorkload {
     public enum KeyDistribution: Sendable {
         case uniform
@@ -22,10 +22,9 @@ public struct GetWorkload: ItemWorkload, KeyedWorkload {
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)
-        return try context.askInTurn(keys) { id, digest in
-            let item = try context.stopwatch.measureOperation { try store.item(id: id) }
-            if let item { digest.add(item) } else { digest.add(-1) }
-            context.progress.advance(by: 1)
+        return try context.askInTurn(keys, ask: store.item(id:)) { item, digest in
+            digest.add(answer: item)
+            return 1
         }
     }
 

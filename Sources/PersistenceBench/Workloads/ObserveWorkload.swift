@@ -30,6 +30,8 @@ public struct ObserveWorkload: ItemWorkload {
     public init(paced: Bool) { self.paced = paced }
 
     public var name: String { paced ? "observe" : "observe-burst" }
+    /// The observed result holds a count of items per filter: a store that keeps it answers in O(1) and is labelled.
+    public var countAsked: MaintainedCount? { .itemsPerFilter }
     public var summary: String {
         paced
             ? "one query (first page of 20 and count of one priority) observed through the store's own change "

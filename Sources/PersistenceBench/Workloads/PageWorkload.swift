@@ -1,5 +1,5 @@
 /// `page`: 1,000 pages of 20 items filtered on the priority enum, sorted by the Bool `isInStock`, then title; under a
-/// time box (`--time-box`), as many as the box allows.
+/// time box (`--time-box`), the first pages, as many as the group's count (`TimeBox`).
 public struct PageWorkload: ItemWorkload {
     public init() {}
     public let name = "page"
@@ -12,22 +12,19 @@ public struct PageWorkload: ItemWorkload {
     public static let pagesDeep = 50
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
-        try context.askInTurn(Self.queries(seed: context.seed)) { query, digest in
-            digest.add(try Self.answer(query, from: store, context: context))
+        try context.askInTurn(Self.queries(seed: context.seed), ask: store.page) { page, digest in
+            digest.add(Digest(page))
+            return 1
         }
     }
 
-    /// One page, timed as one operation (of `kind`, if given), and its digest (untimed).
+    /// One page, timed as one operation of `kind`, and its digest (untimed).
     static func answer(
-        _ query: ItemPageQuery, from store: any ItemStore, kind: String? = nil, context: WorkloadContext
+        _ query: ItemPageQuery, from store: any ItemStore, kind: String, context: WorkloadContext
     ) throws -> Digest {
-        let page =
-            try kind.map { kind in try context.stopwatch.measureOperation(kind) { try store.page(query) } }
-            ?? context.stopwatch.measureOperation { try store.page(query) }
-        var digest = Digest()
-        for item in page { digest.add(item) }
+        let page = try context.stopwatch.measureOperation(kind) { try store.page(query) }
         context.progress.advance(by: 1)
-        return digest
+        return Digest(page)
     }
 
     /// `count` seeded queries; `index` numbers independent sequences (0 is `page`'s own).

@@ -1,80 +1,106 @@
-/// How long a cell that asks one question after another may go on (`--time-box`): it stops asking once the box has
-/// passed and it has asked at least a minimum, and reports what it did (`CellMetrics.timeBoxed`). A store whose
-/// every operation costs O(N) (a durable insert into `json`), or a lookup loop of 100,000 at a large scale, would
-/// otherwise take minutes where the others take a second.
+/// How far a workload that asks one question after another goes: every store of a (workload, scale) does the same
+/// steps, and the slowest still fits the run.
 ///
-/// Boxed workloads: `insert-each` (its durable inserts; a boxed cell checks the store against the generator),
-/// `get`, `get-zipfian`, `page` (their questions) and `write-then-page` (its rounds). A boxed cell did fewer
-/// operations than the others, so it is compared with them on a fixed prefix of its answers (`DigestPrefixes`):
-/// every cell of those workloads, boxed or not, keeps the digests of its first 20, 200, 2,000, … answers, and the
-/// run compares the longest prefix every cell of a (workload, scale) reached.
+/// A step is one question (`get`, `page`), one batch of questions (`get-batch`), one durable insert
+/// (`insert-each`) or one round (`write-then-page`). A store whose every step costs O(N) (a durable insert into
+/// `json`), or 100,000 lookups at a large scale, would otherwise take minutes where the others take a second. So
+/// the runner sets the count of steps per (workload, scale) from the run itself (`Runner`): in the first
+/// repetition each cell stops once `seconds` have passed (after at least `minimumSteps`) or at the fewest steps
+/// a cell before it did (`stepLimit`); the group's count is then the fewest steps any of them did, every
+/// first-repetition cell that did more runs again on exactly that count, and the later repetitions do that count
+/// with no clock. Every cell of a group then did the same operations, its speed comes from them, and its digest
+/// covers every answer it gave: the stores are compared on all of them.
 public struct TimeBox: Sendable, Equatable {
-    /// Nil: no box; every operation is done.
+    /// Wall seconds after which a loop stops at its next step; nil: no clock.
     public var seconds: Double?
+    /// The most steps a loop does; nil: all of the workload's steps.
+    public var stepLimit: Int?
 
     /// The box `persistbench run` uses unless told otherwise: half a second of durable commits or lookups is
     /// thousands of samples for every store but those whose every commit rewrites a file.
     public static let defaultSeconds = 0.5
 
-    /// The fewest operations a boxed cell does, so that its median rests on enough samples.
-    public static let minimumOperations = 20
+    /// The fewest steps the clock lets a loop do, so that its median rests on enough samples.
+    public static let minimumSteps = 20
 
     public static let none = TimeBox(seconds: nil)
 
-    public init(seconds: Double?) { self.seconds = seconds }
+    public init(seconds: Double?, stepLimit: Int? = nil) {
+        self.seconds = seconds
+        self.stepLimit = stepLimit
+    }
 
-    /// Starts the box now, at the start of the workload's loop.
-    public func start() -> Running {
-        Running(deadline: seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) })
+    /// Starts the box now, at the start of the workload's loop of `total` steps.
+    public func start(steps total: Int, minimum: Int = TimeBox.minimumSteps) -> Running {
+        Running(
+            deadline: seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) },
+            limit: min(total, stepLimit ?? total), minimum: minimum, total: total)
     }
 
     /// A started box.
     public struct Running {
         let deadline: UInt64?
+        let limit: Int
+        let minimum: Int
+        /// The workload's own count of steps.
+        let total: Int
 
-        /// Whether a loop that has done `done` operations (at least `minimum` of them before the box may stop it)
-        /// does another.
-        public func allowsMore(after done: Int, minimum: Int = TimeBox.minimumOperations) -> Bool {
-            guard let deadline, done >= minimum else { return true }
-            return monotonicNanoseconds() < deadline
+        /// Whether a loop that has done `done` steps does another.
+        public func allowsMore(after done: Int) -> Bool { stepsAllowed(after: done, upTo: 1) > 0 }
+
+        /// How many more steps, at most `block`, a loop that has done `done` does next: 0 when it stops.
+        public func stepsAllowed(after done: Int, upTo block: Int) -> Int {
+            guard done < limit else { return 0 }
+            if let deadline, done >= minimum, monotonicNanoseconds() >= deadline { return 0 }
+            return min(block, limit - done)
         }
-    }
-}
 
-/// The digests of a workload's first 20, 200, 2,000, … answers, taken as it goes: what a time-boxed cell is
-/// compared on (`TimeBox`).
-public struct DigestPrefixes: Sendable {
-    public private(set) var digests: [Digest] = []
-    private var next = TimeBox.minimumOperations
-
-    /// Room for the prefixes of up to 20 million answers, allocated once.
-    public init() { digests.reserveCapacity(7) }
-
-    /// Called with the running digest after each answer: keeps it when its count is the next prefix length.
-    public mutating func note(_ digest: Digest) {
-        guard digest.count == next else { return }
-        digests.append(digest)
-        next *= 10
+        /// Whether a loop that stopped after `done` steps did fewer than the workload's own count.
+        public func stoppedEarly(after done: Int) -> Bool { done < total }
     }
 }
 
 extension WorkloadContext {
-    /// Asks `questions` in turn until all are answered or the time box stops them (`TimeBox`): `answer` times its
-    /// own store call and adds the answer to the digest; the digests of the first 20, 200, … answers are kept. The
-    /// outcome of a workload that is such a loop (`get`, `page`).
-    func askInTurn<Question>(_ questions: [Question], answer: (Question, inout Digest) throws -> Void) rethrows
-        -> WorkloadOutcome
-    {
+    /// Questions asked in a row between two clock reads, when a question takes under `sampledAloneAbove`: the
+    /// first of each block is timed alone as the latency sample, the rest together for the throughput.
+    static let questionsPerBlock = 32
+    /// A question slower than this (ns) is timed alone every time: two clock reads are then under 2% of it.
+    static let sampledAloneAbove: UInt64 = 2_000
+
+    /// Asks `questions` in turn, one step each, as far as the time box lets it (`TimeBox`), and digests the answers.
+    ///
+    /// `ask` is the store's call, the only thing timed; `fold` adds its answer to the digest (untimed) and returns
+    /// how many operations it was (a lookup, or a batch's lookups). Fast questions are timed in blocks of
+    /// `questionsPerBlock`, whose first question is timed alone for the latency histogram, so that the clock's
+    /// own cost (two reads, about 40 ns) is not added to every lookup of a store that answers in 100 ns; a question
+    /// slower than `sampledAloneAbove` is timed alone every time. The answers of a block are kept until its clock
+    /// stops, then digested. The outcome of a workload that is such a loop (`get`, `get-batch`, `page`).
+    func askInTurn<Question, Answer>(
+        _ questions: [Question], ask: (Question) throws -> Answer, fold: (Answer, inout Digest) -> Int
+    ) rethrows -> WorkloadOutcome {
         var digest = Digest()
-        var prefixes = DigestPrefixes()
-        let box = timeBox.start()
+        let box = timeBox.start(steps: questions.count)
         var done = 0
-        while done < questions.count, box.allowsMore(after: done) {
-            try answer(questions[done], &digest)
-            prefixes.note(digest)
-            done += 1
+        var operations = 0
+        var block = 1
+        var answers: [Answer] = []
+        answers.reserveCapacity(Self.questionsPerBlock)
+        while case let steps = box.stepsAllowed(after: done, upTo: block), steps > 0 {
+            answers.append(try stopwatch.measureOperation { try ask(questions[done]) })
+            if steps > 1 {
+                try stopwatch.measure {
+                    for index in (done + 1)..<(done + steps) { answers.append(try ask(questions[index])) }
+                }
+            }
+            var answered = 0
+            for answer in answers { answered += fold(answer, &digest) }
+            answers.removeAll(keepingCapacity: true)
+            progress.advance(by: answered)
+            operations += answered
+            done += steps
+            block = stopwatch.lastOperationNanoseconds > Self.sampledAloneAbove ? 1 : Self.questionsPerBlock
         }
         return WorkloadOutcome(
-            operations: done, digest: digest, timeBoxed: done < questions.count, digestPrefixes: prefixes.digests)
+            operations: operations, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done)
     }
 }

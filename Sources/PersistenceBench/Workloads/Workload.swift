@@ -54,10 +54,12 @@ public struct WorkloadOutcome: Sendable {
     public var readWhileImport: ReadWhileImportMetrics?
     /// What `observe` and `observe-burst` measured besides their timed commits and waits; nil for other workloads.
     public var observe: ObserveMetrics?
-    /// Whether the time box stopped the workload before it did all its operations (`TimeBox`).
+    /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
+    /// (`TimeBox`).
     public var timeBoxed: Bool
-    /// For a workload a time box may stop: the digests of its first 20, 200, … answers (`DigestPrefixes`).
-    public var digestPrefixes: [Digest]?
+    /// For a loop of steps (`TimeBox`): how many it did, on which the runner sets its group's count. Nil for a
+    /// workload that always does all its work.
+    public var steps: Int?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     public var changedStore: Bool { digest == nil || alsoDigestsStore }
@@ -65,10 +67,10 @@ public struct WorkloadOutcome: Sendable {
     public init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
-        digestPrefixes: [Digest]? = nil
+        steps: Int? = nil
     ) {
         self.timeBoxed = timeBoxed
-        self.digestPrefixes = digestPrefixes
+        self.steps = steps
         self.observe = observe
         self.operations = operations
         self.digest = digest
@@ -88,7 +90,7 @@ public struct WorkloadContext {
     public let progress: ProgressReporter
     /// Reads per second of the open-loop reader of `read-while-import` (`--read-rate`).
     public let readRate: Double
-    /// How long a workload of many durable operations may go on (`--time-box`).
+    /// How far a loop of steps goes (`--time-box`, and its group's count of steps).
     public let timeBox: TimeBox
 
     public static let defaultReadRate = 1_000.0

@@ -6,7 +6,8 @@ public enum WorkloadCatalog {
     /// The CRUD workloads over `Item`: the default matrix.
     public static let crud: [any Workload] = [
         InsertWorkload(), InsertEachWorkload(), GetWorkload(distribution: .uniform),
-        GetWorkload(distribution: .zipfian), ScanWorkload(), CountWhereWorkload(), CountRangeWorkload(), PageWorkload(),
+        GetWorkload(distribution: .zipfian), GetBatchWorkload(), ScanWorkload(), CountWhereWorkload(),
+        CountRangeWorkload(), PageWorkload(),
         UpdateWorkload(), DeleteWorkload(), WriteThenPageWorkload(),
     ]
 

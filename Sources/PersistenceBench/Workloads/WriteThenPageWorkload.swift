@@ -5,8 +5,8 @@
 /// rebuilds it when a query needs it (`packed`'s order arrays) pays at the first page after each write. Both
 /// are inside the timed phase, so maintained and rebuilt indexes are compared on the same work. Every item is
 /// updated once over the 100 rounds (a seeded permutation), in transactions of `batchSize`. Operations: items
-/// updated plus pages read; latencies per kind (`UPDATE-BATCH`, `PAGE`). Under a time box (`--time-box`), as many
-/// rounds as the box allows (at least 2: the first 20 pages, its shortest compared prefix).
+/// updated plus pages read; latencies per kind (`UPDATE-BATCH`, `PAGE`). Under a time box (`--time-box`), the first
+/// rounds, as many as the group's count (`TimeBox`; at least 2); every store's final items are compared too.
 public struct WriteThenPageWorkload: ItemWorkload {
     public init() {}
     public let name = "write-then-page"
@@ -15,8 +15,8 @@ public struct WriteThenPageWorkload: ItemWorkload {
 
     public static let rounds = 100
     public static let pagesPerRound = 10
-    /// The fewest rounds a time box lets the workload do: 20 pages, the shortest prefix cells are compared on.
-    static let minimumRounds = TimeBox.minimumOperations / pagesPerRound
+    /// The fewest rounds the clock lets the workload do: 20 pages.
+    static let minimumRounds = TimeBox.minimumSteps / pagesPerRound
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
@@ -24,11 +24,10 @@ public struct WriteThenPageWorkload: ItemWorkload {
             count: context.scale, seed: context.seed, stream: .writeThenPageSelection)
         let perRound = max(1, context.scale / Self.rounds)
         var digest = Digest()
-        var prefixes = DigestPrefixes()
         var operations = 0
-        let box = context.timeBox.start()
+        let box = context.timeBox.start(steps: Self.rounds, minimum: Self.minimumRounds)
         var round = 0
-        while round < Self.rounds, box.allowsMore(after: round, minimum: Self.minimumRounds) {
+        while box.allowsMore(after: round) {
             let start = min(context.scale, round * perRound)
             var position = start
             while position < min(context.scale, start + perRound) {
@@ -43,14 +42,13 @@ public struct WriteThenPageWorkload: ItemWorkload {
                 seed: context.seed, index: 2 + UInt64(round), count: Self.pagesPerRound)
             for query in queries {
                 digest.add(try PageWorkload.answer(query, from: store, kind: "PAGE", context: context))
-                prefixes.note(digest)
             }
             operations += queries.count
             round += 1
         }
         // The pages' answers, and (after the timed phase) every item as the updates left it.
         return WorkloadOutcome(
-            operations: operations, digest: digest, alsoDigestsStore: true, timeBoxed: round < Self.rounds,
-            digestPrefixes: prefixes.digests)
+            operations: operations, digest: digest, alsoDigestsStore: true,
+            timeBoxed: box.stoppedEarly(after: round), steps: round)
     }
 }

@@ -1,0 +1,33 @@
+/// The harness's own cost in a cell: the same loop of steps run again, after the timed phase, against a store that
+/// does nothing (`NullItemStore`), on the same number of steps. Its timed seconds are what the workload's loop,
+/// its clock reads and the call through the store protocol cost without any store work: reported beside the
+/// cell's time (`CellMetrics.harnessSeconds`), so that the harness's share is measured, not guessed.
+enum HarnessFloor {
+    /// The timed seconds of `workload`'s loop of `steps` steps against `NullItemStore`; nil for a workload that is
+    /// not such a loop over items.
+    static func seconds(of workload: any Workload, steps: Int?, context: WorkloadContext) throws -> Double? {
+        guard let steps, workload.supports(NullItemStore.self) else { return nil }
+        let stopwatch = Stopwatch()
+        let floor = WorkloadContext(
+            scale: context.scale, seed: context.seed, batchSize: context.batchSize, stopwatch: stopwatch,
+            progress: ProgressReporter(), readRate: context.readRate,
+            timeBox: TimeBox(seconds: nil, stepLimit: steps))
+        _ = try workload.run(on: NullItemStore(), context: floor)
+        return stopwatch.elapsedSeconds
+    }
+}
+
+/// Stores nothing, answers every question with nothing: what is left of a loop's time against it is the harness.
+final class NullItemStore: ItemStore {
+    func close() throws {}
+    func insert(_ batch: [Item]) throws {}
+    func insertDurably(_ item: Item) throws {}
+    func item(id: Int64) throws -> Item? { nil }
+    func forEachItem(_ body: (Item) throws -> Void) throws {}
+    func count(where filter: ItemFilter) throws -> Int { 0 }
+    func count(pricedIn range: PriceRange) throws -> Int { 0 }
+    func page(_ query: ItemPageQuery) throws -> [Item] { [] }
+    func items(startingAt id: Int64, limit: Int) throws -> [Item] { [] }
+    func update(_ updates: [ItemUpdate]) throws {}
+    func delete(ids: [Int64]) throws {}
+}
