@@ -123,7 +123,8 @@ import Testing
         // memory growth, work note, harness) are empty for this sample.
         #expect(
             csv.contains(
-                ",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\(String(repeating: ",", count: 13))\n"))
+                ",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\(String(repeating: ",", count: 13))\n"
+            ))
         // Workloads without kinds have no such table.
         #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
     }
