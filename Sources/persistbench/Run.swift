@@ -159,7 +159,8 @@ struct Run: ParsableCommand {
         guard unknown.isEmpty else {
             throw ValidationError("this build does not know \(unknown.joined(separator: ", ")) in the run to resume")
         }
-        let save: (RunResults) throws -> Void = { try ReportWriter.write($0, to: output) }
+        let writer = RunningReportWriter(directory: output)
+        let save: (RunResults) throws -> Void = { try writer.write($0) }
         let runner: Runner
         if let interrupted {
             print("Resuming \(output.path): \(interrupted.cells.count) finished cells kept")
