@@ -31,11 +31,15 @@ public enum DocumentFormat: String, CaseIterable, Sendable {
     }
 
     /// A bulk load writes the document once, where the other stores commit every batch; reads are `memory`'s code.
-    static let workNotes: [String: String] =
-        ["insert": "the whole document written once, at the end of the load, not one commit per batch"].merging(
-            ["get", "get-zipfian", "get-batch", "scan", "count-where", "count-range", "page"].map {
+    static let workNotes: [String: String] = {
+        let reads = ["get", "get-zipfian", "get-batch", "scan", "count-where", "count-range", "page"]
+        var notes = Dictionary(
+            uniqueKeysWithValues: reads.map {
                 ($0, "answered from the heap decoded at open: memory's code (an array indexed by id)")
-            }, uniquingKeysWith: { first, _ in first })
+            })
+        notes["insert"] = "the whole document written once, at the end of the load, not one commit per batch"
+        return notes
+    }()
 
     func encode(_ document: Document) throws -> Data {
         switch self {

@@ -51,10 +51,9 @@ public final class ORMItemStore: ObjectGraphStore {
         var notes: [String: String] = [:]
         if savesOnce { notes["insert"] = "one save after the whole load (SwiftData's idiom), not one per batch" }
         if mechanisms.contains(.postSaveMaintenance) {
+            let maintenance = "vacuum and checkpoint after every save (assumed frequency)"
             for workload in ["insert", "insert-each", "update", "delete", "write-then-page"] {
-                notes[workload, default: ""] +=
-                    (notes[workload] == nil ? "" : "; ")
-                    + "vacuum and checkpoint after every save (assumed frequency)"
+                notes[workload] = notes[workload].map { "\($0); \(maintenance)" } ?? maintenance
             }
         }
         return StoreKind(

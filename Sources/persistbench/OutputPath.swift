@@ -10,14 +10,7 @@ enum OutputPath {
 
     /// Creates `path` as a directory (with its parents) if missing and checks that a file can be created in it.
     static func requireDirectory(_ path: String, option: String) throws {
-        let url = URL(fileURLWithPath: path)
-        try requireNoFile(at: url, option: option, path: path)
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            throw Unwritable(description: "cannot write to \(option) '\(path)': \(reason(error, creating: url))")
-        }
-        try requireWritable(directory: url, for: path, option: option)
+        try requireWritableDirectory(URL(fileURLWithPath: path), for: path, option: option)
     }
 
     /// Checks that `path` can be written as a file: its directory exists (or is created) and takes new files, and
@@ -27,14 +20,19 @@ enum OutputPath {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw Unwritable(description: "cannot write to \(option) '\(path)': it is a directory")
         }
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
-        try requireNoFile(at: parent, option: option, path: path)
+        try requireWritableDirectory(
+            URL(fileURLWithPath: path).deletingLastPathComponent(), for: path, option: option)
+    }
+
+    /// Creates `directory` if missing and checks that it takes new files; errors name `option` and `path`.
+    private static func requireWritableDirectory(_ directory: URL, for path: String, option: String) throws {
+        try requireNoFile(at: directory, option: option, path: path)
         do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw Unwritable(description: "cannot write to \(option) '\(path)': \(reason(error, creating: parent))")
+            throw Unwritable(description: "cannot write to \(option) '\(path)': \(reason(error, creating: directory))")
         }
-        try requireWritable(directory: parent, for: path, option: option)
+        try requireWritable(directory: directory, for: path, option: option)
     }
 
     /// A file where a directory must be (or be created) is named as such, not by the "File exists" that creating
