@@ -121,12 +121,7 @@ public final class SQLiteConnection {
 
     /// The connection's threading mode as SQLite runs it (`sqlite3_db_mutex`: nil unless serialized):
     /// "multi-thread" or "serialized".
-    public var threadingMode: String { Self.threadingMode(of: handle) }
-
-    /// The threading mode of any open connection, GRDB's included: "multi-thread" when it has no mutex of its own.
-    public static func threadingMode(of handle: OpaquePointer) -> String {
-        sqlite3_db_mutex(handle) == nil ? "multi-thread" : "serialized"
-    }
+    public var threadingMode: String { sqlite3_db_mutex(handle) == nil ? "multi-thread" : "serialized" }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE on this connection.
     @inlinable public var changes: Int { Int(sqlite3_changes(handle)) }

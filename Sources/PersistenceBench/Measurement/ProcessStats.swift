@@ -38,7 +38,7 @@ public struct ProcessStats: Sendable {
 
     /// Sets this process's `VmHWM` to its resident memory now (Linux's `/proc/self/clear_refs`, "5"), so that the
     /// next reading of `peakRSSBytes` is the peak of what ran in between. False where the kernel refused.
-    public static func resetPeak() -> Bool {
+    static func resetPeak() -> Bool {
         let descriptor = open("/proc/self/clear_refs", O_WRONLY)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

@@ -16,7 +16,7 @@ public func monotonicNanoseconds() -> UInt64 {
 public final class Stopwatch {
     public private(set) var elapsedNanoseconds: UInt64 = 0
     /// The duration of the last operation timed with `measureOperation`.
-    public private(set) var lastOperationNanoseconds: UInt64 = 0
+    private(set) var lastOperationNanoseconds: UInt64 = 0
     private var latencies: Histogram<UInt64>?
     private var latenciesByKind: [String: Histogram<UInt64>] = [:]
     /// Where each timed operation's latency also goes, per second of the timed phase, once the cell starts one.

@@ -135,8 +135,8 @@ public final class Runner {
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 if cell.repetition == 1, let steps = result.metrics?.steps {
-                    groupSteps[Self.groupKey(cell.workload.name, cell.scale)] = min(
-                        steps, groupSteps[Self.groupKey(cell.workload.name, cell.scale)] ?? steps)
+                    let group = Self.groupKey(cell.workload.name, cell.scale)
+                    groupSteps[group] = min(steps, groupSteps[group] ?? steps)
                 }
                 if cell.repetition == 1,
                     next?.repetition != 1 || next?.workload.name != cell.workload.name || next?.scale != cell.scale
