@@ -70,8 +70,8 @@ public enum MarkdownReport {
         let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
         if let largest = harness.max(by: { $0.1 < $1.1 }) {
             out.append(
-                "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time between two "
-                    + "clock reads, the first of each block alone as the latency sample; a slower one is timed alone, "
+                "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time under one "
+                    + "clock, the first of each block alone as the latency sample; a slower one is timed alone, "
                     + "every one a sample. The harness's own cost (the same loop against a store that does nothing) "
                     + "is measured in every loop cell: at most \(String(format: "%.1f", largest.1 * 100))% of a "
                     + "cell's timed seconds in this run (\(largest.0.store) \(largest.0.workload) at "
