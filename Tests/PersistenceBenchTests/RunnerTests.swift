@@ -48,6 +48,51 @@ import Testing
         #expect(results.stores == ["sqlite", "lmdb", "packed"])
     }
 
+    /// At every scale after the first, the first repetition of a boxed workload runs its slowest store (per step, at
+    /// the scale before) first, so that none runs again on the count it sets.
+    @Test func theFirstRepetitionRunsTheSlowestStoreFirst() throws {
+        let (sqlite, json, memory) = (try storeKind("sqlite"), try storeKind("json"), try storeKind("memory"))
+        let workload = InsertEachWorkload()
+        func planned(_ store: StoreKind, _ records: Int) -> PlannedCell {
+            PlannedCell(store: store, workload: workload, scale: Scale(records: records), repetition: 1)
+        }
+        func measured(_ store: String, _ records: Int, seconds: Double, steps: Int?) -> CellResult {
+            CellResult(
+                store: store, workload: workload.name, scale: Scale(records: records), repetition: 1, status: .ok,
+                metrics: CellMetrics(
+                    timedSeconds: seconds, operations: steps ?? 1, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
+                    storageWriteBytes: nil, bytesOnDisk: 0, digest: Digest(), steps: steps))
+        }
+        let shuffled = [planned(memory, 2_000), planned(sqlite, 2_000), planned(json, 2_000)]
+        // The first scale: nothing measured before, the shuffled order.
+        #expect(Runner.slowestFirst(shuffled, measured: []).map(\.store.name) == ["memory", "sqlite", "json"])
+        let atOneThousand = [
+            measured("memory", 1_000, seconds: 0.001, steps: 40), measured("json", 1_000, seconds: 0.4, steps: 40),
+            measured("sqlite", 1_000, seconds: 0.2, steps: 40),
+            // A larger scale, another repetition, or an earlier scale than the largest below: not used.
+            measured("memory", 5_000, seconds: 9, steps: 1), measured("sqlite", 500, seconds: 9, steps: 1),
+        ]
+        #expect(
+            Runner.slowestFirst(shuffled, measured: atOneThousand).map(\.store.name) == ["json", "sqlite", "memory"])
+        // A store with no step count below (it did not finish) runs first.
+        let withoutSQLite = atOneThousand.filter { $0.store != "sqlite" }
+        #expect(
+            Runner.slowestFirst(shuffled, measured: withoutSQLite).map(\.store.name) == ["sqlite", "json", "memory"])
+
+        // A real run: json's durable insert rewrites its file, the slowest; at the second scale no cell runs again.
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out")
+        let run = try runTool([
+            "run", "--stores", "sqlite,json,memory", "--workloads", "insert-each", "--scales", "3k,6k",
+            "--repetitions", "1", "--time-box", "100ms", "--out", out.path, "--strict",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let finished = run.output.split(separator: "\n").filter { $0.contains("insert-each 6k rep 1:") }
+        #expect(finished.count == 3, "\(run.output)")
+        let results = try RunResults.load(from: out.appendingPathComponent("results.json"))
+        #expect(results.cells.filter { $0.scale.records == 6_000 }.first?.store == "json")
+    }
+
     /// A killed run keeps every finished cell: results are written after each one.
     @Test func aKilledRunKeepsItsFinishedCells() throws {
         let directory = try TemporaryDirectory()

@@ -94,7 +94,8 @@ public final class Runner {
     /// Scale by scale, workload by workload; within a repetition every store runs once, so that a drift in the
     /// machine's speed during the run touches every store alike, and in an order shuffled from the seed for each
     /// (scale, workload, repetition), so that no store always runs first, on a cold machine, or last. The cells
-    /// appear in results.json in this order.
+    /// appear in results.json in this order, but for the first repetition of a workload at every scale after the
+    /// first, which `run` orders slowest store first (`slowestFirst`).
     public var plan: [PlannedCell] {
         configuration.scales.enumerated().flatMap { scaleIndex, scale in
             workloads.enumerated().flatMap { workloadIndex, workload in
@@ -108,6 +109,36 @@ public final class Runner {
                 }
             }
         }
+    }
+
+    private static func sameGroup(_ one: PlannedCell, _ other: PlannedCell) -> Bool {
+        one.workload.name == other.workload.name && one.scale == other.scale && one.repetition == other.repetition
+    }
+
+    /// The first repetition of a (workload, scale), slowest store first: by the seconds per step each store took in
+    /// the first repetition of the same workload at the largest smaller scale measured, stores with no such cell
+    /// first, ties in the shuffled order. The slowest store then sets the group's count (`TimeBox`) before the
+    /// others run, and none of them runs again on it. The first scale keeps the shuffled order; so do the later
+    /// repetitions, which have no clock.
+    static func slowestFirst(_ cells: some Collection<PlannedCell>, measured: [CellResult]) -> [PlannedCell] {
+        guard let first = cells.first else { return [] }
+        let earlier = measured.filter {
+            $0.workload == first.workload.name && $0.repetition == 1 && $0.scale.records < first.scale.records
+                && $0.metrics?.steps != nil
+        }
+        guard let scale = earlier.map(\.scale.records).max() else { return Array(cells) }
+        var secondsPerStep: [String: Double] = [:]
+        for cell in earlier where cell.scale.records == scale {
+            if let metrics = cell.metrics, let steps = metrics.steps, steps > 0 {
+                secondsPerStep[cell.store] = metrics.timedSeconds / Double(steps)
+            }
+        }
+        let order = cells.enumerated().sorted { one, other in
+            let (mine, theirs) = (secondsPerStep[one.element.store.name], secondsPerStep[other.element.store.name])
+            if mine != theirs { return (mine ?? .infinity) > (theirs ?? .infinity) }
+            return one.offset < other.offset
+        }
+        return order.map(\.element)
     }
 
     /// `stores` shuffled (Fisher–Yates) from `seed` for the `round`-th repetition of the run.
@@ -125,8 +156,13 @@ public final class Runner {
         try FileSystem.remove(workDirectory)
         try FileSystem.makeDirectory(workDirectory)
         try save(results)
-        let plan = self.plan
-        for (offset, cell) in plan.enumerated() {
+        var plan = self.plan
+        for offset in plan.indices {
+            if plan[offset].repetition == 1, offset == 0 || !Self.sameGroup(plan[offset - 1], plan[offset]) {
+                let group = offset..<(plan[offset...].firstIndex { !Self.sameGroup($0, plan[offset]) } ?? plan.count)
+                plan[group] = ArraySlice(Self.slowestFirst(plan[group], measured: results.cells))
+            }
+            let cell = plan[offset]
             let key = Self.cellKey(cell.store.name, cell.workload.name, cell.scale, cell.repetition)
             do {
                 let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count, box: box(for: cell))

@@ -16,7 +16,7 @@ public struct WriteThenPageWorkload: ItemWorkload {
     public static let rounds = 100
     public static let pagesPerRound = 10
     /// The fewest rounds the clock lets the workload do: 20 pages.
-    static let minimumRounds = TimeBox.minimumSteps / pagesPerRound
+    static let minimumRounds = 2
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
