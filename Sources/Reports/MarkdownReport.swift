@@ -69,13 +69,19 @@ public enum MarkdownReport {
                 + "are compared: " + boxed.joined(separator: ", ") + "."
         let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
         if let largest = harness.max(by: { $0.1 < $1.1 }) {
+            // Per cell, the median over its repetitions, as every other figure of the report.
+            let byCell = Dictionary(grouping: harness) { "\($0.0.store) \($0.0.workload) at \($0.0.scale)" }
+                .compactMapValues { shares in median(shares.map(\.1)) }
+            let typical = byCell.max { $0.value < $1.value }!
+            func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
             out.append(
                 "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time under one "
                     + "clock, the first of each block alone as the latency sample; a slower one is timed alone, "
                     + "every one a sample. The harness's own cost (the same loop against a store that does nothing) "
-                    + "is measured in every loop cell: at most \(String(format: "%.1f", largest.1 * 100))% of a "
-                    + "cell's timed seconds in this run (\(largest.0.store) \(largest.0.workload) at "
-                    + "\(largest.0.scale), repetition \(largest.0.repetition)).")
+                    + "is measured in every loop cell: at most \(percent(typical.value)) of a cell's timed seconds, "
+                    + "median over its repetitions, in this run (\(typical.key)); \(percent(largest.1)) in a single "
+                    + "repetition (\(largest.0.store) \(largest.0.workload) at \(largest.0.scale), repetition "
+                    + "\(largest.0.repetition)).")
             out.append("")
         }
         out.append(

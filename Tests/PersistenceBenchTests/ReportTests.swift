@@ -148,6 +148,22 @@ import Testing
         #expect(chart.contains(">a</text>") && !chart.contains(">b</text>"), "\(chart)")
     }
 
+    /// The harness's share: the largest median over a cell's repetitions, and the largest single repetition.
+    @Test func theHarnessShareIsStatedAsAMedianAndAsTheWorstRepetition() {
+        var results = sampleResults()
+        // a: 0.1 s timed twice, its floor 2 ms and 8 ms (median 5%, worst 8%); b: 0.2 s, its floor 6 ms (3%).
+        let floors: [(String, Int, Double)] = [("a", 1, 0.002), ("a", 2, 0.008), ("b", 1, 0.006)]
+        for (store, repetition, seconds) in floors {
+            let index = results.cells.firstIndex { $0.store == store && $0.repetition == repetition }!
+            results.cells[index].metrics?.harnessSeconds = seconds
+        }
+        let markdown = MarkdownReport.render(results)
+        #expect(
+            markdown.contains(
+                "at most 5.0% of a cell's timed seconds, median over its repetitions, in this run (a scan at 100); "
+                    + "8.0% in a single repetition (a scan at 100, repetition 2)"), "\(markdown)")
+    }
+
     @Test func aDigestMismatchIsShownLoudly() {
         var results = sampleResults()
         results.cells[1].metrics?.digest = Digest(count: 100, hash: 43)

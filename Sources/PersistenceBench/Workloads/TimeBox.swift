@@ -74,7 +74,7 @@ extension WorkloadContext {
     /// `ask` is the store's call, the only thing timed; `fold` adds its answer to the digest (untimed) and returns
     /// how many operations it was (a lookup, or a batch's lookups). Fast questions are timed in blocks of
     /// `questionsPerBlock` (`Stopwatch.measureBlock`: three clock reads, the first question alone for the latency
-    /// histogram), so that the clock's own cost (about 25 ns a read) is not added to every lookup of a store that
+    /// histogram), so that the clock's own cost (about 30 ns a read) is not added to every lookup of a store that
     /// answers in 100 ns; a question slower than `sampledAloneAbove` is timed alone every time. The answers of a
     /// block are kept until its clock stops, then digested. The outcome of a workload that is such a loop (`get`,
     /// `get-batch`, `page`).
