@@ -163,7 +163,8 @@ struct Run: ParsableCommand {
         let save: (RunResults) throws -> Void = { try writer.write($0) }
         let runner: Runner
         if let interrupted {
-            print("Resuming \(output.path): \(interrupted.cells.count) finished cells kept")
+            let kept = interrupted.cells.filter { $0.interrupted != true }.count
+            print("Resuming \(output.path): \(kept) finished cells kept")
             runner = Runner(
                 resuming: interrupted, stores: kinds, workloads: chosen, outputDirectory: output,
                 executable: try Executable.path(), observer: ConsoleProgress(), save: save)

@@ -290,6 +290,31 @@ import Testing
         }
     }
 
+    /// A cell stopped from outside the run (Ctrl-C reaches the cell before the run) is not a result: it runs again.
+    @Test func aCellStoppedFromOutsideRunsAgainOnResume() throws {
+        let temporary = try TemporaryDirectory()
+        let out = temporary.url.appendingPathComponent("out")
+        let run = try runTool([
+            "run", "--stores", "sqlite,memory", "--workloads", "get", "--scales", "1k", "--repetitions", "1", "--out",
+            out.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let file = out.appendingPathComponent("results.json")
+        var results = try RunResults.load(from: file)
+        let stopped = try #require(results.cells.firstIndex { $0.store == "memory" })
+        results.cells[stopped] = CellResult(
+            store: "memory", workload: "get", scale: Scale(records: 1_000), repetition: 1, status: .dnf,
+            reason: "stopped from outside the run by signal 2 (Interrupt)")
+        results.cells[stopped].interrupted = true
+        results.finishedAt = nil
+        try results.jsonData().write(to: file)
+        let resumed = try runTool(["run", "--resume", out.path])
+        #expect(resumed.status == 0, "\(resumed.output)")
+        #expect(resumed.output.contains("1 finished cells kept"), "\(resumed.output)")
+        let again = try RunResults.load(from: file)
+        #expect(again.cells.count == 2 && again.cells.allSatisfy { $0.status == .ok && $0.interrupted == nil })
+    }
+
     @Test func resumingADirectoryWithoutARunIsNamed() throws {
         let run = try runTool(["run", "--resume", "/nonexistent-dir"])
         #expect(run.status == 2)

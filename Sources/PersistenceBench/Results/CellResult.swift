@@ -24,6 +24,9 @@ public struct CellResult: Codable, Equatable, Sendable {
     public var metrics: CellMetrics?
     /// What the parent read with wait4 once the cell's process ended; nil for n/a cells.
     public var process: ProcessUsage?
+    /// True for a cell whose process was stopped by a signal from outside the run (Ctrl-C, a kill, a closed
+    /// session), not by a crash of its own nor by the run's budgets: `run --resume` runs it again. Nil otherwise.
+    public var interrupted: Bool?
 
     /// The peak resident set that belongs to the cell's work: its timed phase's own where measured
     /// (`metrics.timedPeakRSSBytes`), else the whole process's (a DNF cell, or results from before it was

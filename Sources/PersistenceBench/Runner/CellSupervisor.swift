@@ -32,6 +32,11 @@ struct CellSupervisor {
             if let overBudget {
                 result.status = .dnf
                 result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
+            } else if case .signaled(let signal) = ending, Self.signalsFromOutside.contains(signal) {
+                result.status = .dnf
+                result.reason =
+                    "stopped from outside the run by signal \(signal) (\(String(cString: strsignal(signal))))"
+                result.interrupted = true
             } else if case .signaled(let signal) = ending {
                 result.status = .dnf
                 result.reason =
@@ -48,6 +53,11 @@ struct CellSupervisor {
             }
             return result
         }
+
+        /// Signals a process does not raise by crashing: someone stopped it (the run's own budget kills are
+        /// `overBudget`). Interrupting a run with Ctrl-C or a kill of its process group stops the cell first, and the
+        /// run records it before it stops too.
+        static let signalsFromOutside: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGKILL]
 
         static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
     }

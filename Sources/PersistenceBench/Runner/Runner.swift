@@ -68,7 +68,8 @@ public final class Runner {
     }
 
     /// Resumes `interrupted` (read from `outputDirectory`'s results.json): its configuration, start and environment
-    /// are kept, its finished cells kept and skipped, every other planned cell run.
+    /// are kept, its finished cells kept and skipped, every other planned cell run, and so is a cell that was
+    /// stopped from outside the run (`CellResult.interrupted`).
     public convenience init(
         resuming interrupted: RunResults, stores: [StoreKind], workloads: [any Workload], outputDirectory: URL,
         executable: String, observer: any RunObserver, save: @escaping (RunResults) throws -> Void
@@ -78,7 +79,7 @@ public final class Runner {
             environment: interrupted.environment, outputDirectory: outputDirectory, executable: executable,
             observer: observer, save: save)
         results.startedAt = interrupted.startedAt
-        for cell in interrupted.cells {
+        for cell in interrupted.cells where cell.interrupted != true {
             finished[Self.cellKey(cell.store, cell.workload, cell.scale, cell.repetition)] = cell
         }
     }
