@@ -55,8 +55,8 @@ public final class Stopwatch {
     }
 
     /// Times a block of operations with three clock reads: `first` alone as the latency sample, `first` and `rest`
-    /// together into the total. Two clock reads around each of 32 lookups of 100 ns would add about 40% to them; a
-    /// block pays one read between its first operation and the rest.
+    /// together into the total. A clock read (about 30 ns) around each lookup of 100 ns would add about 30% to it; a
+    /// block of 32 pays three reads.
     @inline(__always)
     func measureBlock(first: () throws -> Void, rest: () throws -> Void) rethrows {
         let start = monotonicNanoseconds()
