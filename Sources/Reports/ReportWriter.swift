@@ -42,12 +42,14 @@ public enum ReportWriter {
 }
 
 /// Writes a running matrix's results after every cell: `results.json` at once (what `--resume` and `report` read),
-/// the CSV, the Markdown report and its charts at most every `interval` seconds and when the run has finished.
-/// Rendering every report after every cell took a third of the default run's time.
+/// each cell encoded once (`IncrementalResultsEncoder`), the CSV, the Markdown report and its charts at most every
+/// `interval` seconds and when the run has finished. Rendering every report after every cell took a third of the
+/// default run's time.
 public final class RunningReportWriter {
     private let directory: URL
     private let intervalNanoseconds: UInt64
     private var lastFullWrite: UInt64?
+    private var json = IncrementalResultsEncoder()
 
     public init(directory: URL, intervalSeconds: Double = 10) {
         self.directory = directory
@@ -55,12 +57,13 @@ public final class RunningReportWriter {
     }
 
     public func write(_ results: RunResults) throws {
+        try FileSystem.makeDirectory(directory)
+        try FileSystem.writeAtomically(
+            try json.jsonData(of: results), to: directory.appendingPathComponent(ReportFormat.json.fileName))
         let now = monotonicNanoseconds()
         if results.finishedAt != nil || lastFullWrite.map({ now - $0 >= intervalNanoseconds }) ?? true {
-            try ReportWriter.write(results, to: directory)
+            try ReportWriter.write(results, to: directory, formats: [.csv, .md])
             lastFullWrite = now
-        } else {
-            try ReportWriter.write(results, to: directory, formats: [.json])
         }
     }
 }

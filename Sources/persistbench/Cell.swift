@@ -10,13 +10,16 @@ struct Cell: ParsableCommand {
     @Argument(help: "The job file the runner wrote.")
     var job: String
 
-    func run() throws {
+    func run() throws { try Self.run(jobPath: job) }
+
+    /// Runs the job in the file at `jobPath`; `main` calls this directly for `_cell JOB`, without the parser.
+    static func run(jobPath: String) throws {
         let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: job)) } catch {
-            throw ValidationError("cannot read job file '\(job)'")
+        do { data = try Data(contentsOf: URL(fileURLWithPath: jobPath)) } catch {
+            throw ValidationError("cannot read job file '\(jobPath)'")
         }
         guard let job = try? JSONDecoder().decode(CellJob.self, from: data) else {
-            throw ValidationError("'\(self.job)' is not a cell job")
+            throw ValidationError("'\(jobPath)' is not a cell job")
         }
         guard CellExecution.run(job, stores: allStores) else { throw ExitCode.failure }
     }

@@ -248,4 +248,31 @@ import Testing
         #expect(json.contains("\"operationsPerSecond\""))
         #expect(json.contains("\"digestChecks\""))
     }
+
+    /// A running matrix's results.json, each cell encoded once, is byte for byte the whole run's encoding: at the
+    /// start, as cells arrive, when a finished cell is replaced (a first repetition run again on its group's
+    /// count) and when the run finishes. On a committed run of the default matrix (every kind of cell: n/a, time-
+    /// boxed, latencies by operation, timelines).
+    @Test func resultsJSONWrittenCellByCellIsTheWholeRunsEncoding() throws {
+        let run = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("results/2026-11-25-default-fast/results.json")
+        let whole = try RunResults.load(from: run)
+        var growing = whole
+        growing.cells = []
+        growing.finishedAt = nil
+        var encoder = IncrementalResultsEncoder()
+        #expect(try encoder.jsonData(of: growing) == growing.jsonData())
+        for (index, cell) in whole.cells.enumerated() {
+            growing.cells.append(cell)
+            if [0, 1, 250].contains(index) { #expect(try encoder.jsonData(of: growing) == growing.jsonData()) }
+        }
+        // Changed, with an empty array (written over three lines, the middle one blank) and a message on two lines.
+        growing.cells[1].metrics?.digest = Digest(count: 1, hash: 7)
+        growing.cells[1].metrics?.timeline = []
+        growing.cells[1].reason = "one\ntwo"
+        #expect(try encoder.jsonData(of: growing) == growing.jsonData())
+        growing.cells[1] = whole.cells[1]
+        growing.finishedAt = whole.finishedAt
+        #expect(try encoder.jsonData(of: growing) == whole.jsonData())
+    }
 }

@@ -15,28 +15,31 @@ public enum Calibration {
     /// memory: about 120 ns).
     static let stepsPerRound = 1 << 17
 
-    /// Seconds of one round: the median of `rounds` rounds, after the table's pages are touched (untimed).
-    public static func measure(rounds: Int = 3) -> Double {
-        var table = [UInt64](repeating: 0, count: tableEntries)
+    /// Seconds of one round, after the table's pages are touched (untimed). One round, not the median of several:
+    /// a run's probe is the median over its cells, which already discards the rounds a preemption lengthened, and
+    /// each further round cost every cell about 20 ms (a tenth of the default run's time at 3 rounds).
+    public static func measure() -> Double {
+        // Written once, entry i holding i (not zeroed first: a second pass over 16 MiB cost each cell 2–3 ms).
+        var table = [UInt64](unsafeUninitializedCapacity: tableEntries) { buffer, count in
+            for index in 0..<tableEntries { buffer.initializeElement(at: index, to: UInt64(index)) }
+            count = tableEntries
+        }
         var state: UInt64 = 0x5EED
-        var times: [Double] = []
+        var seconds = 0.0
         table.withUnsafeMutableBufferPointer { table in
-            for index in table.indices { table[index] = UInt64(index) }
             let mask = UInt64(tableEntries - 1)
-            for _ in 0..<rounds {
-                let start = monotonicNanoseconds()
-                for _ in 0..<stepsPerRound {
-                    // The next index depends on the value just read: no two steps overlap in the memory system.
-                    let index = Int(truncatingIfNeeded: SplitMix64.mix(state) & mask)
-                    state = table[index] &+ state &+ 0x9E37_79B9_7F4A_7C15
-                    table[index] = state
-                }
-                times.append(Double(monotonicNanoseconds() - start) / 1e9)
+            let start = monotonicNanoseconds()
+            for _ in 0..<stepsPerRound {
+                // The next index depends on the value just read: no two steps overlap in the memory system.
+                let index = Int(truncatingIfNeeded: SplitMix64.mix(state) & mask)
+                state = table[index] &+ state &+ 0x9E37_79B9_7F4A_7C15
+                table[index] = state
             }
+            seconds = Double(monotonicNanoseconds() - start) / 1e9
         }
         // Keeps the loop from being optimised away: the final state is used.
-        if state == 0 { times.append(0) }
-        return times.sorted()[times.count / 2]
+        if state == 0 { seconds += .leastNonzeroMagnitude }
+        return seconds
     }
 
     /// Seconds of one durable write: the median over `rounds` of appending 4 KiB to a new file in `directory` and

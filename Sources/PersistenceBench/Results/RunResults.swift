@@ -63,7 +63,7 @@ public struct RunResults: Codable, Equatable, Sendable {
         return decoder
     }()
 
-    private static let encoder: JSONEncoder = {
+    fileprivate static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
@@ -85,7 +85,9 @@ public struct RunResults: Codable, Equatable, Sendable {
     }
 
     // The digest checks are derived from the cells, and written out for readers that do not recompute them.
-    public func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws { try encode(to: encoder, digestChecks: digestChecks) }
+
+    fileprivate func encode(to encoder: any Encoder, digestChecks: [DigestCheck]) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(schemaVersion, forKey: .schemaVersion)
         try c.encode(environment, forKey: .environment)
@@ -94,6 +96,66 @@ public struct RunResults: Codable, Equatable, Sendable {
         try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
         try c.encode(cells, forKey: .cells)
         try c.encode(digestChecks, forKey: .digestChecks)
+    }
+}
+
+/// Encodes a running matrix's results.json after every cell, each cell once: the bytes `RunResults.jsonData()`
+/// gives, without encoding again the cells that did not change. Encoding the whole run after every cell grows with
+/// the square of its cells: a fifth of the parent's CPU time in a run of 336 cells.
+public struct IncrementalResultsEncoder {
+    private var cells: [(cell: CellResult, json: [UInt8])] = []
+
+    public init() {}
+
+    /// results.json for `results`, encoding only the cells that are new or changed since the last call.
+    public mutating func jsonData(of results: RunResults) throws -> Data {
+        for (index, cell) in results.cells.enumerated() where index >= cells.count || cells[index].cell != cell {
+            let json = Self.indented(Array(try RunResults.encoder.encode(cell)))
+            if index < cells.count { cells[index] = (cell, json) } else { cells.append((cell, json)) }
+        }
+        cells.removeLast(cells.count - results.cells.count)
+        var envelope = results
+        envelope.cells = []
+        let empty = Array(
+            try RunResults.encoder.encode(Envelope(results: envelope, digestChecks: results.digestChecks)))
+        // The pretty printer writes an empty array as "[", a blank line and "]" indented to its key's depth.
+        let emptyCells = Array("\"cells\" : [\n\n  ]".utf8)
+        guard let at = empty.firstRange(of: emptyCells) else {
+            throw BenchError("results.json: the encoder wrote the cells' array in an unexpected form")
+        }
+        var data = Data(empty[..<at.lowerBound])
+        data.append(contentsOf: Array("\"cells\" : [".utf8))
+        for (index, cell) in cells.enumerated() {
+            data.append(contentsOf: index == 0 ? [0x0A] : Array(",\n".utf8))
+            data.append(contentsOf: cell.json)
+        }
+        data.append(contentsOf: Array((cells.isEmpty ? "\n\n  ]" : "\n  ]").utf8))
+        data.append(contentsOf: empty[at.upperBound...])
+        return data
+    }
+
+    /// The run as `RunResults.encode` writes it, its digest checks taken from all the cells, not the envelope's.
+    private struct Envelope: Encodable {
+        var results: RunResults
+        var digestChecks: [DigestCheck]
+
+        func encode(to encoder: any Encoder) throws {
+            try results.encode(to: encoder, digestChecks: digestChecks)
+        }
+    }
+
+    /// A cell's JSON as it stands in the run's `cells` array: every line but the empty ones (an empty array's)
+    /// indented by four spaces.
+    private static func indented(_ json: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = Array("    ".utf8)
+        out.reserveCapacity(json.count + json.count / 8)
+        for (index, byte) in json.enumerated() {
+            out.append(byte)
+            if byte == 0x0A, index + 1 < json.count, json[index + 1] != 0x0A {
+                out.append(contentsOf: [32, 32, 32, 32])
+            }
+        }
+        return out
     }
 }
 

@@ -62,24 +62,56 @@ extension FileSystem {
         try syncDirectory(url.deletingLastPathComponent())
     }
 
-    /// Copies a fixture's directory for one cell, then flushes the copy and drops the source from the page cache.
+    /// Copies a fixture's directory for one cell, flushing each copied file, then drops the source from the page
+    /// cache.
     ///
     /// The cell then starts with its own files cached (as far as memory allows) and no writeback of the copy
-    /// pending, which would otherwise compete with its timed phase for the disk.
+    /// pending, which would otherwise compete with its timed phase for the disk. Copied in 1 MiB reads and writes:
+    /// `FileManager.copyItem` copies through `sendfile` 4 KiB at a time, three times slower (a 20 MB store:
+    /// 35–47 ms against 10–14 ms, before the flush).
     public static func copyForCell(from source: URL, to destination: URL) throws {
-        try FileManager.default.copyItem(at: source, to: destination)
-        for file in try regularFiles(under: destination) {
-            try withDescriptor(of: file, flags: O_RDWR) { descriptor in
-                guard fsync(descriptor) == 0 else {
-                    throw BenchError("flushing \(file.path): \(String(cString: strerror(errno)))")
-                }
+        try makeDirectory(destination)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path).sorted() {
+            let from = source.appendingPathComponent(name)
+            let to = destination.appendingPathComponent(name)
+            let type = try FileManager.default.attributesOfItem(atPath: from.path)[.type] as? FileAttributeType
+            switch type {
+            case .typeDirectory?:
+                try copyForCell(from: from, to: to)
+            case .typeRegular?:
+                try copyFile(from: from, to: to, buffer: &buffer)
+            default:
+                throw BenchError("cannot copy \(from.path): neither a regular file nor a directory")
             }
         }
-        for file in try regularFiles(under: source) {
-            try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
-                // Advice only: pages that cannot be dropped stay, and the copy is still correct.
-                _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
+    }
+
+    /// Copies one regular file (the copy created new, mode 0644), flushes the copy, and drops the source from the
+    /// page cache (advice only: pages that cannot be dropped stay, and the copy is still correct).
+    private static func copyFile(from source: URL, to destination: URL, buffer: inout [UInt8]) throws {
+        try withDescriptor(of: source, flags: O_RDONLY) { input in
+            try withDescriptor(of: destination, flags: O_WRONLY | O_CREAT | O_EXCL) { output in
+                var offset = 0
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                    if count < 0 && errno == EINTR { continue }
+                    guard count >= 0 else {
+                        throw BenchError("reading \(source.path): \(String(cString: strerror(errno)))")
+                    }
+                    if count == 0 { break }
+                    try buffer.withUnsafeBytes {
+                        try write(
+                            UnsafeRawBufferPointer(rebasing: $0[..<count]), to: output, at: offset,
+                            path: destination.path)
+                    }
+                    offset += count
+                }
+                guard fsync(output) == 0 else {
+                    throw BenchError("flushing \(destination.path): \(String(cString: strerror(errno)))")
+                }
             }
+            _ = posix_fadvise(input, 0, 0, POSIX_FADV_DONTNEED)
         }
     }
 
