@@ -13,7 +13,12 @@
 // offset i64, data length i64, then the path, the second path and the data. Kinds: 1 write (offset, data),
 // 2 flush of a file, 3 truncate (offset = new size), 4 create, 5 rename (path to second path), 6 unlink,
 // 7 flush of a directory, 8 marker (data), 9 fault (offset = 1 write, 2 flush; length = errno), 10 flush by a
-// write through an O_SYNC or O_DSYNC descriptor (not a call a fault can fail).
+// write through an O_SYNC or O_DSYNC descriptor (not a call a fault can fail), 11 creation of a directory.
+//
+// Pages written through a shared writable map (LMDB's MDB_WRITEMAP) reach the file without a write call: at each
+// msync of a mapped file under the directory, the pages of the synced range that differ from what the recorder
+// last saw of them are recorded as writes (kind 1), then, for MS_SYNC, a flush (kind 2). A page the kernel wrote
+// back before the msync is recorded at the msync: the crash states do not include its earlier arrival.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -33,7 +40,7 @@
 #include "WriteRecorder.h"
 
 enum { kWrite = 1, kFlush = 2, kTruncate = 3, kCreate = 4, kRename = 5, kUnlink = 6, kDirSync = 7,
-       kMarker = 8, kFault = 9, kSynchronousWrite = 10 };
+       kMarker = 8, kFault = 9, kSynchronousWrite = 10, kMakeDirectory = 11 };
 enum { kMaxDescriptors = 65536 };
 
 struct Header {
@@ -61,6 +68,8 @@ static int (*real_rename)(const char *, const char *);
 static int (*real_renameat)(int, const char *, int, const char *);
 static int (*real_unlink)(const char *);
 static int (*real_unlinkat)(int, const char *, int);
+static int (*real_mkdir)(const char *, mode_t);
+static int (*real_mkdirat)(int, const char *, mode_t);
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char recordDirectory[PATH_MAX];
@@ -79,7 +88,7 @@ __attribute__((constructor)) static void initialize(void) {
     RESOLVE(write); RESOLVE(pwrite); RESOLVE(pwrite64); RESOLVE(writev); RESOLVE(pwritev); RESOLVE(pwritev64);
     RESOLVE(open); RESOLVE(open64); RESOLVE(openat); RESOLVE(openat64); RESOLVE(close); RESOLVE(fsync);
     RESOLVE(fdatasync); RESOLVE(ftruncate); RESOLVE(ftruncate64); RESOLVE(rename); RESOLVE(renameat);
-    RESOLVE(unlink); RESOLVE(unlinkat);
+    RESOLVE(unlink); RESOLVE(unlinkat); RESOLVE(mkdir); RESOLVE(mkdirat);
     const char *directory = getenv("PB_RECORD_DIR");
     const char *log = getenv("PB_RECORD_LOG");
     if (directory && log && realpath(directory, recordDirectory)) {
@@ -387,3 +396,141 @@ static int recordedUnlink(int directory, const char *path, int flags) {
 
 int unlink(const char *path) { return recordedUnlink(AT_FDCWD, path, 0); }
 int unlinkat(int directory, const char *path, int flags) { return recordedUnlink(directory, path, flags); }
+
+static int recordedMakeDirectory(int directory, const char *path, mode_t mode) {
+    char absolute[PATH_MAX];
+    if (recording()) absolutePath(directory, path, absolute);
+    int result = real_mkdirat(directory, path, mode);
+    if (result == 0 && recording() && underDirectory(absolute)) {
+        struct stat status;
+        uint64_t inode = stat(absolute, &status) == 0 ? status.st_ino : 0;
+        pthread_mutex_lock(&lock);
+        struct iovec none = {0};
+        record(kMakeDirectory, absolute, NULL, inode, 0, &none, 0, 0);
+        pthread_mutex_unlock(&lock);
+    }
+    return result;
+}
+
+int mkdir(const char *path, mode_t mode) { return recordedMakeDirectory(AT_FDCWD, path, mode); }
+int mkdirat(int directory, const char *path, mode_t mode) { return recordedMakeDirectory(directory, path, mode); }
+
+// The kernel's mmap, munmap and msync, called directly: the loader and malloc map memory before this library's
+// constructor could resolve the next definitions.
+static void *real_mmap(void *address, size_t length, int protection, int flags, int descriptor, off64_t offset) {
+    return (void *)syscall(SYS_mmap, address, length, protection, flags, descriptor, offset);
+}
+static int real_munmap(void *address, size_t length) { return (int)syscall(SYS_munmap, address, length); }
+static int real_msync(void *address, size_t length, int flags) {
+    return (int)syscall(SYS_msync, address, length, flags);
+}
+
+// Shared writable maps of recorded files, with a copy of what the recorder last saw of each page of them.
+enum { kMaxMaps = 64, kPage = 4096 };
+struct Map {
+    char *address;
+    size_t length;
+    off64_t offset;
+    char *path;
+    uint64_t inode;
+    char *seen;
+};
+static struct Map maps[kMaxMaps];
+
+static void *mapped(void *address, size_t length, int protection, int flags, int descriptor, off64_t offset) {
+    if (address == MAP_FAILED || !(protection & PROT_WRITE) || !(flags & MAP_SHARED) || !tracked(descriptor)) {
+        return address;
+    }
+    pthread_mutex_lock(&lock);
+    for (int index = 0; index < kMaxMaps; index++) {
+        if (maps[index].address) continue;
+        // What the file holds now: the base the first msync's pages are compared with. Past the end, zeros.
+        char *seen = calloc(1, length);
+        if (!seen) abort();
+        size_t done = 0;
+        while (done < length) {
+            ssize_t count = pread64(descriptor, seen + done, length - done, offset + (off64_t)done);
+            if (count <= 0) break;
+            done += (size_t)count;
+        }
+        maps[index] = (struct Map){address, length, offset, strdup(paths[descriptor]), inodes[descriptor], seen};
+        break;
+    }
+    pthread_mutex_unlock(&lock);
+    return address;
+}
+
+void *mmap(void *address, size_t length, int protection, int flags, int descriptor, off_t offset) {
+    return mapped(real_mmap(address, length, protection, flags, descriptor, offset), length, protection, flags,
+                  descriptor, offset);
+}
+void *mmap64(void *address, size_t length, int protection, int flags, int descriptor, off64_t offset) {
+    return mapped(real_mmap(address, length, protection, flags, descriptor, offset), length, protection, flags,
+                  descriptor, offset);
+}
+
+int munmap(void *address, size_t length) {
+    if (recording()) {
+        pthread_mutex_lock(&lock);
+        for (int index = 0; index < kMaxMaps; index++) {
+            if (maps[index].address != address) continue;
+            free(maps[index].path);
+            free(maps[index].seen);
+            maps[index] = (struct Map){0};
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    return real_munmap(address, length);
+}
+
+int msync(void *address, size_t length, int flags) {
+    if (!recording()) return real_msync(address, length, flags);
+    char *start = address;
+    pthread_mutex_lock(&lock);
+    struct Map *map = NULL;
+    for (int index = 0; index < kMaxMaps && !map; index++) {
+        struct Map *candidate = &maps[index];
+        if (candidate->address && start >= candidate->address && start < candidate->address + candidate->length) {
+            map = candidate;
+        }
+    }
+    if (!map) {
+        pthread_mutex_unlock(&lock);
+        return real_msync(address, length, flags);
+    }
+    if (injectFault(2)) {
+        pthread_mutex_unlock(&lock);
+        return -1;
+    }
+    int result = real_msync(address, length, flags);
+    if (result == 0) {
+        size_t end = (size_t)(start - map->address) + length;
+        if (end > map->length) end = map->length;
+        // Runs of changed pages, each recorded as one write, in file order.
+        size_t page = (size_t)(start - map->address) / kPage * kPage;
+        while (page < end) {
+            size_t size = end - page < kPage ? end - page : kPage;
+            if (memcmp(map->address + page, map->seen + page, size) == 0) {
+                page += size;
+                continue;
+            }
+            size_t runEnd = page + size;
+            while (runEnd < end) {
+                size_t next = end - runEnd < kPage ? end - runEnd : kPage;
+                if (memcmp(map->address + runEnd, map->seen + runEnd, next) == 0) break;
+                runEnd += next;
+            }
+            struct iovec piece = {map->address + page, runEnd - page};
+            record(kWrite, map->path, NULL, map->inode, map->offset + (off64_t)page, &piece, 1,
+                   (int64_t)(runEnd - page));
+            memcpy(map->seen + page, map->address + page, runEnd - page);
+            page = runEnd;
+        }
+        if (flags & MS_SYNC) {
+            struct iovec none = {0};
+            record(kFlush, map->path, NULL, map->inode, 0, &none, 0, 0);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return result;
+}

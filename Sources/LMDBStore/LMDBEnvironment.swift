@@ -45,6 +45,26 @@ public final class LMDBEnvironment {
     ///   - flags: more `mdb_env_open` flags (`MDB_NOMETASYNC`), besides `MDB_NOTLS`.
     public init(directory: URL, maxDatabases: UInt32, mapSize: Int, flags: Int32 = 0) throws {
         path = directory.path
+        let opened: (OpaquePointer, Int)
+        do {
+            opened = try Self.open(directory, maxDatabases: maxDatabases, mapSize: mapSize, flags: flags)
+        } catch let error as LMDBError where error.code == MDB_INVALID && Self.holdsOnlyMetaPages(directory) {
+            // A creation a crash interrupted: data.mdb's name survived but not both of the meta pages mdb_env_open
+            // wrote, and LMDB refuses the file. No transaction was ever committed to it (a commit writes pages past
+            // the two metas and flushes them first), so it is made again.
+            try FileSystem.remove(directory.appendingPathComponent("data.mdb"))
+            opened = try Self.open(directory, maxDatabases: maxDatabases, mapSize: mapSize, flags: flags)
+        }
+        pointer = opened.0
+        self.mapSize = opened.1
+    }
+
+    /// Creates an environment handle and opens it on `directory`; returns it and its map size.
+    private static func open(_ directory: URL, maxDatabases: UInt32, mapSize: Int, flags: Int32) throws -> (
+        OpaquePointer, Int
+    ) {
+        let path = directory.path
+        let creates = !FileManager.default.fileExists(atPath: directory.appendingPathComponent("data.mdb").path)
         var environment: OpaquePointer?
         try LMDBError.check(mdb_env_create(&environment), "mdb_env_create")
         guard let environment else { throw LMDBError(ENOMEM, operation: "mdb_env_create") }
@@ -56,14 +76,27 @@ public final class LMDBEnvironment {
             // say otherwise.
             try LMDBError.check(
                 mdb_env_open(environment, path, UInt32(MDB_NOTLS | flags), 0o644), "mdb_env_open(\(path))")
+            // LMDB creates data.mdb and never flushes the directory: under POSIX's rule the file's name, and every
+            // commit in it, may be gone after a power cut however often the file was synced (`docs/durability.md`).
+            // Its meta pages are flushed first, so that a name that survives names a file LMDB can open.
+            if creates {
+                try LMDBError.check(mdb_env_sync(environment, 1), "mdb_env_sync(\(path))")
+                try FileSystem.syncDirectory(directory)
+            }
             var info = MDB_envinfo()
             try LMDBError.check(mdb_env_info(environment, &info), "mdb_env_info")
-            self.mapSize = info.me_mapsize
+            return (environment, info.me_mapsize)
         } catch {
             mdb_env_close(environment)
             throw error
         }
-        pointer = environment
+    }
+
+    /// Whether `directory`'s data.mdb is no longer than the two meta pages a new environment starts with.
+    private static func holdsOnlyMetaPages(_ directory: URL) -> Bool {
+        var status = stat()
+        let data = directory.appendingPathComponent("data.mdb").path
+        return stat(data, &status) == 0 && Int(status.st_size) <= 2 * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
     deinit { close() }

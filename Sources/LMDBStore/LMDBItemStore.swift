@@ -35,7 +35,6 @@ public final class LMDBItemStore: Store {
             summary: "lmdb with MDB_WRITEMAP: a write transaction changes pages in a writable map of the file instead "
                 + "of copies written with pwrite; a commit msyncs the map, then the meta page",
             durability: "every commit synced (msync(MS_SYNC) of the map, then the meta page), as lmdb",
-            invisibleToRecorder: "it writes through a shared writable map, which the write recorder cannot see",
             configuration: configuration.replacingOccurrences(
                 of: "MDB_NOTLS; a read-only map",
                 with: "MDB_NOTLS | "

@@ -50,10 +50,6 @@ public enum DurabilityReport {
                 }
             }
         }
-        if let notRun = results.notRun, !notRun.isEmpty {
-            lines += ["", "## Power-loss and fault checks not run", ""]
-            for (store, reason) in notRun.sorted(by: { $0.key < $1.key }) { lines.append("- \(store): \(reason)") }
-        }
         if !results.errors.isEmpty {
             lines += ["", "## Not checked", ""]
             for (store, error) in results.errors.sorted(by: { $0.key < $1.key }) {
@@ -67,9 +63,31 @@ public enum DurabilityReport {
                 + "committed state (a transaction partly visible or an item wrong); *corrupt*, the store did not open "
                 + "or its integrity check failed. *Broken* counts the trials whose outcome the store's promise does "
                 + "not allow. Power-loss states keep what was flushed before the cut and a seeded choice of the "
-                + "writes after it (4 KiB pages, in call order).", "",
+                + "writes after it (4 KiB pages, in call order)" + newFilesSentence(results), "",
         ]
         return lines.joined(separator: "\n")
+    }
+
+    /// The rule the states were built under, and how many came from a writer that created its store.
+    static func newFilesSentence(_ results: CrashResults) -> String {
+        let newStore = results.summaries.compactMap(\.newStoreStates).reduce(0, +)
+        let created =
+            newStore > 0
+            ? " A quarter of each store's states (\(newStore) in all) are cut from a second writer that creates the "
+                + "store in an empty directory and commits as many transactions: states of a store being created."
+            : ""
+        switch results.newFiles {
+        case .posix?:
+            return ". New names under POSIX's rule: a created file or directory, or a rename, survives only once "
+                + "its directory was flushed." + created
+        case .ext4?:
+            return ". New names under ext4's behaviour (`--new-files ext4`): a created file survives once the file or "
+                + "its directory was flushed, a created directory once it or its parent was; POSIX promises less."
+                + created
+        case nil:
+            return results.powerLossStates > 0
+                ? ". New files under ext4's behaviour (these states were built before the rule was a choice)." : "."
+        }
     }
 
     private static func milliseconds(_ seconds: Double?) -> String {

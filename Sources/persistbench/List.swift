@@ -19,8 +19,7 @@ struct List: ParsableCommand {
                 "  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + "."
                     + onRequest)
             print(indent + "Durability: \(store.durability).")
-            let killsOnly = store.invisibleToRecorder.map { ", kills only: \($0)" } ?? ""
-            print(indent + "Promise (checked by `persistbench crash`\(killsOnly)): \(store.promise.summary).")
+            print(indent + "Promise (checked by `persistbench crash`): \(store.promise.summary).")
             print(indent + "Configuration: \(store.configuration).")
         }
         print("Workloads:")

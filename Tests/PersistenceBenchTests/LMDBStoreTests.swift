@@ -107,6 +107,24 @@ import Testing
         try reopened.close()
     }
 
+    /// A power cut during an environment's creation may leave data.mdb's name without both meta pages: LMDB
+    /// refuses the file (MDB_INVALID). No more than two pages long, nothing was ever committed to it, and the store
+    /// makes it again; a longer file it cannot read stays an error, never silently replaced.
+    @Test func anEnvironmentWhoseCreationWasCutIsMadeAgainAndNothingElseIs() throws {
+        let directory = try TemporaryDirectory()
+        let data = directory.url.appendingPathComponent("data.mdb")
+        try Data(repeating: 0x5A, count: 4096 + 100).write(to: data)
+        let store = try LMDBItemStore(directory: directory.url)
+        try store.insert(generator.items(1...10))
+        var count = 0
+        try store.forEachItem { _ in count += 1 }
+        #expect(count == 10)
+        try store.close()
+        let damaged = try TemporaryDirectory()
+        try Data(repeating: 0x5A, count: 3 * 4096).write(to: damaged.url.appendingPathComponent("data.mdb"))
+        #expect(throws: LMDBError.self) { _ = try LMDBItemStore(directory: damaged.url) }
+    }
+
     @Test func aStoreInAnotherFormatIsRefused() throws {
         let directory = try TemporaryDirectory()
         try LMDBItemStore(directory: directory.url).close()

@@ -38,6 +38,8 @@ public struct CrashSummary: Codable, Sendable {
     /// wrong, detected).
     public var crashes: Int?
     public var hangs: Int?
+    /// Power loss: how many of the states were cut from a writer that created the store (nil in older files).
+    public var newStoreStates: Int?
     /// The first few broken trials, described.
     public var examples: [String] = []
 
@@ -113,11 +115,14 @@ public final class CrashCampaign {
         public var transactions: Int
         /// A kill comes a seeded 0…this many milliseconds after the writer opened the store.
         public var maximumKillDelayMilliseconds: Int
+        /// When a new name survives a power cut in the crash states (`NewFileRule`).
+        public var newFiles: NewFileRule
 
         public init(
             scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, corruptions: Int = 0,
-            transactions: Int, maximumKillDelayMilliseconds: Int
+            transactions: Int, maximumKillDelayMilliseconds: Int, newFiles: NewFileRule = .posix
         ) {
+            self.newFiles = newFiles
             self.corruptions = corruptions
             self.scale = scale
             self.seed = seed
@@ -154,6 +159,8 @@ public final class CrashCampaign {
     }
 
     private var base: URL { work.appendingPathComponent("base") }
+    /// An empty store directory: where the power-loss check's second writer creates its store.
+    private var emptyBase: URL { work.appendingPathComponent("empty") }
     private var store: URL { work.appendingPathComponent("store") }
     private var recordLog: URL { work.appendingPathComponent("writes.log") }
 
@@ -169,7 +176,7 @@ public final class CrashCampaign {
         var summaries: [CrashSummary] = []
         if configuration.kills > 0 { summaries.append(try kills(kind)) }
         var log: WriteLog?
-        if configuration.powerLossStates > 0 || configuration.faults > 0, kind.invisibleToRecorder == nil {
+        if configuration.powerLossStates > 0 || configuration.faults > 0 {
             log = try record(kind)
         }
         if let log, configuration.powerLossStates > 0 { summaries.append(try powerLoss(kind, log: log)) }
@@ -231,11 +238,13 @@ public final class CrashCampaign {
 
     // MARK: Power loss
 
-    /// Runs a writer of `transactions` commits under libWriteRecorder and returns its log.
-    private func record(_ kind: StoreKind) throws -> WriteLog {
+    /// Runs a writer of `transactions` commits under libWriteRecorder, on a copy of `base` (a store of `scale`
+    /// items, or an empty directory: a store created by the writer), and returns its log.
+    private func record(_ kind: StoreKind, from base: URL? = nil, scale: Int? = nil) throws -> WriteLog {
         try FileSystem.remove(store)
-        try FileSystem.copyForCell(from: base, to: store)
-        let job = crashJob(.write, kind: kind, directory: store, run: 0, transactions: configuration.transactions)
+        try FileSystem.copyForCell(from: base ?? self.base, to: store)
+        let job = crashJob(
+            .write, kind: kind, directory: store, run: 0, transactions: configuration.transactions, scale: scale)
         let result = try child(job, environment: try recording(into: recordLog, fault: nil))
         guard case .exited(0) = result.ending else {
             throw BenchError("the recorded writer of \(kind.name) failed: \(result.failure)")
@@ -255,22 +264,47 @@ public final class CrashCampaign {
         ] + (fault.map { ["PB_FAULT=\($0)"] } ?? [])
     }
 
+    /// The power-loss check: crash states of the recorded writer on the fixture and, a quarter of them (at least
+    /// one), of a writer that creates the store in an empty directory and commits the same number of
+    /// transactions: states cut while the store's files and directories are being made.
     private func powerLoss(_ kind: StoreKind, log: WriteLog) throws -> CrashSummary {
         var summary = CrashSummary(store: kind, check: .powerLoss)
-        let states = CrashStates(log: log)
-        let chosen = states.states(limit: configuration.powerLossStates, seed: configuration.seed)
+        summary.newStoreStates = 0
+        try FileSystem.makeDirectory(emptyBase)
+        let creation = try record(kind, from: emptyBase, scale: 0)
+        let total = configuration.powerLossStates
+        let newStore = total >= 2 ? max(1, total / 4) : 0
+        let sources = [
+            (
+                states: CrashStates(log: log, newFiles: configuration.newFiles), limit: total - newStore,
+                base: base, scale: configuration.scale, name: ""
+            ),
+            (
+                states: CrashStates(log: creation, newFiles: configuration.newFiles), limit: newStore,
+                base: emptyBase, scale: 0, name: "new store: "
+            ),
+        ]
         var reopen: [Double] = []
-        for (index, state) in chosen.enumerated() {
-            try FileSystem.remove(store)
-            try FileSystem.copyForCell(from: base, to: store)
-            try states.materialize(state, in: store)
-            let (verdict, seconds) = try verify(kind, directory: store, run: 0, committed: state.committed)
-            if let seconds { reopen.append(seconds) }
-            summary.add(verdict, trial: state.label + ", \(state.committed) committed")
-            if (index + 1) % 50 == 0 || index + 1 == chosen.count {
-                progress("\(kind.name): \(index + 1)/\(chosen.count) power-loss states, \(summary.broken) broken")
+        var done = 0
+        for source in sources where source.limit > 0 {
+            for state in source.states.states(limit: source.limit, seed: configuration.seed) {
+                try FileSystem.remove(store)
+                try FileSystem.copyForCell(from: source.base, to: store)
+                try source.states.materialize(state, in: store)
+                let (verdict, seconds) = try verify(
+                    kind, directory: store, run: 0, committed: state.committed, scale: source.scale)
+                if let seconds { reopen.append(seconds) }
+                summary.add(verdict, trial: source.name + state.label + ", \(state.committed) committed")
+                if source.scale == 0 { summary.newStoreStates! += 1 }
+                done += 1
+                if done % 50 == 0 {
+                    progress("\(kind.name): \(done)/\(total) power-loss states, \(summary.broken) broken")
+                }
             }
         }
+        progress(
+            "\(kind.name): \(done) power-loss states (\(summary.newStoreStates!) of a new store), \(summary.broken) broken"
+        )
         summary.setReopen(reopen)
         return summary
     }
@@ -425,10 +459,11 @@ public final class CrashCampaign {
     private var reportPath: URL { work.appendingPathComponent("report.json") }
 
     private func crashJob(
-        _ mode: CrashJob.Mode, kind: StoreKind, directory: URL, run: Int, transactions: Int? = nil, committed: Int = 0
+        _ mode: CrashJob.Mode, kind: StoreKind, directory: URL, run: Int, transactions: Int? = nil, committed: Int = 0,
+        scale: Int? = nil
     ) -> CrashJob {
         CrashJob(
-            mode: mode, store: kind.name, scale: configuration.scale, seed: configuration.seed, run: run,
+            mode: mode, store: kind.name, scale: scale ?? configuration.scale, seed: configuration.seed, run: run,
             directory: directory.path, transactions: transactions, committed: committed, reportPath: reportPath.path)
     }
 
@@ -486,8 +521,10 @@ public final class CrashCampaign {
     }
 
     /// Reopens the store in `directory` in a fresh process and returns its verdict and reopen time.
-    private func verify(_ kind: StoreKind, directory: URL, run: Int, committed: Int) throws -> (CrashVerdict, Double?) {
-        let job = crashJob(.verify, kind: kind, directory: directory, run: run, committed: committed)
+    private func verify(_ kind: StoreKind, directory: URL, run: Int, committed: Int, scale: Int? = nil) throws -> (
+        CrashVerdict, Double?
+    ) {
+        let job = crashJob(.verify, kind: kind, directory: directory, run: run, committed: committed, scale: scale)
         let result = try child(job, environment: [])
         if result.timedOut {
             return (CrashVerdict(outcome: .corrupt, committed: committed, problem: "the reopen hung"), nil)
@@ -515,11 +552,11 @@ public struct CrashResults: Codable, Sendable {
     public var faults: Int
     public var corruptions: Int?
     public var transactions: Int
+    /// The rule the power-loss states were built under; nil in files written before it was a choice (ext4's).
+    public var newFiles: NewFileRule?
     public var summaries: [CrashSummary] = []
     /// Stores whose check stopped with an error (a failed fixture load, a missing recorder), with the error.
     public var errors: [String: String] = [:]
-    /// Stores whose power-loss and fault checks were not run, with the reason (`StoreKind.invisibleToRecorder`).
-    public var notRun: [String: String]? = nil
 
     public init(environment: RunEnvironment, configuration: CrashCampaign.Configuration) {
         self.environment = environment
@@ -530,6 +567,7 @@ public struct CrashResults: Codable, Sendable {
         faults = configuration.faults
         corruptions = configuration.corruptions
         transactions = configuration.transactions
+        newFiles = configuration.powerLossStates > 0 ? configuration.newFiles : nil
     }
 
     /// Whether any store broke its promise or could not be checked.

@@ -9,6 +9,7 @@ struct WriteLog {
         case flush(file: Int)
         case truncate(file: Int, path: String, size: Int)
         case create(file: Int, path: String)
+        case makeDirectory(path: String)
         case rename(from: String, to: String)
         case unlink(path: String)
         case directorySync(path: String)
@@ -87,6 +88,7 @@ struct WriteLog {
                 if let last = numbers.last { operations.append(.committed(last)) }
             case 9: operations.append(.fault)
             case 10: operations.append(.flush(file: file(inode)))
+            case 11: operations.append(.makeDirectory(path: path))
             default: throw BenchError("\(url.path): unknown record kind \(kind) at byte \(offset)")
             }
         }
@@ -95,14 +97,25 @@ struct WriteLog {
 
 }
 
+/// When a new name (a created file or directory, a rename) survives a power cut.
+public enum NewFileRule: String, Codable, Sendable, CaseIterable {
+    /// POSIX's promise: once its directory was flushed (`fsync` of the directory). What SQLite assumes when it
+    /// flushes the directory after creating a journal, and what `json` does after its rename.
+    case posix
+    /// ext4's behaviour (data=ordered): a created file once the file or its directory was flushed (its flush
+    /// commits the journal that holds its directory entry), a created directory once it or its parent was.
+    case ext4
+}
+
 /// The states a power cut may leave, built from a `WriteLog` the way a file system that reorders unflushed
-/// writes may leave them (ext4's ordering, as the crash-consistency checkers ALICE and CrashMonkey model it).
+/// writes may leave them (the model of the crash-consistency checkers ALICE and CrashMonkey).
 ///
 /// A cut after operation `c` keeps every change that was flushed before it: a write or truncation once its file
-/// was flushed (`fsync`, `fdatasync`, or a write through an `O_SYNC`/`O_DSYNC` descriptor), a file's creation once
-/// the file or its directory was flushed, a rename or unlink once its directory was. Every other change before
-/// the cut is pending, writes split into their 4 KiB pages (a disk persists pages, not calls); a crash state
-/// keeps any subset of the pending pieces, applied in call order.
+/// was flushed (`fsync`, `fdatasync`, `msync`, or a write through an `O_SYNC`/`O_DSYNC` descriptor); a creation
+/// as `NewFileRule` says, and never before the directory it was made in (if the log made that directory); a
+/// rename or unlink once its directory was flushed. Every other change before the cut is pending, writes split
+/// into their 4 KiB pages (a disk persists pages, not calls); a crash state keeps any subset of the pending
+/// pieces, applied in call order.
 struct CrashStates {
     /// One crash state: the operations before `cut`, those durable by then, and the pending pieces chosen.
     struct State: Equatable {
@@ -129,7 +142,7 @@ struct CrashStates {
     /// For each operation, the index of the first later operation that makes it durable (Int.max if none).
     private let durableAt: [Int]
 
-    init(log: WriteLog) {
+    init(log: WriteLog, newFiles rule: NewFileRule = .posix) {
         self.log = log
         var durableAt = [Int](repeating: Int.max, count: log.operations.count)
         var nextFileFlush: [Int: Int] = [:]
@@ -139,19 +152,38 @@ struct CrashStates {
             return String(path[..<slash])
         }
         for index in log.operations.indices.reversed() {
+            let directorySync = { (path: String) in nextDirectorySync[path] ?? Int.max }
             switch log.operations[index] {
             case .flush(let file): nextFileFlush[file] = index
             case .directorySync(let path): nextDirectorySync[path] = index
             case .write(let file, _, _, _), .truncate(let file, _, _):
                 durableAt[index] = nextFileFlush[file] ?? Int.max
             case .create(let file, let path):
-                durableAt[index] = min(nextFileFlush[file] ?? Int.max, nextDirectorySync[parent(path)] ?? Int.max)
+                durableAt[index] =
+                    rule == .posix
+                    ? directorySync(parent(path)) : min(nextFileFlush[file] ?? Int.max, directorySync(parent(path)))
+            case .makeDirectory(let path):
+                durableAt[index] =
+                    rule == .posix ? directorySync(parent(path)) : min(directorySync(path), directorySync(parent(path)))
             case .rename(_, let to):
-                durableAt[index] = nextDirectorySync[parent(to)] ?? Int.max
+                durableAt[index] = directorySync(parent(to))
             case .unlink(let path):
-                durableAt[index] = nextDirectorySync[parent(path)] ?? Int.max
+                durableAt[index] = directorySync(parent(path))
             case .committed, .fault: break
             }
+        }
+        // A name made inside a directory the log made lasts no longer than that directory's own entry.
+        var madeAt: [String: Int] = [:]
+        for index in log.operations.indices {
+            let path: String
+            switch log.operations[index] {
+            case .create(_, let created): path = created
+            case .makeDirectory(let made): path = made
+            case .rename(_, let to): path = to
+            default: continue
+            }
+            if let made = madeAt[parent(path)] { durableAt[index] = max(durableAt[index], durableAt[made]) }
+            if case .makeDirectory = log.operations[index] { madeAt[path] = index }
         }
         self.durableAt = durableAt
     }
@@ -159,7 +191,7 @@ struct CrashStates {
     /// Whether operation `index` changes files (and so can be lost).
     private func changesFiles(_ index: Int) -> Bool {
         switch log.operations[index] {
-        case .write, .truncate, .create, .rename, .unlink: true
+        case .write, .truncate, .create, .makeDirectory, .rename, .unlink: true
         default: false
         }
     }
@@ -257,7 +289,9 @@ struct CrashStates {
             if manager.fileExists(atPath: path(file)) { _ = Glibc.truncate(path(file), off_t(size)) }
         case .create(_, let file):
             let descriptor = open(path(file), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            if descriptor >= 0 { close(descriptor) }
+            if descriptor >= 0 { close(descriptor) }  // else its directory's creation was lost
+        case .makeDirectory(let made):
+            _ = mkdir(path(made), 0o755)
         case .rename(let from, let to):
             if manager.fileExists(atPath: path(from)) { _ = Glibc.rename(path(from), path(to)) }
         case .unlink(let file):

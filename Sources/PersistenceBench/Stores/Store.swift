@@ -140,10 +140,6 @@ public struct StoreKind: Sendable {
     public let durability: String
     /// What survives a kill or a power cut, as `persistbench crash` checks it.
     public let promise: DurabilityPromise
-    /// Why the write recorder (`libWriteRecorder.so`, which sees writes and flushes made through system calls)
-    /// cannot see this store's writes, if it cannot: `persistbench crash` then runs no power-loss or fault check on
-    /// it, and says so, rather than pass a check that saw nothing.
-    public let invisibleToRecorder: String?
     /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode. Reports state it
     /// beside the engine, so that a reader sees what each store was allowed to use.
     public let configuration: String
@@ -183,7 +179,7 @@ public struct StoreKind: Sendable {
 
     public init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
-        invisibleToRecorder: String? = nil, configuration: String, engine: @escaping @Sendable () -> String,
+        configuration: String, engine: @escaping @Sendable () -> String,
         inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], type: any Store.Type,
         open: @escaping @Sendable (URL) throws -> any Store
     ) {
@@ -192,7 +188,6 @@ public struct StoreKind: Sendable {
         self.summary = summary
         self.durability = durability
         self.promise = promise
-        self.invisibleToRecorder = invisibleToRecorder
         self.configuration = configuration
         self.engine = engine
         self.inclusion = inclusion
