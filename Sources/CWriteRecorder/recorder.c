@@ -13,11 +13,12 @@
 // offset i64, data length i64, then the path, the second path and the data. Kinds: 1 write (offset, data),
 // 2 flush of a file, 3 truncate (offset = new size), 4 create, 5 rename (path to second path), 6 unlink,
 // 7 flush of a directory, 8 marker (data), 9 fault (offset = 1 write, 2 flush; length = errno), 10 flush by a
-// write through an O_SYNC or O_DSYNC descriptor (not a call a fault can fail), 11 creation of a directory.
+// write through an O_SYNC or O_DSYNC descriptor (not a call a fault can fail), 11 creation of a directory, 12 pages
+// written through a shared writable map (offset, data; not a call a fault can fail).
 //
 // Pages written through a shared writable map (LMDB's MDB_WRITEMAP) reach the file without a write call: at each
 // msync of a mapped file under the directory, the pages of the synced range that differ from what the recorder
-// last saw of them are recorded as writes (kind 1), then, for MS_SYNC, a flush (kind 2). A page the kernel wrote
+// last saw of them are recorded as writes (kind 12), then, for MS_SYNC, a flush (kind 2). A page the kernel wrote
 // back before the msync is recorded at the msync: the crash states do not include its earlier arrival.
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -40,7 +41,7 @@
 #include "WriteRecorder.h"
 
 enum { kWrite = 1, kFlush = 2, kTruncate = 3, kCreate = 4, kRename = 5, kUnlink = 6, kDirSync = 7,
-       kMarker = 8, kFault = 9, kSynchronousWrite = 10, kMakeDirectory = 11 };
+       kMarker = 8, kFault = 9, kSynchronousWrite = 10, kMakeDirectory = 11, kMappedWrite = 12 };
 enum { kMaxDescriptors = 65536 };
 
 struct Header {
@@ -521,7 +522,7 @@ int msync(void *address, size_t length, int flags) {
                 runEnd += next;
             }
             struct iovec piece = {map->address + page, runEnd - page};
-            record(kWrite, map->path, NULL, map->inode, map->offset + (off64_t)page, &piece, 1,
+            record(kMappedWrite, map->path, NULL, map->inode, map->offset + (off64_t)page, &piece, 1,
                    (int64_t)(runEnd - page));
             memcpy(map->seen + page, map->address + page, runEnd - page);
             page = runEnd;

@@ -321,7 +321,9 @@ public final class CrashCampaign {
         let counts = log.writesAndFlushes
         var rng = SplitMix64(seed: configuration.seed, stream: .crashStates, index: 2)
         for trial in 1...configuration.faults {
-            let isWrite = trial % 2 == 1 || counts.flushes == 0
+            // Writes and flushes alternately; only flushes for a writer that makes no write calls (`lmdb+writemap`
+            // writes through its map, and its msyncs are its flushes).
+            let isWrite = (trial % 2 == 1 && counts.writes > 0) || counts.flushes == 0
             let code = (trial / 2) % 2 == 0 ? ENOSPC : EIO
             let at = 1 + Int(rng.below(UInt64(max(1, isWrite ? counts.writes : counts.flushes))))
             let fault = "\(isWrite ? "write" : "flush"):\(at):\(code)"

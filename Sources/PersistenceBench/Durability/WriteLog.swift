@@ -20,8 +20,9 @@ struct WriteLog {
     }
 
     var operations: [Operation]
-    /// The writes and the flush calls (`fsync`, `fdatasync`, of files and directories) the log holds: what the
-    /// fault checks choose among. A write through an `O_DSYNC` descriptor flushes without a call.
+    /// The write calls and the flush calls (`fsync`, `fdatasync`, of files and directories, `msync`) the log holds:
+    /// what the fault checks choose among. A write through an `O_DSYNC` descriptor flushes without a call, and a
+    /// page written through a map is written without one.
     private(set) var writesAndFlushes = (writes: 0, flushes: 0)
 
     init(operations: [Operation]) { self.operations = operations }
@@ -68,7 +69,7 @@ struct WriteLog {
             let length = Int(try load(Int64.self))
             let path = relative(String(decoding: try take(pathLength), as: UTF8.self))
             let second = relative(String(decoding: try take(secondLength), as: UTF8.self))
-            let data = kind == 1 || kind == 8 ? try take(length) : []
+            let data = kind == 1 || kind == 8 || kind == 12 ? try take(length) : []
             switch kind {
             case 1:
                 operations.append(.write(file: file(inode), path: path, offset: position, data: data))
@@ -89,6 +90,8 @@ struct WriteLog {
             case 9: operations.append(.fault)
             case 10: operations.append(.flush(file: file(inode)))
             case 11: operations.append(.makeDirectory(path: path))
+            // Pages an msync flushed from a shared writable map: writes, but no call a fault could fail.
+            case 12: operations.append(.write(file: file(inode), path: path, offset: position, data: data))
             default: throw BenchError("\(url.path): unknown record kind \(kind) at byte \(offset)")
             }
         }
