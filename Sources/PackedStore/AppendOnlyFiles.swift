@@ -30,17 +30,10 @@ final class AppendOnlyFiles {
         directory: URL, state: String, magic: String, files names: [(name: String, magic: String)], counters: Int,
         flushes: Bool
     ) throws {
-        let paths = ([state] + names.map(\.name)).map { directory.appendingPathComponent($0).path }
-        let creates = paths.contains { !FileManager.default.fileExists(atPath: $0) }
-        try FileSystem.makeDirectory(directory)
-        stateFile = try MappedFile(path: paths[0], create: true, flushes: flushes)
-        files = try paths.dropFirst().map { try MappedFile(path: $0, create: true, flushes: flushes) }
+        let opened = try MappedFile.openAll([state] + names.map(\.name), in: directory, flushes: flushes)
+        stateFile = opened[0]
+        files = Array(opened.dropFirst())
         for (file, name) in zip(files, names) { try FileMagic.prepare(file, magic: name.magic) }
-        // New names (the directory's own, its files') durable before any commit depends on them (POSIX's rule).
-        if creates && flushes {
-            try FileSystem.syncDirectory(directory)
-            try FileSystem.syncDirectory(directory.deletingLastPathComponent())
-        }
         self.magic = Array(magic.utf8 + [0, 0, 0, 0, 0, 0, 0, 0]).prefix(8).enumerated().reduce(0) {
             $0 | UInt64($1.element) << (8 * UInt64($1.offset))
         }

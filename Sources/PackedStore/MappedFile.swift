@@ -17,6 +17,20 @@ final class MappedFile {
     /// Whether `sync()` flushes: false for `packed+nosync`, whose commits flush nothing (`flush()` still does).
     let flushes: Bool
 
+    /// Opens the files `names` in `directory`, creating the directory and the files that are missing. With
+    /// `flushes`, what it created is durable by name before it returns: POSIX promises a new name only once its
+    /// directory is flushed (a new directory's own name, once its parent is), whatever the files' own flushes.
+    static func openAll(_ names: [String], in directory: URL, flushes: Bool) throws -> [MappedFile] {
+        let makesDirectory = !FileManager.default.fileExists(atPath: directory.path)
+        let paths = names.map { directory.appendingPathComponent($0).path }
+        let creates = makesDirectory || paths.contains { !FileManager.default.fileExists(atPath: $0) }
+        try FileSystem.makeDirectory(directory)
+        let files = try paths.map { try MappedFile(path: $0, create: true, flushes: flushes) }
+        if creates && flushes { try FileSystem.syncDirectory(directory) }
+        if makesDirectory && flushes { try FileSystem.syncDirectory(directory.deletingLastPathComponent()) }
+        return files
+    }
+
     /// Opens `path`, creating an empty file when `create` is set and it does not exist.
     init(path: String, create: Bool, flushes: Bool = true) throws {
         self.path = path

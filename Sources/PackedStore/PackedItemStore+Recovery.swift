@@ -26,21 +26,16 @@ extension PackedItemStore {
         return directory.appendingPathComponent(name)
     }
 
-    /// Opens the generation's four files, creating those missing. A created file's name is made durable (its
-    /// directory flushed) before the open returns, so before any commit depends on it: POSIX promises a new name
-    /// only once its directory is flushed, whatever the file's own flushes.
+    /// Opens the generation's four files, creating those missing (their names durable before the open returns).
     static func openFiles(in generation: URL, flushes: Bool) throws -> (
         MappedFile, MappedFile, MappedFile, MappedFile
     ) {
-        let names = ["items.rows", "strings.arena", "items.tombstones", "items.journal"]
-        let paths = names.map { generation.appendingPathComponent($0).path }
-        let creates = paths.contains { !FileManager.default.fileExists(atPath: $0) }
-        let files = try paths.map { try MappedFile(path: $0, create: true, flushes: flushes) }
+        let files = try MappedFile.openAll(
+            ["items.rows", "strings.arena", "items.tombstones", "items.journal"], in: generation, flushes: flushes)
         let (rows, arena, tombstones, journal) = (files[0], files[1], files[2], files[3])
         try FileMagic.prepare(arena, magic: "PBARENA")
         try FileMagic.prepare(tombstones, magic: "PBTOMBS")
         try FileMagic.prepare(journal, magic: "PBJOURN")
-        if creates && flushes { try FileSystem.syncDirectory(generation) }
         return (rows, arena, tombstones, journal)
     }
 
