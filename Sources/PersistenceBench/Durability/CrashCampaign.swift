@@ -270,10 +270,10 @@ public final class CrashCampaign {
     private func powerLoss(_ kind: StoreKind, log: WriteLog) throws -> CrashSummary {
         var summary = CrashSummary(store: kind, check: .powerLoss)
         summary.newStoreStates = 0
-        try FileSystem.makeDirectory(emptyBase)
-        let creation = try record(kind, from: emptyBase, scale: 0)
         let total = configuration.powerLossStates
         let newStore = total >= 2 ? max(1, total / 4) : 0
+        try FileSystem.makeDirectory(emptyBase)
+        let creation = newStore > 0 ? try record(kind, from: emptyBase, scale: 0) : WriteLog(operations: [])
         let sources = [
             (
                 states: CrashStates(log: log, newFiles: configuration.newFiles), limit: total - newStore,
