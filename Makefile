@@ -7,7 +7,8 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench test build deps need-deps smoke smoke-live smoke-crash check benchmarks format lint check-workflows clean
+.PHONY: bench test build deps need-deps smoke smoke-live smoke-crash check check-counters check-time counter-baseline \
+	benchmarks format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
 # cell's loop of questions time-boxed at 500 ms) into results/latest/: under 5 minutes on a 2-core VM, build excluded.
@@ -17,10 +18,11 @@ bench: build
 test: need-deps
 	$(SWIFT) test
 
-# The tool, and beside it libWriteRecorder.so, which `persistbench crash --power-loss/--faults` loads into writers.
+# The tool, and beside it libWriteRecorder.so, which `persistbench crash --power-loss/--faults` loads into writers,
+# and libOperationCounter.so, which `persistbench run --count` loads into counted cells.
 build: need-deps
 	cd $(TOOL_PACKAGE) && $(SWIFT) build -c release --product persistbench \
-		&& $(SWIFT) build -c release --product WriteRecorder
+		&& $(SWIFT) build -c release --product WriteRecorder && $(SWIFT) build -c release --product OperationCounter
 
 # The default stores (or SMOKE_ARGS's) and every CRUD workload at 10k, once; fails unless every digest agrees and every cell finishes.
 # SMOKE_ARGS="--stores sqlite,json,plist" narrows it (CI: the stores its baseline check does not cover, beside sqlite).
@@ -41,12 +43,29 @@ smoke-live: build
 smoke-crash: build
 	$(TOOL) crash --kills 5 --power-loss 40 --faults 6 --scale 2k --out results/smoke-crash
 
-# The regression check CI runs: the committed baseline's own matrix (every store, the default workloads, 10k,
-# 3 repetitions) run now into results/check/ and judged against it; exit 1 on a regression (README, "Regression
-# checks"). CHECK_ARGS=--current DIR judges a finished run instead.
-CHECK_ARGS ?=
-check: build
-	$(TOOL) check --baseline results/ci-baseline $(CHECK_ARGS)
+# The regression checks CI runs (README, "Regression checks"): the counters, then the time against BASE.
+check: check-counters check-time
+
+# What no machine changes, judged against the committed counted baseline (made on any host): the baseline's matrix
+# counted now under callgrind into results/check-counters/ (about 3 minutes on 2 cores); exit 1 on a regression.
+check-counters: build
+	$(TOOL) check --counters results/counter-baseline --out results/check-counters
+
+# Time, judged against the revision BASE built now (in .build/check-base/, kept between checks) and timed in turn
+# with this build on this machine, 5 repetitions each, into results/check-time/; exit 1 if this build is slower.
+# BASE=HEAD on an unchanged tree is the false-alarm check. TIME_ARGS adds options (CI: --skip-stores json).
+BASE ?= HEAD~1
+TIME_ARGS ?=
+check-time: build
+	$(TOOL) check --base $(BASE) --out results/check-time $(TIME_ARGS)
+
+# Makes the committed counted baseline again (after a change the counter check rightly flags, or to add a host's
+# run beside it): every CRUD path of twelve stores, at 2k, counted.
+COUNTED_STORES = sqlite,sqlite+tuned,grdb,grdb+codable,grdb+statements,orm,orm+batched,orm+swiftdata,lmdb,lmdb+writemap,packed,memory
+COUNTED_WORKLOADS = insert,insert-each,get,scan,count-where,page,update,delete,write-then-page
+counter-baseline: build
+	$(TOOL) run --count --stores $(COUNTED_STORES) --workloads $(COUNTED_WORKLOADS) --scales 2k --repetitions 1 \
+		--out results/counter-baseline
 
 # The package-benchmark suites (nested package Benchmarks/): every store × core workload at 10k, gated on malloc
 # counts and bytes written against the thresholds committed in Benchmarks/Thresholds/.
@@ -55,22 +74,24 @@ benchmarks: need-deps
 
 # What the stores link and the tests use is not installed behind anyone's back: the targets that need it stop with
 # a message naming what is missing and `make deps`.
-DEPS_PRESENT = pkg-config --exists sqlite3 lmdb 2>/dev/null && command -v sqlite3 >/dev/null && command -v mdb_stat >/dev/null
+DEPS_PRESENT = pkg-config --exists sqlite3 lmdb 2>/dev/null && command -v sqlite3 >/dev/null && command -v mdb_stat >/dev/null \
+	&& command -v valgrind >/dev/null && test -f /usr/include/valgrind/callgrind.h
 need-deps:
 	@if ! { $(DEPS_PRESENT); }; then \
-		echo "missing SQLite's or LMDB's development files (pkg-config sqlite3 lmdb) or the sqlite3/mdb_stat tools:"; \
+		echo "missing SQLite's or LMDB's development files (pkg-config sqlite3 lmdb), the sqlite3/mdb_stat tools or valgrind:"; \
 		echo "run 'make deps' once (apt-get install; uses sudo when not root), or install them with your package manager"; \
 		exit 1; \
 	fi
 
 # Installs what the stores link and the tests use (Debian/Ubuntu) when missing: the SQLite and LMDB libraries,
-# pkg-config, and the sqlite3 and mdb_stat tools (tests open the stores' files with them, as an outside user would).
+# pkg-config, the sqlite3 and mdb_stat tools (tests open the stores' files with them, as an outside user would), and
+# valgrind (the counter check counts instructions with callgrind; libOperationCounter includes its header).
 deps:
 	@if ! { $(DEPS_PRESENT); }; then \
-		echo "Installing libsqlite3-dev, liblmdb-dev, pkg-config, sqlite3 and lmdb-utils"; \
+		echo "Installing libsqlite3-dev, liblmdb-dev, pkg-config, sqlite3, lmdb-utils and valgrind"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
-			libsqlite3-dev liblmdb-dev pkg-config sqlite3 lmdb-utils; \
+			libsqlite3-dev liblmdb-dev pkg-config sqlite3 lmdb-utils valgrind; \
 	fi
 
 format:
@@ -87,4 +108,4 @@ check-workflows:
 	.build/ci-tools/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 
 clean:
-	rm -rf .build Benchmarks/.build results/smoke results/smoke-live results/smoke-crash results/check
+	rm -rf .build Benchmarks/.build results/smoke results/smoke-live results/smoke-crash results/check results/check-counters results/check-time

@@ -13,6 +13,10 @@ let package = Package(
         // The LD_PRELOAD library `persistbench crash --power-loss` and the fault checks load into a writer: it
         // records every write and flush to a store's files, and can fail one. Built beside the tool.
         .library(name: "WriteRecorder", type: .dynamic, targets: ["CWriteRecorder"]),
+        // The LD_PRELOAD library `persistbench run --count` loads into a cell: it counts allocations, flushes and
+        // writes in the cell's counted region, and switches callgrind's instruction count on for it. Built beside
+        // the tool.
+        .library(name: "OperationCounter", type: .dynamic, targets: ["COperationCounter"]),
     ],
     dependencies: [
         // Exact versions: the build machines resolve packages from a local mirror that holds only these.
@@ -37,6 +41,8 @@ let package = Package(
         // Plain C with no dependency: libWriteRecorder.so interposes libc's write, flush, truncate, rename and unlink
         // calls (CWriteRecorder/recorder.c).
         .target(name: "CWriteRecorder", linkerSettings: [.linkedLibrary("dl")]),
+        // Plain C, valgrind's client-request header its one include beyond libc (COperationCounter/counter.c).
+        .target(name: "COperationCounter", linkerSettings: [.linkedLibrary("dl")]),
         // The core: records, generator, Store protocols, workloads, measurement, runner, results model.
         // It imports no store; stores and the tool depend on it.
         .target(

@@ -5,41 +5,107 @@ import Reports
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a run against a baseline: exit 1 on a regression.",
+        abstract: "Judge this build: its counters against a counted baseline, its time against a base revision.",
         discussion: """
-            With --current, judges that finished run; without it, runs the baseline's own matrix now (its stores, \
-            workloads, scales, repetitions, seed and budgets) into --out, then judges it. Writes a Markdown \
-            summary to --summary (default: check.md in the current run's directory; and appends it to \
-            $GITHUB_STEP_SUMMARY when that is set). The bands depend on whether both runs come from one machine \
-            (the same boot), one machine class, or not. Exit status: 0 when nothing regressed, 1 on a regression \
-            (a store, a cell or a workload slower beyond its band, every store slower beyond the typical band, \
-            more waits per operation, memory beyond its band, more bytes on disk, a changed or disagreeing digest, \
-            a cell that no longer finishes), 2 on bad input.
+            --counters BASELINE judges what no machine changes (instructions, allocations, flushes, writes per \
+            operation, bytes on disk, digests) against a committed counted run (`run --count`), made on any host: \
+            it counts the baseline's matrix now into --out (or reads --current). --base REV judges time: it builds \
+            REV (release, in a git worktree under .build/check-base/, kept between checks) and times REV's cells \
+            and this build's in turn on this machine, --repetitions each, into --out/base and --out/current; \
+            `--base HEAD` on an unchanged tree is the false-alarm check. Writes a Markdown summary to --summary \
+            (default: check.md in --out; appended to $GITHUB_STEP_SUMMARY when that is set). Exit status: 0 when \
+            nothing regressed, 1 on a regression, 2 on bad input.
             """)
 
-    @Option(help: "The baseline: a run's directory or its results.json.")
-    var baseline: String
+    @Option(
+        help: ArgumentHelp(
+            "A counted baseline (`run --count`; a directory or its results.json): judge this build's instructions, "
+                + "allocations, flushes, writes, bytes on disk and digests against it.", valueName: "baseline"))
+    var counters: String?
 
-    @Option(help: "A finished run to judge (directory or results.json). Default: run the baseline's matrix now.")
+    @Option(
+        help: "With --counters: a finished counted run to judge (directory or results.json) instead of counting now.")
     var current: String?
 
-    @Option(help: "Where the run made now is written (without --current).")
+    @Option(
+        help: ArgumentHelp(
+            "A git revision (HEAD~1, a branch, a commit) to time this build against on this machine.",
+            valueName: "revision"))
+    var base: String?
+
+    @Option(help: "With --base: the base revision's persistbench, already built, instead of building it.")
+    var baseTool: String?
+
+    @Option(help: "With --base: comma-separated stores. Default: the default run's.")
+    var stores: String?
+
+    @Option(help: "With --base: stores to leave out.")
+    var skipStores: String?
+
+    @Option(help: "With --base: comma-separated workloads.")
+    var workloads = InterleavedRun.defaultWorkloads.joined(separator: ",")
+
+    @Option(help: "With --base: comma-separated scales.")
+    var scales = "10k"
+
+    @Option(help: "With --base: repetitions of each build per cell, at least \(Self.minimumRepetitions).")
+    var repetitions = Self.minimumRepetitions
+
+    @Option(
+        help: ArgumentHelp(
+            "With --base: the time box of a cell's first run, whose step count every later run of the cell does.",
+            valueName: "duration"))
+    var timeBox = "100ms"
+
+    @Option(help: "Where the runs made now are written.")
     var out: String = "results/check"
 
     @Option(help: "Where the Markdown summary is written. Default: check.md in the current run's directory.")
     var summary: String?
 
+    /// A rank test of fewer repetitions a side cannot reach p ≤ 0.01 (5 and 5: 1/252 at best).
+    static let minimumRepetitions = 5
+
     func validate() throws {
-        let base = try ResultsFile.load(baseline)
-        if current == nil {
-            let unknownStores = base.configuration.stores.filter { name in !allStores.contains { $0.name == name } }
-            let unknownWorkloads = base.configuration.workloads.filter { WorkloadCatalog.workload(named: $0) == nil }
-            guard unknownStores.isEmpty, unknownWorkloads.isEmpty else {
-                throw ValidationError(
-                    "the baseline's matrix names what this build does not have: "
-                        + (unknownStores + unknownWorkloads).joined(separator: ", "))
-            }
+        guard (counters == nil) != (base == nil && baseTool == nil) else {
+            throw ValidationError("name one of --counters and --base")
         }
+        if let counters {
+            let base = try ResultsFile.load(counters)
+            guard base.configuration.counted == true else {
+                throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
+            }
+            if current == nil {
+                let unknown =
+                    base.configuration.stores.filter { name in !allStores.contains { $0.name == name } }
+                    + base.configuration.workloads.filter { WorkloadCatalog.workload(named: $0) == nil }
+                guard unknown.isEmpty else {
+                    throw ValidationError(
+                        "the baseline's matrix names what this build does not have: " + unknown.joined(separator: ", "))
+                }
+            }
+        } else {
+            guard current == nil else { throw ValidationError("--current goes with --counters, not --base") }
+            guard repetitions >= Self.minimumRepetitions else {
+                throw ValidationError(
+                    "invalid --repetitions \(repetitions): at least \(Self.minimumRepetitions), so that the rank test "
+                        + "can tell a change from noise")
+            }
+            if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
+                throw ValidationError("--base-tool \(baseTool) is not an executable")
+            }
+            _ = try timedConfiguration()
+        }
+    }
+
+    /// The interleaved run's matrix, parsed and checked as `run` parses its options.
+    private func timedConfiguration() throws -> RunConfiguration {
+        var arguments = [
+            "--workloads", workloads, "--scales", scales, "--repetitions", "\(repetitions)", "--time-box", timeBox,
+        ]
+        if let stores { arguments += ["--stores", stores] }
+        if let skipStores { arguments += ["--skip-stores", skipStores] }
+        do { return try Run.parse(arguments).parsed() } catch { throw ValidationError(Run.message(for: error)) }
     }
 
     /// The current run's directory: --current's (or the directory of its results.json), else --out.
@@ -58,18 +124,77 @@ struct Check: ParsableCommand {
     func run() throws {
         if current == nil { try OutputPath.requireDirectory(out, option: "--out") }
         try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
-        let base = try ResultsFile.load(baseline)
+        if let counters {
+            try checkCounters(against: counters)
+        } else {
+            try checkTime()
+        }
+    }
+
+    /// Times the base revision's build and this one in turn, and judges this one: exit 1 on a regression.
+    private func checkTime() throws {
+        let configuration = try timedConfiguration()
+        let baseLabel: String
+        let baseExecutable: String
+        if let baseTool {
+            baseExecutable = baseTool
+            baseLabel = "`\(baseTool)`"
+        } else {
+            let built = try BaseBuild.executable(revision: base!)
+            baseExecutable = built.path
+            baseLabel = "\(base!) (\(built.commit.prefix(12)))"
+        }
+        let output = URL(fileURLWithPath: out)
+        let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
+        let writers = Dictionary(
+            uniqueKeysWithValues: InterleavedRun.Side.allCases.map {
+                ($0, RunningReportWriter(directory: output.appendingPathComponent($0.rawValue)))
+            })
+        let results = try InterleavedRun(
+            configuration: configuration, stores: kinds,
+            workloads: configuration.workloads.compactMap(WorkloadCatalog.workload(named:)),
+            environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
+            executables: [.base: baseExecutable, .current: try Executable.path()], outputDirectory: output,
+            observer: ConsoleProgress(), save: { side, results in try writers[side]!.write(results) }
+        ).run()
+        let comparison = try TimeComparison(base: results[.base]!, current: results[.current]!)
+        try publish(
+            TimeReport.render(
+                comparison, base: baseLabel, current: BaseBuild.describeCurrent(), repetitions: repetitions))
+        print(
+            "Time by store, this build ÷ the base: "
+                + (comparison.stores + (comparison.overall.map { [$0] } ?? [])).map {
+                    "\($0.name) ×\(TimeReport.ratio($0.ratio))"
+                }.joined(separator: ", "))
+        try conclude(comparison.regressions, against: baseLabel)
+    }
+
+    /// Counts the counted baseline's matrix now (or reads --current) and judges it: exit 1 on a regression.
+    private func checkCounters(against counters: String) throws {
+        let base = try ResultsFile.load(counters)
         let now: RunResults
-        let currentLabel: String
         if let current {
             now = try ResultsFile.load(current)
-            currentLabel = current
         } else {
-            now = try Run.execute(base.configuration, output: currentDirectory)
-            currentLabel = out
+            now = try Run.count(base.configuration, output: currentDirectory, jobs: Self.countingJobs)
         }
-        let comparison = try ResultsFile.compare(base, now)
-        let markdown = ComparisonReport.render(comparison, baseline: baseline, current: currentLabel)
+        let comparison: CounterComparison
+        do { comparison = try CounterComparison(baseline: base, current: now) } catch {
+            throw ValidationError("\(error)")
+        }
+        try publish(CounterReport.render(comparison, baseline: counters, current: current ?? out))
+        print(
+            "Counters of \(comparison.cells.count) cells; instructions by store: "
+                + comparison.stores.map { "\($0.name) ×\(CounterReport.ratio($0.instructionRatio))" }
+                .joined(separator: ", "))
+        try conclude(comparison.regressions, against: counters)
+    }
+
+    /// Processes counting at once: counts do not depend on what else the machine runs.
+    static let countingJobs = 2
+
+    /// Writes the Markdown summary to --summary (or check.md), and appends it to GitHub's job summary when set.
+    private func publish(_ markdown: String) throws {
         try FileSystem.writeAtomically(Data(markdown.utf8), to: summaryURL)
         if let jobSummary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !jobSummary.isEmpty,
             let handle = FileHandle(forWritingAtPath: jobSummary)
@@ -78,22 +203,15 @@ struct Check: ParsableCommand {
             handle.write(Data(markdown.utf8))
             handle.closeFile()
         }
-        let regressions = comparison.regressions
-        let boundLine = comparison.bounds.map {
-            "\($0.bound.rawValue) ×\(RunComparison.format($0.typicalRatio)) after its probe ×"
-                + RunComparison.format($0.probeRatio)
-        }.joined(separator: ", ")
-        let storeLine = comparison.stores.map { "\($0.store) ×\(RunComparison.format($0.relativeRatio))" }
-            .joined(separator: ", ")
-        print("Typical store's time by bound (\(comparison.rule.name)): \(boundLine)")
-        print(
-            "Each store relative to its workloads' typical stores (band ×\(RunComparison.format(comparison.rule.storeBand))): "
-                + storeLine)
-        print("Compared \(comparison.cells.count) cells; summary in \(summaryURL.path)")
+        print("Summary in \(summaryURL.path)")
+    }
+
+    /// PASS, or FAIL with every regression and exit status 1.
+    private func conclude(_ regressions: [String], against reference: String) throws {
         if regressions.isEmpty {
-            print("PASS: no regression against \(baseline)")
+            print("PASS: no regression against \(reference)")
         } else {
-            print("FAIL: \(regressions.count) regression(s) against \(baseline):")
+            print("FAIL: \(regressions.count) regression(s) against \(reference):")
             for line in regressions { print("  \(line)") }
             throw ExitCode.failure
         }

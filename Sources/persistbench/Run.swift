@@ -60,6 +60,20 @@ struct Run: ParsableCommand {
     @Flag(help: "Keep each store's files from the last repetition under OUT/stores/<store>/<workload>-<scale>/.")
     var keepStores = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Count each cell instead of timing it: its instructions (under valgrind's callgrind), allocations, "
+                + "flushes, write calls and bytes written, which no machine changes (`check --counters` judges "
+                + "them). Every loop does \(CountingLauncher.steps) steps (or all, if fewer), without a clock. About "
+                + "2 s a cell at 2k."))
+    var count = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --count: processes counting at once, each a share of the stores (counts do not depend on what else "
+                + "the machine runs; times would)."))
+    var jobs = 2
+
     @Flag(help: "Exit 1 if any cell did not finish (DNF), not only on digest mismatches and errors.")
     var strict = false
 
@@ -74,7 +88,7 @@ struct Run: ParsableCommand {
     }
 
     /// The run's configuration, or a ValidationError naming the bad value.
-    private func parsed() throws -> RunConfiguration {
+    func parsed() throws -> RunConfiguration {
         let skipped = try list(skipStores, of: "store", known: allStores.map(\.name)) ?? []
         let storeNames =
             (stores == "all"
@@ -95,6 +109,7 @@ struct Run: ParsableCommand {
             if !parsedScales.contains(scale) { parsedScales.append(scale) }
         }
         guard repetitions >= 1 else { throw ValidationError("invalid --repetitions \(repetitions): at least 1") }
+        guard jobs >= 1 else { throw ValidationError("invalid --jobs \(jobs): at least 1") }
         guard batchSize >= 1 else { throw ValidationError("invalid --batch-size \(batchSize): at least 1") }
         guard readRate > 0, readRate <= 1_000_000 else {
             throw ValidationError("invalid --read-rate \(readRate): reads per second, more than 0 and at most 1000000")
@@ -103,7 +118,7 @@ struct Run: ParsableCommand {
             throw ValidationError("invalid --time-budget '\(timeBudget)': use a duration such as 90s, 10m or 1h")
         }
         var boxSeconds: Double?
-        if timeBox != "none" {
+        if timeBox != "none" && !count {
             guard let seconds = Quantity.seconds(parsing: timeBox) else {
                 throw ValidationError("invalid --time-box '\(timeBox)': use a duration such as 20s or 1m, or none")
             }
@@ -115,7 +130,7 @@ struct Run: ParsableCommand {
         return RunConfiguration(
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
-            readRate: readRate, timeBoxSeconds: boxSeconds)
+            readRate: readRate, timeBoxSeconds: boxSeconds, counted: count ? true : nil)
     }
 
     private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {
@@ -140,6 +155,8 @@ struct Run: ParsableCommand {
                 throw ValidationError("cannot resume '\(resume)': \(error)")
             }
             results = try Self.execute(interrupted.configuration, output: directory, resuming: interrupted)
+        } else if count {
+            results = try Self.count(try parsed(), output: URL(fileURLWithPath: out), jobs: jobs)
         } else {
             results = try Self.execute(try parsed(), output: URL(fileURLWithPath: out))
         }
@@ -165,16 +182,22 @@ struct Run: ParsableCommand {
         if let interrupted {
             let kept = interrupted.cells.filter { $0.interrupted != true }.count
             print("Resuming \(output.path): \(kept) finished cells kept")
-            runner = Runner(
+            runner = try Runner(
                 resuming: interrupted, stores: kinds, workloads: chosen, outputDirectory: output,
                 executable: try Executable.path(), observer: ConsoleProgress(), save: save)
         } else {
-            runner = Runner(
+            runner = try Runner(
                 configuration: configuration, stores: kinds, workloads: chosen,
                 environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
                 outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(), save: save)
         }
         let results = try runner.run()
+        printOutcome(results, output: output)
+        return results
+    }
+
+    /// Where the reports are, and any digest mismatch, error and DNF.
+    static func printOutcome(_ results: RunResults, output: URL) {
         print("Wrote \(output.path)/report.md, results.csv and results.json")
         let mismatches = results.digestChecks.filter { !$0.agreed }
         for check in mismatches {
@@ -185,7 +208,60 @@ struct Run: ParsableCommand {
         if !errors.isEmpty { print("\(errors.count) cell(s) failed with an error; see report.md") }
         if !unfinished.isEmpty { print("\(unfinished.count) cell(s) did not finish (DNF); see report.md") }
         if mismatches.isEmpty { print("Digests agree: \(results.digestChecks.count) (workload, scale) groups checked") }
-        return results
+    }
+}
+
+extension Run {
+    /// A counted run in `jobs` processes at once, each running a share of the stores (dealt in turn) as a run of its
+    /// own under OUT/parts/, then merged into one run in `output`. Counts do not depend on what else the machine
+    /// runs, so the counted matrix of CI's check takes half the wall time on two cores.
+    static func count(_ configuration: RunConfiguration, output: URL, jobs: Int) throws -> RunResults {
+        let shares = (0..<min(jobs, configuration.stores.count)).map { share in
+            configuration.stores.enumerated().filter { $0.offset % jobs == share }.map(\.element)
+        }
+        guard shares.count > 1 else { return try execute(configuration, output: output) }
+        let environment = RunEnvironment.current(
+            stores: configuration.stores.compactMap { name in allStores.first { $0.name == name } },
+            arguments: CommandLine.arguments)
+        let partsDirectory = output.appendingPathComponent("parts")
+        try FileSystem.remove(partsDirectory)
+        print(
+            "Counting \(configuration.stores.count) stores in \(shares.count) processes; their logs are under "
+                + "\(partsDirectory.path)/")
+        var processes: [(directory: URL, process: Process)] = []
+        for (index, stores) in shares.enumerated() {
+            // Each share is a run of its own, started as the resumption of a run with no finished cell.
+            var share = configuration
+            share.stores = stores
+            let directory = partsDirectory.appendingPathComponent("\(index + 1)")
+            try RunningReportWriter(directory: directory).write(
+                RunResults(environment: environment, configuration: share, startedAt: Date()))
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: try Executable.path())
+            process.arguments = ["run", "--resume", directory.path]
+            let log = directory.appendingPathComponent("console.txt")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: log)
+            process.standardError = process.standardOutput
+            try process.run()
+            processes.append((directory, process))
+        }
+        var merged = RunResults(environment: environment, configuration: configuration, startedAt: Date())
+        for (directory, process) in processes {
+            process.waitUntilExit()
+            let part = try RunResults.load(from: directory.appendingPathComponent("results.json"))
+            guard part.finishedAt != nil else {
+                throw BenchError(
+                    "the counting process for \(part.configuration.stores.joined(separator: ", ")) stopped (exit "
+                        + "status \(process.terminationStatus)); its log: \(directory.path)/console.txt")
+            }
+            merged.cells += part.cells
+        }
+        merged.finishedAt = Date()
+        try RunningReportWriter(directory: output).write(merged)
+        try FileSystem.remove(partsDirectory)
+        printOutcome(merged, output: output)
+        return merged
     }
 }
 

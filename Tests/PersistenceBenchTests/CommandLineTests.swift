@@ -33,17 +33,26 @@ import Testing
         (["run", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
         (["crash", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
         (
-            ["check", "--baseline", "results/ci-baseline", "--summary", "/dev/null/x/check.md"],
+            ["check", "--counters", "results/counter-baseline", "--summary", "/dev/null/x/check.md"],
             "cannot write to --summary '/dev/null/x/check.md': Not a directory"
         ),
         (
-            ["check", "--baseline", "results/ci-baseline", "--out", "/dev/null/x"],
+            ["check", "--counters", "results/counter-baseline", "--out", "/dev/null/x"],
             "cannot write to --out '/dev/null/x': Not a directory"
         ),
         (
-            ["check", "--baseline", "results/ci-baseline", "--current", "results/ci-baseline", "--summary", "/tmp"],
+            [
+                "check", "--counters", "results/counter-baseline", "--current", "results/counter-baseline", "--summary",
+                "/tmp",
+            ],
             "cannot write to --summary '/tmp': it is a directory"
         ),
+        (["check", "--counters", "results/ci-baseline"], "is not a counted run (made without `run --count`)"),
+        (["check", "--base", "HEAD", "--counters", "results/counter-baseline"], "name one of --counters and --base"),
+        (["check", "--base", "HEAD", "--repetitions", "3"], "invalid --repetitions 3: at least 5"),
+        (["check", "--base", "HEAD", "--stores", "nosuch"], "unknown store 'nosuch'"),
+        (["check", "--base", "no-such-revision-here"], "unknown revision 'no-such-revision-here'"),
+        (["compare", "results/counter-baseline", "results/ci-baseline"], "one run is counted"),
         (
             ["export", "--format", "github-action-benchmark", "--run", "results/ci-baseline", "/dev/null/x.json"],
             "cannot write to the export file '/dev/null/x.json': /dev/null is not a directory"

@@ -1,13 +1,13 @@
 import Foundation
 
-/// Fixed probes of the machine, timed in every cell's process after its timed phase, so that a comparison of two
-/// runs can tell a slower machine (or a busier one) from a slower store: a CPU and memory loop, and a durable
-/// write. Cells bound by the CPU are judged against the first, cells that wait on `fdatasync` against the second
-/// (`RunComparison`).
+/// Fixed probes of the machine, timed in every cell's process after its timed phase, as context for a reader of its
+/// results (results.csv): a CPU and memory loop, and a durable write, which tell how fast the machine was while
+/// the cell ran. No check judges by them: `check --base` times two builds in turn on one machine, and
+/// `check --counters` judges counts no machine changes.
 ///
 /// The loop does the same work on every machine: dependent, pseudo-random read-modify-writes over a 16 MiB
 /// table (past the L2 cache of common cores, so both arithmetic and memory latency count), the mix of work a
-/// store's hot path does. `persistbench compare` divides every time by its run's median calibration.
+/// store's hot path does.
 public enum Calibration {
     /// Table entries: 2 Mi × 8 bytes = 16 MiB.
     static let tableEntries = 1 << 21

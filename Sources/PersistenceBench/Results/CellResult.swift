@@ -115,6 +115,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// For a loop of steps: the timed seconds of the same loop against a store that does nothing (`HarnessFloor`),
     /// the harness's own part of `timedSeconds`. Nil elsewhere.
     public var harnessSeconds: Double?
+    /// What the counted region (the timed phase and the digest read) did that no machine changes: instructions,
+    /// allocations, flushes, write calls and bytes written; nil unless the cell was counted (`run --count`).
+    public var counts: OperationCounts?
 
     /// The harness's share of the timed seconds (0–1), where measured.
     public var harnessShare: Double? {
@@ -131,17 +134,6 @@ public struct CellMetrics: Codable, Equatable, Sendable {
 
     public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
-    /// The share of the timed seconds the cell spent off the CPU, waiting (0–1): the phase's wall time less its
-    /// CPU time, at most the timed seconds (generation between timed parts runs on the CPU, so waiting belongs to
-    /// the store). Nil for results recorded before the phase was measured.
-    public var waitShare: Double? {
-        guard let phaseSeconds, let phaseCPUSeconds, timedSeconds > 0 else { return nil }
-        return min(max(phaseSeconds - phaseCPUSeconds, 0), timedSeconds) / timedSeconds
-    }
-
-    /// Voluntary context switches per operation of the timed phase.
-    public var waitsPerOperation: Double? { phaseWaits.map { Double($0) / Double(max(operations, 1)) } }
-
     public init(
         timedSeconds: Double, operations: Int, latency: LatencySummary?,
         latencyByOperation: [String: LatencySummary]? = nil, rssAnonBytes: Int64?, rssFileBytes: Int64?,
@@ -151,9 +143,10 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil,
         steps: Int? = nil, baselineRSSBytes: Int64? = nil, openPeakRSSBytes: Int64? = nil, workNote: String? = nil,
-        harnessSeconds: Double? = nil
+        harnessSeconds: Double? = nil, counts: OperationCounts? = nil
     ) {
         self.harnessSeconds = harnessSeconds
+        self.counts = counts
         self.baselineRSSBytes = baselineRSSBytes
         self.openPeakRSSBytes = openPeakRSSBytes
         self.workNote = workNote
@@ -186,7 +179,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             storageWriteBytes
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
-            steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds
+            steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
     }
 
     public init(from decoder: any Decoder) throws {
@@ -217,7 +210,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             baselineRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .baselineRSSBytes),
             openPeakRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .openPeakRSSBytes),
             workNote: try c.decodeIfPresent(String.self, forKey: .workNote),
-            harnessSeconds: try c.decodeIfPresent(Double.self, forKey: .harnessSeconds))
+            harnessSeconds: try c.decodeIfPresent(Double.self, forKey: .harnessSeconds),
+            counts: try c.decodeIfPresent(OperationCounts.self, forKey: .counts))
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -251,6 +245,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(rssGrowthBytes, forKey: .rssGrowthBytes)
         try c.encodeIfPresent(workNote, forKey: .workNote)
         try c.encodeIfPresent(harnessSeconds, forKey: .harnessSeconds)
+        try c.encodeIfPresent(counts, forKey: .counts)
     }
 }
 

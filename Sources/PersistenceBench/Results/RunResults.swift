@@ -178,6 +178,9 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     public var readRate: Double?
     /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
     public var timeBoxSeconds: Double?
+    /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
+    /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.
+    public var counted: Bool?
 
     public static let defaultTimeBudgetSeconds = 600.0
     public static let defaultMemoryBudgetBytes: Int64 = 8 << 30
@@ -189,9 +192,10 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     public init(
         stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,
         timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool, readRate: Double? = nil,
-        timeBoxSeconds: Double? = nil
+        timeBoxSeconds: Double? = nil, counted: Bool? = nil
     ) {
         self.timeBoxSeconds = timeBoxSeconds
+        self.counted = counted
         self.readRate = readRate
         self.stores = stores
         self.workloads = workloads

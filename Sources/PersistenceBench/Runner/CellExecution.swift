@@ -41,8 +41,11 @@ public enum CellExecution {
             return nil
         case .measure:
             var metrics = try measure(workload, on: kind, at: directory, context: context)
-            metrics.calibrationSeconds = Calibration.measure()
-            metrics.syncCalibrationSeconds = try Calibration.measureSync(in: directory)
+            // The machine's probes time it: a counted cell (under callgrind) has no time worth judging.
+            if metrics.counts == nil {
+                metrics.calibrationSeconds = Calibration.measure()
+                metrics.syncCalibrationSeconds = try Calibration.measureSync(in: directory)
+            }
             return metrics
         }
     }
@@ -70,8 +73,9 @@ public enum CellExecution {
         let before: ProcessStats
         var peakReset = false
         let timeline = Timeline()
-        /// Starts the timeline with the timed phase.
+        /// Starts the timeline, and the counted region where the process counts one, with the timed phase.
         func startTimeline() {
+            OperationCounter.begin()
             timeline.start = monotonicNanoseconds()
             context.stopwatch.timeline = timeline
             context.progress.timeline = timeline
@@ -102,6 +106,7 @@ public enum CellExecution {
         let after = ProcessStats.current()
         var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
         if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
+        let counts = OperationCounter.end()
         try store.close()
         let harnessSeconds = try HarnessFloor.seconds(of: workload, steps: outcome.steps, context: context)
         let stopwatch = context.stopwatch
@@ -120,6 +125,6 @@ public enum CellExecution {
             // Without the reset, the peak is the process's since its start: no baseline to subtract from it.
             baselineRSSBytes: peakReset ? baseline.residentBytes : nil,
             openPeakRSSBytes: peakReset ? before.peakRSSBytes : nil, workNote: kind.workNotes[workload.name],
-            harnessSeconds: harnessSeconds)
+            harnessSeconds: harnessSeconds, counts: counts)
     }
 }

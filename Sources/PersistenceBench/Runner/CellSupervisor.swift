@@ -10,6 +10,9 @@ struct CellSupervisor {
     let reportPath: URL
     let timeBudgetSeconds: Double
     let memoryBudgetBytes: Int64
+    /// Under callgrind with the operation counter (`run --count`), its dumps written into the directory this
+    /// names; nil: directly.
+    var counting: (launcher: CountingLauncher, dumpDirectory: String)? = nil
 
     /// What became of the child.
     struct Outcome {
@@ -66,7 +69,10 @@ struct CellSupervisor {
     func run(jobPath: URL, observer: any RunObserver) throws -> Outcome {
         let start = monotonicNanoseconds()
         let child = try ChildProcess(
-            arguments: [executable, "_cell", jobPath.path], outputPath: outputPath.path, progressPipe: true)
+            arguments: counting.map {
+                $0.launcher.arguments(executable: executable, jobPath: jobPath.path, dumpDirectory: $0.dumpDirectory)
+            } ?? [executable, "_cell", jobPath.path], outputPath: outputPath.path, progressPipe: true,
+            extraEnvironment: counting?.launcher.environment ?? [])
         var recordsDone: Int?
         var overBudget: String?
         var ended: (ChildProcess.Ending, rusage)?

@@ -148,7 +148,7 @@ enum Subprocess {
         return (try String(contentsOfFile: outputPath, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static func executablePath(named name: String) -> String? {
+    static func executablePath(named name: String) -> String? {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return directories.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }

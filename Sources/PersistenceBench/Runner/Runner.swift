@@ -30,13 +30,13 @@ public final class Runner {
     private let stores: [StoreKind]
     private let workloads: [any Workload]
     private let outputDirectory: URL
-    private let executable: String
+    /// Runs each cell's child; counts it instead of timing it where the configuration says so.
+    private let launcher: CellLauncher
     private let observer: any RunObserver
     private let save: (RunResults) throws -> Void
     private var results: RunResults
     /// Finished cells of an interrupted run being resumed, by `cellKey`: reused, not run again.
     private var finished: [String: CellResult] = [:]
-    private var fixtures: [String: FixtureState] = [:]
     /// Per store and workload, the first cell that ran out of a budget: the same work at this scale and above is
     /// not run again (`run(_:index:total:)`), since it only grows.
     private var outOfBudget: [String: (scale: Scale, repetition: Int, reason: String)] = [:]
@@ -44,24 +44,22 @@ public final class Runner {
     /// count every cell of the group does (`TimeBox`).
     private var groupSteps: [String: Int] = [:]
 
-    private enum FixtureState {
-        case ready(URL)
-        case failed(CellResult.Status, String)
-    }
-
     /// - Parameters:
     ///   - executable: this tool's own executable; the children run its hidden `_cell` command.
     ///   - save: called with the results after every cell and at the end.
+    /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
     public init(
         configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
         outputDirectory: URL, executable: String, observer: any RunObserver,
         save: @escaping (RunResults) throws -> Void
-    ) {
+    ) throws {
+        launcher = try CellLauncher(
+            executable: executable, configuration: configuration,
+            workDirectory: outputDirectory.appendingPathComponent("work"), observer: observer)
         self.configuration = configuration
         self.stores = stores
         self.workloads = workloads
         self.outputDirectory = outputDirectory
-        self.executable = executable
         self.observer = observer
         self.save = save
         results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
@@ -73,8 +71,8 @@ public final class Runner {
     public convenience init(
         resuming interrupted: RunResults, stores: [StoreKind], workloads: [any Workload], outputDirectory: URL,
         executable: String, observer: any RunObserver, save: @escaping (RunResults) throws -> Void
-    ) {
-        self.init(
+    ) throws {
+        try self.init(
             configuration: interrupted.configuration, stores: stores, workloads: workloads,
             environment: interrupted.environment, outputDirectory: outputDirectory, executable: executable,
             observer: observer, save: save)
@@ -181,7 +179,7 @@ public final class Runner {
                     try equalizeFirstRepetition(of: cell.workload, at: cell.scale, index: offset + 1, total: plan.count)
                 }
                 if next == nil || next?.scale != cell.scale {
-                    try removeFixtures()
+                    try launcher.removeFixtures()
                 }
             } catch {
                 // The run itself failed (its disk is full, its directory went away): free the scratch space and
@@ -200,9 +198,10 @@ public final class Runner {
         return results
     }
 
-    /// The time box of a cell: in the first repetition the clock and the fewest steps a cell of its group did so
+    /// The time box of a cell: in a counted run, `CountingLauncher.steps` and no clock; in the first repetition the clock and the fewest steps a cell of its group did so
     /// far; later, once the group's count is set, that count and no clock (`TimeBox`).
     private func box(for cell: PlannedCell) -> TimeBox {
+        if configuration.counted == true { return TimeBox(seconds: nil, stepLimit: CountingLauncher.steps) }
         let count = groupSteps[Self.groupKey(cell.workload.name, cell.scale)]
         guard cell.repetition > 1, let count else {
             return TimeBox(seconds: configuration.timeBoxSeconds, stepLimit: count)
@@ -240,88 +239,28 @@ public final class Runner {
     }
 
     private func run(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {
-        func result(_ status: CellResult.Status, _ reason: String?) -> CellResult {
-            CellResult(
-                store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
-                status: status, reason: reason)
-        }
         guard cell.workload.supports(cell.store.type) else {
-            return result(.notApplicable, "\(cell.store.name) has no \(cell.workload.name) capability")
+            return CellResult(
+                store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
+                status: .notApplicable, reason: "\(cell.store.name) has no \(cell.workload.name) capability")
         }
         let work = "\(cell.store.name)/\(cell.workload.name)"
         if let first = outOfBudget[work], cell.scale.records >= first.scale.records {
-            return result(
-                .dnf,
-                "not run: repetition \(first.repetition) at \(first.scale) was stopped \(first.reason); this cell "
-                    + "does at least as much")
+            return CellResult(
+                store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
+                status: .dnf,
+                reason: "not run: repetition \(first.repetition) at \(first.scale) was stopped \(first.reason); this "
+                    + "cell does at least as much")
         }
-        let directory = workDirectory.appendingPathComponent("cell")
-        try FileSystem.remove(directory)
-        if let fixture = cell.workload.fixture {
-            switch try prepareFixture(fixture, for: cell) {
-            case .failed(let status, let reason): return result(status, "fixture \(fixture.name): \(reason)")
-            case .ready(let source): try FileSystem.copyForCell(from: source, to: directory)
-            }
-        } else {
-            try FileSystem.makeDirectory(directory)
-        }
+        let keep =
+            configuration.keepStores && cell.repetition == configuration.repetitions
+            ? outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
+                .appendingPathComponent("\(cell.workload.name)-\(cell.scale)") : nil
         // Announced after the fixture is ready, so that a live display shows the cell, not the load.
-        observer.cellStarted(cell, index: index, total: total)
-        let outcome = try runChild(mode: .measure, cell: cell, directory: directory, box: box)
-        if configuration.keepStores && cell.repetition == configuration.repetitions {
-            let kept = outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
-                .appendingPathComponent("\(cell.workload.name)-\(cell.scale)")
-            try FileSystem.remove(kept)
-            try FileSystem.makeDirectory(kept.deletingLastPathComponent())
-            try FileManager.default.moveItem(at: directory, to: kept)
-        } else {
-            try FileSystem.remove(directory)
+        let (result, overBudget) = try launcher.measure(cell, box: box, keep: keep) {
+            observer.cellStarted(cell, index: index, total: total)
         }
-        return outcome
-    }
-
-    private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> FixtureState {
-        let key = "\(cell.store.name)/\(fixture.name)-\(cell.scale.records)"
-        if let state = fixtures[key] { return state }
-        observer.fixtureStarted(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
-        let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key)
-        try FileSystem.remove(directory)
-        try FileSystem.makeDirectory(directory)
-        let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory, box: .none)
-        let state: FixtureState =
-            loaded.status == .ok ? .ready(directory) : .failed(loaded.status, loaded.reason ?? "failed")
-        fixtures[key] = state
-        return state
-    }
-
-    private func removeFixtures() throws {
-        fixtures = [:]
-        try FileSystem.remove(workDirectory.appendingPathComponent("fixtures"))
-    }
-
-    /// Starts a child for `cell`, watches it against the budgets, and turns what it left into a result.
-    private func runChild(mode: CellJob.Mode, cell: PlannedCell, directory: URL, box: TimeBox) throws -> CellResult {
-        let jobPath = workDirectory.appendingPathComponent("job.json")
-        let reportPath = workDirectory.appendingPathComponent("report.json")
-        let outputPath = workDirectory.appendingPathComponent("output.txt")
-        try FileSystem.remove(reportPath)
-        let job = CellJob(
-            mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
-            seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
-            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, directory: directory.path,
-            reportPath: reportPath.path,
-            progressDescriptor: 3)
-        try JSONEncoder().encode(job).write(to: jobPath)
-
-        let outcome = try CellSupervisor(
-            executable: executable, outputPath: outputPath, reportPath: reportPath,
-            timeBudgetSeconds: configuration.timeBudgetSeconds, memoryBudgetBytes: configuration.memoryBudgetBytes
-        ).run(jobPath: jobPath, observer: observer)
-        let result = outcome.result(
-            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
-        if mode == .measure, let overBudget = outcome.overBudget {
-            outOfBudget["\(cell.store.name)/\(cell.workload.name)"] = (cell.scale, cell.repetition, overBudget)
-        }
+        if let overBudget { outOfBudget[work] = (cell.scale, cell.repetition, overBudget) }
         return result
     }
 }

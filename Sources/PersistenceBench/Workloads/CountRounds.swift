@@ -7,9 +7,11 @@ enum CountRounds {
     /// The most answers per cell, whatever the time: bounds a store that answers in nanoseconds.
     static let maximumOperations = 2_000_000
 
-    /// Asks every question of `questions` in turn (each answer timed), once and then again until
-    /// `minimumTimedSeconds` of answers are timed. The digest holds the first round's answers; every later round
-    /// must answer the same, or the workload fails, so the digest does not depend on how fast a store was.
+    /// Asks every question of `questions` in turn (each answer timed), once and then, where the cell's time box has
+    /// a clock, again until `minimumTimedSeconds` of answers are timed: a run without a clock (`--time-box none`, a
+    /// counted run) asks one round, the same on every machine. The digest holds the first round's answers; every
+    /// later round must answer the same, or the workload fails, so the digest does not depend on how fast a store
+    /// was.
     static func run<Question>(
         _ questions: [Question], workload: String, context: WorkloadContext, answer: (Question) throws -> Int
     ) throws -> WorkloadOutcome {
@@ -18,7 +20,7 @@ enum CountRounds {
         var operations = 0
         var round = 0
         while round == 0
-            || (context.stopwatch.elapsedSeconds < minimumTimedSeconds
+            || (context.timeBox.seconds != nil && context.stopwatch.elapsedSeconds < minimumTimedSeconds
                 && operations + questions.count <= maximumOperations)
         {
             for (index, question) in questions.enumerated() {

@@ -1,0 +1,203 @@
+import Foundation
+
+/// A counted run (`run --count`) judged against a counted baseline, cell by cell, store by store and over every
+/// cell together, on what no machine changes: instructions, allocations, flushes and writes per operation, bytes
+/// on disk and digests. The same binary counts the same on any host but for glibc's CPU-specific string
+/// routines, so its bands are narrow: `Bands.measured` says where each comes from.
+public struct CounterComparison: Codable, Sendable {
+    /// How far each counter may move before it is a change.
+    public struct Bands: Codable, Sendable, Equatable {
+        /// A cell's instructions per operation inside this factor either way are "same".
+        public var cellInstructions: Double
+        /// A store's geometric mean over its cells, and every cell's together, inside this factor are "same":
+        /// narrower than a cell's, since what moves one cell alone (a string routine it leans on) averages out.
+        public var storeInstructions: Double
+        /// More allocations than this per operation are "worse"; as many fewer, "better".
+        public var allocationsPerOperation: Double
+        /// Write calls and bytes written per operation inside this factor either way are "same".
+        public var writes: Double
+
+        public init(
+            cellInstructions: Double, storeInstructions: Double, allocationsPerOperation: Double, writes: Double
+        ) {
+            self.cellInstructions = cellInstructions
+            self.storeInstructions = storeInstructions
+            self.allocationsPerOperation = allocationsPerOperation
+            self.writes = writes
+        }
+
+        /// From the committed counter baselines (results/counter-baseline, docs/regression-checks.md): repetitions
+        /// on one host, and the same binary with glibc's string routines of another CPU.
+        public static let measured = Bands(
+            cellInstructions: 1.05, storeInstructions: 1.025, allocationsPerOperation: 0.5, writes: 1.01)
+    }
+
+    /// One counter of one cell: medians over the repetitions of each run.
+    public struct Change: Codable, Sendable {
+        /// `instructions/op`, `allocations/op`, `flushes/op`, `write calls/op`, `bytes written/op`,
+        /// `bytes on disk`, `digest` or `status`.
+        public var metric: String
+        public var baseline: String
+        public var current: String
+        /// Current ÷ baseline, where both are numbers and the baseline is not 0.
+        public var ratio: Double?
+        public var verdict: Verdict
+    }
+
+    public struct Cell: Codable, Sendable {
+        public var store: String
+        public var workload: String
+        public var scale: Scale
+        public var changes: [Change]
+        /// Instructions per operation, current ÷ baseline; nil where either run did not count them.
+        public var instructionRatio: Double?
+        public var verdict: Verdict { changes.map(\.verdict).max() ?? .same }
+    }
+
+    /// Instructions over a set of cells: the geometric mean of their ratios.
+    public struct Summary: Codable, Sendable {
+        /// A store's name, or "every store".
+        public var name: String
+        public var cells: Int
+        public var instructionRatio: Double
+        public var verdict: Verdict
+    }
+
+    public var bands: Bands
+    public var cells: [Cell]
+    public var stores: [Summary]
+    /// Every cell together: what the harness, the digest or the data every store is given did.
+    public var overall: Summary?
+    /// Cells in one run and not the other, or with no finished repetition in the baseline.
+    public var notCompared: [String]
+    /// (workload, scale) groups whose stores disagree within the current run.
+    public var digestDisagreements: [String]
+
+    /// Compares `current` to `baseline`; throws when they cannot be compared (a run that was not counted,
+    /// different seeds).
+    public init(baseline: RunResults, current: RunResults, bands: Bands = .measured) throws {
+        for (name, run) in [("baseline", baseline), ("current run", current)] where run.configuration.counted != true {
+            throw BenchError("the \(name) was not counted (made without `run --count`): it has no counters to judge")
+        }
+        guard baseline.configuration.seed == current.configuration.seed else {
+            throw BenchError(
+                "the runs used different seeds (baseline \(baseline.configuration.seed), current "
+                    + "\(current.configuration.seed)): their data and digests are not comparable")
+        }
+        self.bands = bands
+        let baseGroups = CellGroups.groups(baseline.cells, storeOrder: baseline.stores)
+        let currentGroups = CellGroups.groups(current.cells, storeOrder: current.stores)
+        cells = []
+        notCompared = []
+        for (key, baseCells) in baseGroups.ordered {
+            let baseFinished = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
+            guard let currentCells = currentGroups.byKey[key] else {
+                notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the current run")
+                continue
+            }
+            guard !baseFinished.isEmpty else {
+                notCompared.append("\(key.store) \(key.workload) \(key.scale): no finished repetition in the baseline")
+                continue
+            }
+            let currentFinished = currentCells.filter { $0.status == .ok }.compactMap(\.metrics)
+            guard !currentFinished.isEmpty else {
+                let reasons = Set(currentCells.compactMap(\.reason)).sorted().joined(separator: "; ")
+                let status = Change(
+                    metric: "status", baseline: "ok", current: reasons.isEmpty ? "not finished" : reasons,
+                    ratio: nil, verdict: .worse)
+                cells.append(
+                    Cell(
+                        store: key.store, workload: key.workload, scale: key.scale, changes: [status],
+                        instructionRatio: nil))
+                continue
+            }
+            cells.append(Self.cell(key, base: baseFinished, current: currentFinished, bands: bands))
+        }
+        for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
+            notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the baseline")
+        }
+        let ratios = cells.compactMap { cell in cell.instructionRatio.map { (store: cell.store, ratio: $0) } }
+        stores = CellGroups.geometricMeans(ratios).map { store in
+            Summary(
+                name: store.key, cells: store.count, instructionRatio: store.mean,
+                verdict: Verdict(ratio: store.mean, band: bands.storeInstructions))
+        }
+        overall = CellGroups.geometricMeans(ratios.map { ("every store", $0.ratio) }).first.map {
+            Summary(
+                name: $0.key, cells: $0.count, instructionRatio: $0.mean,
+                verdict: Verdict(ratio: $0.mean, band: bands.storeInstructions))
+        }
+        digestDisagreements = current.digestChecks.filter { !$0.agreed }.map { "\($0.workload) at \($0.scale)" }
+    }
+
+    /// One cell's counters per operation, bytes on disk and digest.
+    static func cell(
+        _ key: CellGroups.Key, base: [CellMetrics], current: [CellMetrics], bands: Bands
+    ) -> Cell {
+        var changes: [Change] = []
+        /// The median over a run's repetitions of a counter per operation; nil where none counted it.
+        func perOperation(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> Double? {
+            median(
+                metrics.compactMap { cell in
+                    cell.counts.flatMap(counter).map { Double($0) / Double(max(cell.operations, 1)) }
+                })
+        }
+        func compare(
+            _ metric: String, _ counter: (OperationCounts) -> UInt64?, format: (Double) -> String,
+            verdict: (Double, Double) -> Verdict
+        ) -> Double? {
+            guard let was = perOperation(base, counter), let now = perOperation(current, counter) else { return nil }
+            let ratio = was > 0 ? now / was : nil
+            changes.append(
+                Change(
+                    metric: metric, baseline: format(was), current: format(now), ratio: ratio,
+                    verdict: verdict(was, now)))
+            return ratio
+        }
+        let instructions = compare(
+            "instructions/op", \.instructions, format: { String(format: "%.0f", $0) },
+            verdict: { was, now in was > 0 ? Verdict(ratio: now / was, band: bands.cellInstructions) : .same })
+        _ = compare(
+            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) },
+            verdict: { was, now in
+                now - was > bands.allocationsPerOperation
+                    ? .worse : was - now > bands.allocationsPerOperation ? .better : .same
+            })
+        // Flushes are what a durable store promises with: one more, or one fewer, is a change of promise.
+        _ = compare(
+            "flushes/op", \.syncs, format: { String(format: "%.4f", $0) },
+            verdict: { was, now in Self.strict(was, now) })
+        for (metric, counter) in [
+            ("write calls/op", \OperationCounts.writeCalls), ("bytes written/op", \OperationCounts.bytesWritten),
+        ] {
+            _ = compare(
+                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) },
+                verdict: { was, now in
+                    was > 0 ? Verdict(ratio: now / was, band: bands.writes) : now > 0 ? .worse : .same
+                })
+        }
+        // The same operations on the same data leave the same bytes, and read the same answers.
+        let baseBytes = base.map(\.bytesOnDisk).max()!
+        let currentBytes = current.map(\.bytesOnDisk).max()!
+        changes.append(
+            Change(
+                metric: "bytes on disk", baseline: "\(baseBytes)", current: "\(currentBytes)",
+                ratio: Double(currentBytes) / Double(max(baseBytes, 1)),
+                verdict: Self.strict(Double(baseBytes), Double(currentBytes))))
+        let baseDigests = Set(base.map(\.digest))
+        let currentDigests = Set(current.map(\.digest))
+        changes.append(
+            Change(
+                metric: "digest", baseline: baseDigests.map(\.description).sorted().joined(separator: "/"),
+                current: currentDigests.map(\.description).sorted().joined(separator: "/"), ratio: nil,
+                verdict: baseDigests == currentDigests && currentDigests.count == 1 ? .same : .worse))
+        return Cell(
+            store: key.store, workload: key.workload, scale: key.scale, changes: changes,
+            instructionRatio: instructions)
+    }
+
+    /// More is worse, less is better, with no band: a count the same code on the same data repeats exactly.
+    static func strict(_ was: Double, _ now: Double) -> Verdict {
+        now > was * (1 + 1e-9) ? .worse : now < was * (1 - 1e-9) ? .better : .same
+    }
+}

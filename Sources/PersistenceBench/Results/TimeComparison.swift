@@ -1,0 +1,161 @@
+import Foundation
+
+/// The two sides of an interleaved run (`InterleavedRun`: a base revision's build and this one, timed in turn on
+/// this machine) judged against each other. Per cell: the current build's median time per operation over the
+/// base's, a bootstrap interval of that ratio, and a one-sided Mann–Whitney test of the repetitions. Per store,
+/// over its cells, and over every cell together (what the harness, the digest or the data every store is given
+/// did): the geometric mean of the cells' ratios, with a bootstrap interval of its own, where the noise of single
+/// cells averages out. Both sides ran on one machine in one session, so no probe or band of machines enters.
+public struct TimeComparison: Codable, Sendable {
+    /// When a change is a change.
+    public struct Rule: Codable, Sendable, Equatable {
+        /// A cell is slower (or faster) only when the test's p is at most this…
+        public var alpha: Double
+        /// …its interval lies wholly above 1 (below), and its ratio is at least this (at most its inverse).
+        public var cellEffect: Double
+        /// A store's cells together, or every cell together: slower when the interval of their geometric mean lies
+        /// wholly above 1 and the mean is at least this.
+        public var aggregateEffect: Double
+        /// The intervals' confidence.
+        public var confidence: Double
+
+        public init(alpha: Double, cellEffect: Double, aggregateEffect: Double, confidence: Double) {
+            self.alpha = alpha
+            self.cellEffect = cellEffect
+            self.aggregateEffect = aggregateEffect
+            self.confidence = confidence
+        }
+
+        /// docs/regression-checks.md gives the A/A runs these rest on.
+        public static let standard = Rule(alpha: 0.01, cellEffect: 1.10, aggregateEffect: 1.05, confidence: 0.95)
+    }
+
+    public struct Cell: Codable, Sendable {
+        public var store: String
+        public var workload: String
+        public var scale: Scale
+        /// Seconds per operation of each finished repetition, in run order.
+        public var base: [Double]
+        public var current: [Double]
+        /// Median current ÷ median base.
+        public var ratio: Double
+        public var low: Double
+        public var high: Double
+        /// The one-sided p of the current side being slower (its U over the base's).
+        public var pSlower: Double
+        public var verdict: Verdict
+        /// Slowest ÷ fastest repetition of each side: the noise the cell measured when both sides were alike.
+        public var baseSpread: Double { CellGroups.spread(base) }
+        public var currentSpread: Double { CellGroups.spread(current) }
+    }
+
+    /// A store's cells, or every cell, together.
+    public struct Summary: Codable, Sendable {
+        /// A store's name, or "every store".
+        public var name: String
+        public var cells: Int
+        /// The geometric mean of the cells' ratios, and its interval.
+        public var ratio: Double
+        public var low: Double
+        public var high: Double
+        public var verdict: Verdict
+    }
+
+    public var rule: Rule
+    public var cells: [Cell]
+    public var stores: [Summary]
+    public var overall: Summary?
+    /// Cells not judged: one side has no finished repetition, or the two sides' digests differ (they did not do
+    /// the same work), with why.
+    public var notCompared: [String]
+    /// Cells the current build did not finish that the base did: a regression of their own.
+    public var unfinished: [String]
+    /// (workload, scale) groups whose stores disagree within the current side.
+    public var digestDisagreements: [String]
+
+    public init(base: RunResults, current: RunResults, rule: Rule = .standard) throws {
+        guard base.configuration.seed == current.configuration.seed else {
+            throw BenchError("the two sides used different seeds: their data and digests are not comparable")
+        }
+        self.rule = rule
+        let baseGroups = CellGroups.groups(base.cells, storeOrder: base.stores)
+        let currentGroups = CellGroups.groups(current.cells, storeOrder: current.stores)
+        cells = []
+        notCompared = []
+        unfinished = []
+        var samples: [(store: String, base: [Double], current: [Double])] = []
+        for (key, baseCells) in baseGroups.ordered {
+            let name = "\(key.store) \(key.workload) \(key.scale)"
+            let was = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
+            let now = (currentGroups.byKey[key] ?? []).filter { $0.status == .ok }.compactMap(\.metrics)
+            if baseCells.allSatisfy({ $0.status == .notApplicable }) { continue }
+            guard !was.isEmpty else {
+                notCompared.append("\(name): the base build finished no repetition")
+                continue
+            }
+            guard !now.isEmpty else {
+                let reasons = Set((currentGroups.byKey[key] ?? []).compactMap(\.reason)).sorted()
+                unfinished.append("\(name): " + (reasons.first ?? "not run"))
+                continue
+            }
+            guard Set(was.map(\.digest)) == Set(now.map(\.digest)) else {
+                notCompared.append("\(name): the two builds' digests differ (they did not do the same work)")
+                continue
+            }
+            let baseTimes = was.map(\.timePerOperation)
+            let currentTimes = now.map(\.timePerOperation)
+            let ratio = median(currentTimes)! / median(baseTimes)!
+            let interval = bootstrapInterval(
+                [baseTimes, currentTimes], confidence: rule.confidence, seed: UInt64(cells.count)
+            ) { Self.ratioOfMedians($0[0], $0[1]) }
+            let pSlower = mannWhitneyUpperP(baseTimes, currentTimes)
+            let pFaster = mannWhitneyUpperP(currentTimes, baseTimes)
+            let verdict: Verdict =
+                pSlower <= rule.alpha && interval.lowerBound > 1 && ratio >= rule.cellEffect
+                ? .worse
+                : pFaster <= rule.alpha && interval.upperBound < 1 && ratio <= 1 / rule.cellEffect ? .better : .same
+            cells.append(
+                Cell(
+                    store: key.store, workload: key.workload, scale: key.scale, base: baseTimes,
+                    current: currentTimes, ratio: ratio, low: interval.lowerBound, high: interval.upperBound,
+                    pSlower: pSlower, verdict: verdict))
+            samples.append((key.store, baseTimes, currentTimes))
+        }
+        var order: [String] = []
+        for sample in samples where !order.contains(sample.store) { order.append(sample.store) }
+        stores = order.map { store in
+            Self.summary(store, samples.filter { $0.store == store }, rule: rule)
+        }
+        overall = samples.isEmpty ? nil : Self.summary("every store", samples, rule: rule)
+        digestDisagreements = current.digestChecks.filter { !$0.agreed }.map { "\($0.workload) at \($0.scale)" }
+    }
+
+    static func ratioOfMedians(_ base: [Double], _ current: [Double]) -> Double {
+        median(current)! / median(base)!
+    }
+
+    /// The geometric mean of cells' ratios, with a bootstrap interval that resamples every cell's repetitions.
+    static func summary(
+        _ name: String, _ samples: [(store: String, base: [Double], current: [Double])], rule: Rule
+    ) -> Summary {
+        func geometricMean(_ drawn: [[Double]]) -> Double {
+            var logs = 0.0
+            for index in stride(from: 0, to: drawn.count, by: 2) {
+                logs += log(ratioOfMedians(drawn[index], drawn[index + 1]))
+            }
+            return exp(logs / Double(drawn.count / 2))
+        }
+        let flat = samples.flatMap { [$0.base, $0.current] }
+        let ratio = geometricMean(flat)
+        let interval = bootstrapInterval(
+            flat, confidence: rule.confidence, resamples: 1000,
+            seed: UInt64(name.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }),
+            statistic: geometricMean)
+        let verdict: Verdict =
+            interval.lowerBound > 1 && ratio >= rule.aggregateEffect
+            ? .worse : interval.upperBound < 1 && ratio <= 1 / rule.aggregateEffect ? .better : .same
+        return Summary(
+            name: name, cells: samples.count, ratio: ratio, low: interval.lowerBound, high: interval.upperBound,
+            verdict: verdict)
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// How a counted cell's process starts (`persistbench run --count`): under valgrind's callgrind with
+/// instrumentation off until the counted region (so that start-up, opening the store and the probes run at
+/// valgrind's uninstrumented speed), libOperationCounter preloaded, and Swift's hashing seeded alike in every
+/// process, so that a dictionary's probes, and so its instructions, are the same from run to run.
+public struct CountingLauncher: Sendable {
+    /// The steps every loop of a counted run does (or all of its own, if fewer): the same for every store and every
+    /// run, and few enough that the slowest cells (`write-then-page`'s rounds of GRDB, 20 s a cell under callgrind
+    /// at 200) take a few seconds. Counts are exact: they need no more samples.
+    public static let steps = 50
+
+    /// valgrind's executable.
+    public let valgrind: String
+    /// libOperationCounter.so, built beside the tool.
+    public let library: String
+
+    /// Finds valgrind on the PATH and the library beside `executable`; throws, naming what is missing and how to
+    /// get it, otherwise.
+    public init(beside executable: String) throws {
+        guard let valgrind = Subprocess.executablePath(named: "valgrind") else {
+            throw BenchError(
+                "counting needs valgrind (for callgrind's instruction counts): run 'make deps', or install it")
+        }
+        let library = URL(fileURLWithPath: executable).deletingLastPathComponent()
+            .appendingPathComponent("libOperationCounter.so").path
+        guard FileManager.default.fileExists(atPath: library) else {
+            throw BenchError(
+                "counting needs libOperationCounter.so beside \(executable); build it with "
+                    + "`swift build -c release --product OperationCounter` (`make build` does)")
+        }
+        self.valgrind = valgrind
+        self.library = library
+    }
+
+    /// The child's arguments: `executable _cell JOB` under callgrind, its dumps and log written into
+    /// `dumpDirectory` (the counted region's is the first dump, `callgrind.out.1`).
+    func arguments(executable: String, jobPath: String, dumpDirectory: String) -> [String] {
+        [
+            valgrind, "--tool=callgrind", "--instr-atstart=no", "--dump-line=no", "--compress-strings=no",
+            "--callgrind-out-file=\(dumpDirectory)/callgrind.out", "--log-file=\(dumpDirectory)/valgrind.log",
+            executable, "_cell", jobPath,
+        ]
+    }
+
+    var environment: [String] { ["LD_PRELOAD=\(library)", "SWIFT_DETERMINISTIC_HASHING=1"] }
+
+    /// The counted region's instructions from the child's dump in `dumpDirectory`, or nil where there is none.
+    static func instructions(dumpedIn dumpDirectory: String) -> UInt64? {
+        guard let text = try? String(contentsOfFile: dumpDirectory + "/callgrind.out.1", encoding: .utf8) else {
+            return nil
+        }
+        return OperationCounter.instructions(inCallgrindOutput: text)
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+
+/// The tool built from another revision of this repository, for `check --base`: checked out in a git worktree
+/// under the repository's .build/check-base/ and built in release the way this tool was (the same package within
+/// the repository: the root's, or Benchmarks/'s as CI builds it). The worktree and its build are kept, so that a
+/// later check of the same or a nearby revision rebuilds only what changed.
+enum BaseBuild {
+    /// The base's tool and the commit it was built from. Bad input (no repository, an unknown revision) is a
+    /// ValidationError; a failed build names its log.
+    static func executable(revision: String) throws -> (path: String, commit: String) {
+        let tool = try Executable.path()
+        guard let range = tool.range(of: "/.build/") else {
+            throw ValidationError("--base needs this tool built by SwiftPM (under a package's .build/), not \(tool)")
+        }
+        let package = String(tool[..<range.lowerBound])
+        guard let top = try? git(["rev-parse", "--show-toplevel"], in: package) else {
+            throw ValidationError("--base needs the git repository this tool was built from; \(package) is not in one")
+        }
+        guard let commit = try? git(["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: top) else {
+            throw ValidationError(
+                "unknown revision '\(revision)' in \(top) (a shallow clone may lack it: `git fetch --deepen=1`)")
+        }
+        let relative = package == top ? "" : String(package.dropFirst(top.count + 1))
+        let cache = URL(fileURLWithPath: top).appendingPathComponent(".build/check-base")
+        let worktree = cache.appendingPathComponent("worktree")
+        if FileManager.default.fileExists(atPath: worktree.appendingPathComponent(".git").path) {
+            _ = try git(["checkout", "--quiet", "--detach", "--force", commit], in: worktree.path)
+            _ = try git(["clean", "--quiet", "-fd"], in: worktree.path)
+        } else {
+            try FileSystem.remove(worktree)
+            try FileSystem.makeDirectory(cache)
+            _ = try git(["worktree", "prune"], in: top)
+            _ = try git(["worktree", "add", "--quiet", "--detach", "--force", worktree.path, commit], in: top)
+        }
+        let packageDirectory = relative.isEmpty ? worktree : worktree.appendingPathComponent(relative)
+        let log = cache.appendingPathComponent("build.log")
+        print("Building the base \(revision) (\(commit.prefix(12))) in \(packageDirectory.path); log: \(log.path)")
+        let built = try run(
+            ["swift", "build", "-c", "release", "--product", "persistbench"], in: packageDirectory.path, log: log.path)
+        guard built == 0 else {
+            throw BenchError("the base \(revision) did not build (exit status \(built)); its log: \(log.path)")
+        }
+        return (packageDirectory.appendingPathComponent(".build/release/persistbench").path, commit)
+    }
+
+    /// The commit of this tool's working tree and whether the tree has changes, for the summary.
+    static func describeCurrent() -> String {
+        let tool = (try? Executable.path()) ?? ""
+        let package = tool.range(of: "/.build/").map { String(tool[..<$0.lowerBound]) } ?? "."
+        guard let commit = try? git(["rev-parse", "HEAD"], in: package) else { return "this build" }
+        let dirty = (try? git(["status", "--porcelain", "--untracked-files=no"], in: package))?.isEmpty == false
+        return "this build (\(commit.prefix(12))\(dirty ? " with uncommitted changes" : ""))"
+    }
+
+    /// git's standard output, trimmed; throws when it fails.
+    private static func git(_ arguments: [String], in directory: String) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("persistbench-git-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: output) }
+        guard try run(["git"] + arguments, in: directory, log: output.path) == 0 else {
+            throw BenchError("git \(arguments.joined(separator: " ")) failed in \(directory)")
+        }
+        return (try String(contentsOf: output, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs a command found on the PATH in `directory`, its output to `log`; returns its exit status.
+    private static func run(_ arguments: [String], in directory: String, log: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        defer { try? handle.close() }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Reports
+import Testing
+
+@testable import PersistenceBench
+
+/// The two halves of `check`: the rank test and the interleaved order of the time check, the counters of the
+/// counter check (read from a real callgrind run), and both judgements on synthetic runs.
+@Suite struct RegressionGateTests {
+    @Test func theRankTestFindsAShiftAndNotItsAbsence() {
+        let base = [1.0, 1.1, 0.9, 1.05, 0.95]
+        // Every slower value above every base value: 1 ordering in C(10, 5) = 252.
+        #expect(abs(mannWhitneyUpperP(base, base.map { $0 * 1.3 }) - 1.0 / 252) < 1e-12)
+        #expect(mannWhitneyUpperP(base.map { $0 * 1.3 }, base) > 0.99)
+        // The same values on both sides: half the pairs tie, U is its mean, and nothing is found.
+        #expect(mannWhitneyUpperP(base, base) > 0.4)
+        // Interleaved values: U = 13 of 25 pairs.
+        let p = mannWhitneyUpperP([1, 3, 5, 7, 9], [2, 4, 6, 8, 10])
+        #expect(p > 0.3 && p < 0.5)
+        // The exact distribution and the normal approximation agree where they meet.
+        let wide = (0..<20).map(Double.init)
+        let exact = mannWhitneyUpperP(wide, wide.map { $0 + 4.5 })
+        let approximate = mannWhitneyUpperP(wide + [20], wide.map { $0 + 4.5 } + [24.5])
+        #expect(abs(exact - approximate) < 0.05, "\(exact) \(approximate)")
+    }
+
+    @Test func theBootstrapIntervalIsSeededAndHoldsTheRatio() {
+        let samples = [[1.0, 1.02, 0.98, 1.01, 0.99], [1.1, 1.12, 1.08, 1.11, 1.09]]
+        let interval = bootstrapInterval(samples, seed: 7) { TimeComparison.ratioOfMedians($0[0], $0[1]) }
+        #expect(interval == bootstrapInterval(samples, seed: 7) { TimeComparison.ratioOfMedians($0[0], $0[1]) })
+        #expect(interval.contains(1.1) && interval.lowerBound > 1.05 && interval.upperBound < 1.16, "\(interval)")
+    }
+
+    @Test func eachRepetitionSwapsWhichBuildRunsFirst() {
+        let order = InterleavedRun.order(repetitions: 5)
+        #expect(
+            order == [
+                [.base, .current], [.current, .base], [.base, .current], [.current, .base], [.base, .current],
+            ])
+        #expect(order.flatMap { $0 }.filter { $0 == .base }.count == 5)
+    }
+
+    /// A synthetic timed run: every (store, workload) cell's repetitions at `times` seconds per operation.
+    static func timedRun(_ times: [String: [Double]]) -> RunResults {
+        var results = RunResults(
+            environment: RunEnvironment.current(stores: [], arguments: []),
+            configuration: RunConfiguration(
+                stores: Array(Set(times.keys.map { String($0.split(separator: " ")[0]) })).sorted(),
+                workloads: ["get"], scales: [Scale(records: 1000)], repetitions: 5, seed: 1, batchSize: 1,
+                timeBudgetSeconds: 60, memoryBudgetBytes: 1 << 30, keepStores: false),
+            startedAt: Date())
+        for (key, values) in times.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: " ").map(String.init)
+            for (index, seconds) in values.enumerated() {
+                var cell = CellResult(
+                    store: parts[0], workload: parts[1], scale: Scale(records: 1000), repetition: index + 1,
+                    status: .ok)
+                cell.metrics = CellMetrics(
+                    timedSeconds: seconds * 1000, operations: 1000, latency: nil, rssAnonBytes: nil,
+                    rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest())
+                results.cells.append(cell)
+            }
+        }
+        return results
+    }
+
+    @Test func theTimeCheckFindsOneStoreTenPercentSlowerAndPassesNoise() throws {
+        // Repetitions with a 3 % spread, as an interleaved run on this machine shows for CPU-bound cells.
+        let noise = [1.0, 1.03, 0.99, 1.01, 0.98]
+        var base: [String: [Double]] = [:]
+        var same: [String: [Double]] = [:]
+        var slower: [String: [Double]] = [:]
+        for store in ["a", "b", "c"] {
+            for workload in ["get", "page", "scan"] {
+                let cost = Double(workload.count) * (store == "a" ? 2 : 1) * 1e-6
+                base["\(store) \(workload)"] = noise.map { $0 * cost }
+                same["\(store) \(workload)"] = noise.reversed().map { $0 * cost }
+                slower["\(store) \(workload)"] = noise.reversed().map { $0 * cost * (store == "b" ? 1.1 : 1) }
+            }
+        }
+        let unchanged = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(same))
+        #expect(unchanged.regressions.isEmpty, "\(unchanged.regressions)")
+        let changed = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(slower))
+        #expect(changed.stores.filter { $0.verdict == .worse }.map(\.name) == ["b"])
+        #expect(changed.cells.filter { $0.verdict == .worse }.map(\.store) == ["b", "b", "b"])
+        #expect(changed.overall?.verdict == .same)
+        #expect(TimeReport.render(changed, base: "x", current: "y", repetitions: 5).contains("**slower**"))
+    }
+
+    @Test func callgrindsDumpOfTheCountedRegionIsRead() {
+        let dump = """
+            # callgrind format
+            version: 1
+            part: 1
+            desc: Timerange: Basic block 0 - 12297912
+            desc: Trigger: Client Request: counted region
+            events: Ir
+            summary: 48909185
+            fn=(1) main
+            0 5
+            totals: 48909185
+            """
+        #expect(OperationCounter.instructions(inCallgrindOutput: dump) == 48_909_185)
+        #expect(
+            OperationCounter.instructions(
+                inCallgrindOutput: dump.replacingOccurrences(of: "counted region", with: "Program termination")) == nil)
+    }
+
+    /// A real counted run: every cell under callgrind with libOperationCounter, twice. Counts repeat exactly or
+    /// nearly (instructions), and say what each store does: sqlite flushes at every durable insert, memory never.
+    @Test(.timeLimit(.minutes(5))) func aCountedRunCountsWhatEachStoreDoesAndRepeatsIt() throws {
+        let directory = try TemporaryDirectory()
+        let run = try runTool([
+            "run", "--count", "--jobs", "1", "--stores", "sqlite,memory", "--workloads", "get,insert-each", "--scales",
+            "300", "--repetitions", "2", "--out", directory.url.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try RunResults.load(from: directory.url.appendingPathComponent("results.json"))
+        #expect(results.configuration.counted == true)
+        #expect(results.cells.count == 8)
+        for cell in results.cells {
+            let counts = try #require(cell.metrics?.counts, "\(cell.store) \(cell.workload)")
+            let instructions = try #require(counts.instructions)
+            #expect(instructions > 100_000 && counts.allocations > 0, "\(cell.store) \(cell.workload): \(counts)")
+            let durable = cell.workload == "insert-each" && cell.store == "sqlite"
+            #expect(durable ? counts.syncs >= UInt64(cell.metrics!.operations) : counts.syncs == 0)
+            #expect(durable ? counts.writeCalls > 0 && counts.bytesWritten > 0 : counts.writeCalls == 0)
+            let twin = try #require(
+                results.cells.first {
+                    $0.store == cell.store && $0.workload == cell.workload && $0.repetition != cell.repetition
+                }?.metrics?.counts)
+            #expect(twin.allocations == counts.allocations && twin.syncs == counts.syncs)
+            let drift = abs(Double(twin.instructions ?? 0) / Double(instructions) - 1)
+            #expect(drift < 0.001, "\(cell.store) \(cell.workload): \(instructions) vs \(twin.instructions ?? 0)")
+        }
+        // Judged against itself, a counted run has no regression.
+        let comparison = try CounterComparison(baseline: results, current: results)
+        #expect(comparison.regressions.isEmpty && comparison.cells.count == 4)
+    }
+
+    /// A counted baseline and a run of it with one counter of one cell changed at a time.
+    @Test func theCounterCheckFlagsEachKindOfChange() throws {
+        func counted(_ counts: OperationCounts) -> RunResults {
+            var run = Self.timedRun(["a get": [1e-6]])
+            run.configuration.counted = true
+            run.cells[0].metrics?.counts = counts
+            return run
+        }
+        let base = OperationCounts(
+            instructions: 10_000_000, allocations: 20_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)
+        #expect(try CounterComparison(baseline: counted(base), current: counted(base)).regressions.isEmpty)
+        var changes: [String: OperationCounts] = [:]
+        changes["instructions/op"] = OperationCounts(
+            instructions: 10_600_000, allocations: 20_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)
+        changes["allocations/op"] = OperationCounts(
+            instructions: 10_000_000, allocations: 21_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)
+        changes["flushes/op"] = OperationCounts(
+            instructions: 10_000_000, allocations: 20_000, syncs: 1001, writeCalls: 2000, bytesWritten: 4_000_000)
+        changes["write calls/op"] = OperationCounts(
+            instructions: 10_000_000, allocations: 20_000, syncs: 1000, writeCalls: 2100, bytesWritten: 4_000_000)
+        for (metric, counts) in changes {
+            let comparison = try CounterComparison(baseline: counted(base), current: counted(counts))
+            #expect(comparison.regressions.contains { $0.contains(metric) }, "\(metric): \(comparison.regressions)")
+        }
+        // A cell's instructions within the band of another host's string routines (×1.05) are the same.
+        let nearly = OperationCounts(
+            instructions: 10_300_000, allocations: 20_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)
+        let comparison = try CounterComparison(baseline: counted(base), current: counted(nearly))
+        #expect(comparison.cells[0].verdict == .same)
+        #expect(throws: BenchError.self) { try CounterComparison(baseline: Self.timedRun([:]), current: counted(base)) }
+    }
+}
+
+/// `check` and `compare` as a user runs them: exit 0, 1 or 2, and the summary written.
+@Suite struct CheckCommandTests {
+    @Test func theCounterCheckExitsZeroOneOrTwoAndWritesItsSummary() throws {
+        let directory = try TemporaryDirectory()
+        func write(_ allocations: UInt64, seed: UInt64 = 1, _ name: String) throws -> String {
+            var run = RegressionGateTests.timedRun(["a get": [1e-6]])
+            run.configuration.counted = true
+            run.configuration.seed = seed
+            run.cells[0].metrics?.counts = OperationCounts(
+                instructions: 1_000_000, allocations: allocations, syncs: 0, writeCalls: 0, bytesWritten: 0)
+            let url = directory.url.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            try run.jsonData().write(to: url.appendingPathComponent("results.json"))
+            return url.path
+        }
+        let base = try write(1000, "base")
+        let same = try write(1000, "same")
+        let more = try write(2000, "more")
+        let otherSeed = try write(1000, seed: 9, "seed")
+
+        let pass = try runTool(["check", "--counters", base, "--current", same])
+        #expect(pass.status == 0, "\(pass.output)")
+        #expect(pass.output.contains("PASS"))
+        #expect(try String(contentsOfFile: same + "/check.md", encoding: .utf8).hasPrefix("# ✅ Counters"))
+
+        let fail = try runTool(["check", "--counters", base, "--current", more + "/results.json"])
+        #expect(fail.status == 1, "\(fail.output)")
+        #expect(fail.output.contains("a get 1k: allocations/op 1.00 → 2.00 (×2.000)"), "\(fail.output)")
+        #expect(try String(contentsOfFile: more + "/check.md", encoding: .utf8).contains("## Regressions"))
+
+        let compare = try runTool(["compare", base, more])
+        #expect(compare.status == 0)
+        #expect(compare.output.contains("| a | get | 1k | allocations/op | 1.00 | 2.00 | ×2.000 | **worse** |"))
+
+        let bad = try runTool(["check", "--counters", base, "--current", otherSeed])
+        #expect(bad.status == 2 && bad.output.contains("different seeds"), "\(bad.output)")
+    }
+
+    /// The time check end to end, this build against itself (A/A): two builds' worth of cells in turn, each side's
+    /// run written, no regression.
+    @Test(.timeLimit(.minutes(3))) func theTimeCheckTimesBothBuildsInTurnAndPassesItself() throws {
+        let directory = try TemporaryDirectory()
+        let run = try runTool([
+            "check", "--base-tool", toolExecutable.path, "--stores", "memory,sqlite", "--workloads", "get,insert",
+            "--scales", "500", "--out", directory.url.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        for side in ["base", "current"] {
+            let results = try RunResults.load(
+                from: directory.url.appendingPathComponent(side).appendingPathComponent("results.json"))
+            #expect(results.cells.count == 20 && results.cells.allSatisfy { $0.status == .ok })
+            // Every cell's repetitions are in its turn: both stores' five, workload by workload.
+            #expect(results.cells.map(\.repetition) == Array(repeating: Array(1...5), count: 4).flatMap { $0 })
+            #expect(Set(results.cells.compactMap(\.metrics?.digest)).count == 2)
+        }
+        let summary = try String(contentsOf: directory.url.appendingPathComponent("check.md"), encoding: .utf8)
+        #expect(summary.contains("## By store") && summary.contains("| every store | 4 |"), "\(summary)")
+    }
+}
