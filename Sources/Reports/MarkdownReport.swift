@@ -27,6 +27,7 @@ public enum MarkdownReport {
             }
             out.append("")
         }
+        out += countsSection(results)
         out.append("## Environment")
         out.append("")
         out.append("| | |")
