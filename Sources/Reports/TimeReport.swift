@@ -2,8 +2,7 @@ import Foundation
 import PersistenceBench
 
 extension TimeComparison {
-    /// Every regression, one line each: cells, stores, every store together, cells this build no longer finishes,
-    /// digests that disagree.
+    /// Every regression, one line each: cells this build no longer finishes, cells, stores, every store together.
     public var regressions: [String] {
         var lines = unfinished.map { "no longer finishes: \($0)" }
         for cell in cells where cell.verdict == .worse {
@@ -17,7 +16,6 @@ extension TimeComparison {
                     + "[\(TimeReport.ratio(summary.low))–\(TimeReport.ratio(summary.high))] over \(summary.cells) cells"
             )
         }
-        lines += digestDisagreements.map { "digests disagree across stores: \($0)" }
         return lines
     }
 }

@@ -45,13 +45,13 @@ enum BaseBuild {
         return (packageDirectory.appendingPathComponent(".build/release/persistbench").path, commit)
     }
 
-    /// The commit of this tool's working tree and whether the tree has changes, for the summary.
-    static func describeCurrent() -> String {
+    /// The commit of this tool's working tree and whether the tree has changes; nil outside a repository.
+    static func current() -> (commit: String, changed: Bool)? {
         let tool = (try? Executable.path()) ?? ""
         let package = tool.range(of: "/.build/").map { String(tool[..<$0.lowerBound]) } ?? "."
-        guard let commit = try? git(["rev-parse", "HEAD"], in: package) else { return "this build" }
-        let dirty = (try? git(["status", "--porcelain", "--untracked-files=no"], in: package))?.isEmpty == false
-        return "this build (\(commit.prefix(12))\(dirty ? " with uncommitted changes" : ""))"
+        guard let commit = try? git(["rev-parse", "HEAD"], in: package) else { return nil }
+        let changed = (try? git(["status", "--porcelain", "--untracked-files=no"], in: package))?.isEmpty == false
+        return (commit, changed)
     }
 
     /// git's standard output, trimmed; throws when it fails.

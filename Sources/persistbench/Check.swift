@@ -136,6 +136,8 @@ struct Check: ParsableCommand {
         let configuration = try timedConfiguration()
         let baseLabel: String
         let baseExecutable: String
+        let current = BaseBuild.current()
+        var currentLabel = current.map { "this build (\($0.commit.prefix(12))\($0.changed ? " with changes" : ""))" }
         if let baseTool {
             baseExecutable = baseTool
             baseLabel = "`\(baseTool)`"
@@ -143,6 +145,9 @@ struct Check: ParsableCommand {
             let built = try BaseBuild.executable(revision: base!)
             baseExecutable = built.path
             baseLabel = "\(base!) (\(built.commit.prefix(12)))"
+            if let current, current.commit == built.commit, !current.changed {
+                currentLabel! += ", the same source: an A/A run, whose every ratio is this machine's noise"
+            }
         }
         let output = URL(fileURLWithPath: out)
         let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
@@ -160,7 +165,7 @@ struct Check: ParsableCommand {
         let comparison = try TimeComparison(base: results[.base]!, current: results[.current]!)
         try publish(
             TimeReport.render(
-                comparison, base: baseLabel, current: BaseBuild.describeCurrent(), repetitions: repetitions))
+                comparison, base: baseLabel, current: currentLabel ?? "this build", repetitions: repetitions))
         print(
             "Time by store, this build ÷ the base: "
                 + (comparison.stores + (comparison.overall.map { [$0] } ?? [])).map {

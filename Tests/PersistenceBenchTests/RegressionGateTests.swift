@@ -82,8 +82,13 @@ import Testing
         #expect(unchanged.regressions.isEmpty, "\(unchanged.regressions)")
         let changed = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(slower))
         #expect(changed.stores.filter { $0.verdict == .worse }.map(\.name) == ["b"])
-        #expect(changed.cells.filter { $0.verdict == .worse }.map(\.store) == ["b", "b", "b"])
+        // A cell alone is judged only on a gross change: 10 % is within what one cell's noise does here.
+        #expect(changed.cells.allSatisfy { $0.verdict != .worse })
         #expect(changed.overall?.verdict == .same)
+        var gross = same
+        gross["c scan"] = gross["c scan"]!.map { $0 * 1.8 }
+        let doubled = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(gross))
+        #expect(doubled.cells.filter { $0.verdict == .worse }.map { "\($0.store) \($0.workload)" } == ["c scan"])
         #expect(TimeReport.render(changed, base: "x", current: "y", repetitions: 5).contains("**slower**"))
     }
 

@@ -1,0 +1,73 @@
+import Foundation
+import PersistenceBench
+import Reports
+import Testing
+
+/// The regression checks replayed on the committed runs they were measured with
+/// (`results/2026-11-26-regression-gate/`, whose README says how each was made): builds with a regression injected
+/// on purpose (`patches/`) must fail, naming it; the unchanged tree, counted again and with another CPU's string
+/// routines, and timed against itself, must pass.
+@Suite struct RegressionEvidenceTests {
+    static let evidence = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("results/2026-11-26-regression-gate")
+
+    static func load(_ run: String) throws -> RunResults {
+        try RunResults.load(from: evidence.appendingPathComponent(run).appendingPathComponent("results.json"))
+    }
+
+    static func counters(_ run: String) throws -> CounterComparison {
+        let baseline = try RunResults.load(
+            from: evidence.deletingLastPathComponent().appendingPathComponent("counter-baseline/results.json"))
+        return try CounterComparison(baseline: baseline, current: try load(run))
+    }
+
+    @Test(arguments: ["counted-again", "counted-other-string-routines"])
+    func anUnchangedTreeCountsTheSame(run: String) throws {
+        let comparison = try Self.counters(run)
+        #expect(comparison.regressions.isEmpty, "\(run): \(comparison.regressions)")
+        #expect(comparison.cells.count == 108)
+    }
+
+    /// Each injected regression, and a line the counter check must print for it.
+    @Test(arguments: [
+        ("sqlite-lookup-10-percent-slower", "sqlite get 2k: instructions/op"),
+        ("harness-10-percent-slower", "every store: instructions"),
+        ("lmdb-extra-fdatasync-per-commit", "lmdb insert-each 2k: flushes/op"),
+        ("packed-extra-allocation-per-lookup", "packed get 2k: allocations/op"),
+    ])
+    func anInjectedRegressionIsCounted(patch: String, line: String) throws {
+        #expect(FileManager.default.fileExists(atPath: Self.evidence.path + "/patches/\(patch).patch"))
+        let regressions = try Self.counters("counted-" + patch).regressions
+        #expect(regressions.contains { $0.hasPrefix(line) }, "\(patch): \(regressions)")
+    }
+
+    /// The time check's runs: an unchanged tree against itself, and the two slowdowns against the unchanged tree.
+    static func time(_ run: String) throws -> TimeComparison {
+        try TimeComparison(base: try load("\(run)/base"), current: try load("\(run)/current"))
+    }
+
+    static let timeRuns: [String] =
+        ((try? FileManager.default.contentsOfDirectory(atPath: evidence.path)) ?? [])
+        .filter { $0.hasPrefix("timed-unchanged-") }.sorted()
+
+    @Test func theTimeEvidenceIsThere() {
+        #expect(Self.timeRuns.count == 10, "\(Self.timeRuns)")
+    }
+
+    @Test(arguments: timeRuns) func anUnchangedTreeIsNotSlower(run: String) throws {
+        let comparison = try Self.time(run)
+        #expect(comparison.regressions.isEmpty, "\(run): \(comparison.regressions)")
+        #expect(comparison.cells.count == 63)
+    }
+
+    /// `sqlite` 10 % slower in every item call, and every store's timed operations 10 % slower, are caught; `sqlite`'s
+    /// lookup alone 10 % slower is one cell, within what one cell's noise does here: the counter check catches it.
+    @Test func aStoreOrTheHarnessTenPercentSlowerIsTimed() throws {
+        let store = try Self.time("timed-sqlite-10-percent-slower")
+        #expect(store.stores.filter { $0.verdict == .worse }.map(\.name) == ["sqlite"], "\(store.regressions)")
+        let harness = try Self.time("timed-harness-10-percent-slower")
+        #expect(harness.overall?.verdict == .worse, "\(harness.regressions)")
+        let lookup = try Self.time("timed-sqlite-lookup-10-percent-slower")
+        #expect(lookup.regressions.isEmpty, "\(lookup.regressions)")
+    }
+}
