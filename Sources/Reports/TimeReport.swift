@@ -2,9 +2,14 @@ import Foundation
 import PersistenceBench
 
 extension TimeComparison {
-    /// Every regression, one line each: cells this build no longer finishes, cells, stores, every store together.
+    /// Every regression, one line each: cells this build no longer finishes, no cell compared at all, cells,
+    /// stores, every store together.
     public var regressions: [String] {
         var lines = unfinished.map { "no longer finishes: \($0)" }
+        // A check that compared nothing passed nothing: a base that cannot run this build's cells is a failure.
+        if cells.isEmpty, let reason = notCompared.first {
+            lines.append("no cell compared (\(notCompared.count) not compared), the first: \(reason)")
+        }
         for cell in cells where cell.verdict == .worse {
             lines.append(
                 "\(cell.store) \(cell.workload) \(cell.scale): time/op ×\(TimeReport.ratio(cell.ratio)) "

@@ -90,6 +90,14 @@ import Testing
         let doubled = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(gross))
         #expect(doubled.cells.filter { $0.verdict == .worse }.map { "\($0.store) \($0.workload)" } == ["c scan"])
         #expect(TimeReport.render(changed, base: "x", current: "y", repetitions: 5).contains("**slower**"))
+        // A base that finished nothing (it could not run this build's cells) compares nothing, and fails.
+        var failed = Self.timedRun(base)
+        for index in failed.cells.indices {
+            failed.cells[index].status = .error
+            failed.cells[index].metrics = nil
+        }
+        let nothing = try TimeComparison(base: failed, current: Self.timedRun(same))
+        #expect(nothing.cells.isEmpty && nothing.regressions.count == 1, "\(nothing.regressions)")
     }
 
     @Test func callgrindsDumpOfTheCountedRegionIsRead() {
