@@ -71,8 +71,8 @@ struct Run: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "With --count: processes counting at once, each a share of the stores (counts do not depend on what else "
-                + "the machine runs; times would)."))
-    var jobs = 2
+                + "the machine runs; times would). Default: 2."))
+    var jobs: Int?
 
     @Flag(help: "Exit 1 if any cell did not finish (DNF), not only on digest mismatches and errors.")
     var strict = false
@@ -109,7 +109,10 @@ struct Run: ParsableCommand {
             if !parsedScales.contains(scale) { parsedScales.append(scale) }
         }
         guard repetitions >= 1 else { throw ValidationError("invalid --repetitions \(repetitions): at least 1") }
-        guard jobs >= 1 else { throw ValidationError("invalid --jobs \(jobs): at least 1") }
+        if let jobs {
+            guard count else { throw ValidationError("--jobs goes with --count: timed cells run one at a time") }
+            guard jobs >= 1 else { throw ValidationError("invalid --jobs \(jobs): at least 1") }
+        }
         guard batchSize >= 1 else { throw ValidationError("invalid --batch-size \(batchSize): at least 1") }
         guard readRate > 0, readRate <= 1_000_000 else {
             throw ValidationError("invalid --read-rate \(readRate): reads per second, more than 0 and at most 1000000")
@@ -156,7 +159,7 @@ struct Run: ParsableCommand {
             }
             results = try Self.execute(interrupted.configuration, output: directory, resuming: interrupted)
         } else if count {
-            results = try Self.count(try parsed(), output: URL(fileURLWithPath: out), jobs: jobs)
+            results = try Self.count(try parsed(), output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
         } else {
             results = try Self.execute(try parsed(), output: URL(fileURLWithPath: out))
         }

@@ -48,6 +48,7 @@ import Testing
             "cannot write to --summary '/tmp': it is a directory"
         ),
         (["check", "--counters", "results/ci-baseline"], "is not a counted run (made without `run --count`)"),
+        (["run", "--jobs", "2"], "--jobs goes with --count"),
         (["check", "--base", "HEAD", "--counters", "results/counter-baseline"], "name one of --counters and --base"),
         (["check", "--base", "HEAD", "--repetitions", "3"], "invalid --repetitions 3: at least 5"),
         (["check", "--base", "HEAD", "--stores", "nosuch"], "unknown store 'nosuch'"),

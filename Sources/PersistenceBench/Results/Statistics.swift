@@ -17,7 +17,7 @@ public func median(_ values: [Double]) -> Double? {
 /// large as `later`'s over `earlier` (the pairs in which `later`'s value is the larger, a tie counting half). Small
 /// when `later` is shifted up. Exact (every ordering of the pooled samples equally likely) up to 20 values a side;
 /// the normal approximation with a continuity correction beyond.
-public func mannWhitneyUpperP(_ earlier: [Double], _ later: [Double]) -> Double {
+func mannWhitneyUpperP(_ earlier: [Double], _ later: [Double]) -> Double {
     let m = earlier.count
     let n = later.count
     guard m > 0, n > 0 else { return 1 }
@@ -54,7 +54,7 @@ public func mannWhitneyUpperP(_ earlier: [Double], _ later: [Double]) -> Double 
 
 /// A percentile interval of `statistic` over `resamples` bootstrap resamples, each drawing every sample of
 /// `samples` anew with replacement from a generator seeded with `seed`: the same samples give the same interval.
-public func bootstrapInterval(
+func bootstrapInterval(
     _ samples: [[Double]], confidence: Double = 0.95, resamples: Int = 2000, seed: UInt64,
     statistic: ([[Double]]) -> Double
 ) -> ClosedRange<Double> {

@@ -4,20 +4,20 @@ import Foundation
 /// instrumentation off until the counted region (so that start-up, opening the store and the probes run at
 /// valgrind's uninstrumented speed), libOperationCounter preloaded, and Swift's hashing seeded alike in every
 /// process, so that a dictionary's probes, and so its instructions, are the same from run to run.
-public struct CountingLauncher: Sendable {
+package struct CountingLauncher: Sendable {
     /// The steps every loop of a counted run does (or all of its own, if fewer): the same for every store and every
     /// run, and few enough that the slowest cells (`write-then-page`'s rounds of GRDB, 20 s a cell under callgrind
     /// at 200) take a few seconds. Counts are exact: they need no more samples.
-    public static let steps = 50
+    package static let steps = 50
 
     /// valgrind's executable.
-    public let valgrind: String
+    let valgrind: String
     /// libOperationCounter.so, built beside the tool.
-    public let library: String
+    let library: String
 
     /// Finds valgrind on the PATH and the library beside `executable`; throws, naming what is missing and how to
     /// get it, otherwise.
-    public init(beside executable: String) throws {
+    init(beside executable: String) throws {
         guard let valgrind = Subprocess.executablePath(named: "valgrind") else {
             throw BenchError(
                 "counting needs valgrind (for callgrind's instruction counts): run 'make deps', or install it")
