@@ -9,7 +9,7 @@ extension GRDBItemStore: MigrationStore {
     /// the query interface deletes every item whose id is not its title's smallest, then a unique index.
     public func migrateToUniqueTitles() throws -> Int {
         let deleted = DeletedRows()
-        var migrator = Self.migrator
+        var migrator = Self.migrator(fullText: fullText)
         migrator.registerMigration("unique titles") { db in
             let firstOfEachTitle = ItemRecord.select(min(ItemRecord.Columns.id)).group(ItemRecord.Columns.title)
             deleted.count.store(

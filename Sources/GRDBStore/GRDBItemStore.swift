@@ -41,11 +41,20 @@ public final class GRDBItemStore: Store {
                 name: "grdb+queue",
                 summary: "grdb on a DatabaseQueue (one serialized connection, WAL), GRDB's documented default",
                 connection: .queue, inclusion: .variant,
-                open: { try GRDBItemStore(directory: $0, flavor: .records, connection: .queue) })
+                open: { try GRDBItemStore(directory: $0, flavor: .records, connection: .queue) }),
+            kind(
+                name: "grdb+fts",
+                summary: "grdb with an FTS5 full-text index (trigram tokenizer) over item titles, created and kept in "
+                    + "sync by GRDB (synchronize(withTable:)): search answers texts of 3+ characters from the index",
+                connection: .pool, inclusion: .whenNamed,
+                configuration: "; FTS5 external-content table item_fts(title) tokenize=trigram, GRDB's triggers",
+                workNotes: ["search": "FTS5 trigram index for texts of 3+ characters; LIKE below"],
+                open: { try GRDBItemStore(directory: $0, flavor: .records, fullText: true) }),
         ]
 
     private static func kind(
         name: String, summary: String, connection: Connection, inclusion: StoreKind.Inclusion,
+        configuration extra: String = "", workNotes: [String: String] = [:],
         open: @escaping @Sendable (URL) throws -> any Store
     ) -> StoreKind {
         StoreKind(
@@ -54,10 +63,10 @@ public final class GRDBItemStore: Store {
                 ? "DatabasePool (one writer, readers on demand): " : "DatabaseQueue (one connection): ")
                 + "threading=multi-thread (SQLITE_OPEN_NOMUTEX: GRDB opens every connection so) journal_mode=WAL "
                 + "synchronous=FULL cache_size=-2000 (2 MiB, the default) mmap_size=0 (the default) "
-                + "temp_store=DEFAULT",
+                + "temp_store=DEFAULT" + extra,
             engine: {
                 "GRDB \(resolvedVersions["grdb.swift"] ?? "(version not resolved)") on SQLite \(String(cString: sqlite3_libversion()))"
-            }, inclusion: inclusion, type: GRDBItemStore.self, open: open)
+            }, inclusion: inclusion, workNotes: workNotes, type: GRDBItemStore.self, open: open)
     }
 
     /// The pool, or the queue of `grdb+queue`.
@@ -65,8 +74,10 @@ public final class GRDBItemStore: Store {
     /// The profile's distinct stacks by id, loaded by the first profile write (`GRDBItemStore+Profile.swift`).
     var profileStacks: StackInterner?
     let flavor: Flavor
+    /// Whether the schema has the titles' FTS5 index (`grdb+fts`, `GRDBItemStore+Search.swift`).
+    let fullText: Bool
 
-    public init(directory: URL, flavor: Flavor, connection: Connection = .pool) throws {
+    public init(directory: URL, flavor: Flavor, connection: Connection = .pool, fullText: Bool = false) throws {
         var configuration = Configuration()
         // As the other SQLite stores' connections (`busy_timeout`): a write or a checkpoint that finds a reader in
         // its way (an observation's fetch still running on a pool reader) waits for it rather than fails. A pool
@@ -82,13 +93,15 @@ public final class GRDBItemStore: Store {
             database = try DatabaseQueue(path: path, configuration: configuration)
         }
         self.flavor = flavor
+        self.fullText = fullText
         // GRDB sets synchronous=NORMAL on its writer when it enables WAL, after `prepareDatabase` has run, so the
         // setting is changed on the writer itself: FULL makes each commit durable, as in every store here.
         try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        try Self.migrator.migrate(database)
+        try Self.migrator(fullText: fullText).migrate(database)
     }
 
-    static var migrator: DatabaseMigrator {
+    /// The store's schema, as migrations: the titles' full-text index last, for `grdb+fts`.
+    static func migrator(fullText: Bool) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("create item") { db in
             try db.create(table: "item") { t in
@@ -106,6 +119,7 @@ public final class GRDBItemStore: Store {
         registerLeagueMigration(in: &migrator)
         registerHouseMigration(in: &migrator)
         registerProfileMigration(in: &migrator)
+        if fullText { registerFullTextMigration(in: &migrator) }
         return migrator
     }
 

@@ -127,6 +127,13 @@ enum ItemCodec {
         }
     }
 
+    /// The title's UTF-8 bytes at the start of a title index value (the caller checked it with
+    /// `id(fromTitleIndexValue:)`).
+    @inline(__always)
+    static func title(fromTitleIndexValue value: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
+        UnsafeRawBufferPointer(rebasing: value[..<(value.count - 9)]).assumingMemoryBound(to: UInt8.self)
+    }
+
     /// The id at the end of a title index value.
     static func id(fromTitleIndexValue value: UnsafeRawBufferPointer) throws -> Int64 {
         guard value.count >= 9, value[value.count - 9] == 0 else {

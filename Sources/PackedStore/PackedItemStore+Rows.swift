@@ -34,6 +34,12 @@ extension PackedItemStore {
         /// read outside the map.
         @inline(__always)
         func string(_ reference: ItemRow.StringReference) throws -> String {
+            String(decoding: try bytes(reference), as: UTF8.self)
+        }
+
+        /// The string's UTF-8 bytes in the map, checked as `string(_:)` checks them.
+        @inline(__always)
+        func bytes(_ reference: ItemRow.StringReference) throws -> UnsafeBufferPointer<UInt8> {
             guard reference.offset >= FileMagic.headerSize, reference.offset <= arena.count,
                 reference.length <= arena.count - reference.offset
             else {
@@ -42,8 +48,8 @@ extension PackedItemStore {
                     "a row refers to bytes \(reference.offset)..<\(reference.offset + reference.length) "
                         + "of \(arena.count)")
             }
-            let bytes = UnsafeRawBufferPointer(rebasing: arena[reference.offset..<reference.offset + reference.length])
-            return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+            return UnsafeRawBufferPointer(rebasing: arena[reference.offset..<reference.offset + reference.length])
+                .assumingMemoryBound(to: UInt8.self)
         }
 
         @inline(__always)

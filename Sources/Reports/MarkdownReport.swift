@@ -92,6 +92,7 @@ public enum MarkdownReport {
         let scales = orderedUnique(results.cells.map(\.scale)).sorted()
         let stores = results.stores
         out.append(contentsOf: strategySummary(results, stores: stores, scales: scales))
+        out.append(contentsOf: budgetSummary(results, stores: stores, scales: scales))
         for workload in orderedUnique(results.cells.map(\.workload)) {
             let cells = results.cells.filter { $0.workload == workload }
             out.append("## \(workload)")
@@ -175,6 +176,7 @@ public enum MarkdownReport {
                 out.append("")
             }
             out.append(contentsOf: operationLatencyTable(cells, stores: stores, scales: scales))
+            out.append(contentsOf: budgetTable(workload, cells, stores: stores, scales: scales))
             out.append(
                 contentsOf: readWhileImportTable(
                     cells, imports: results.cells.filter { $0.workload == ImportWorkload().name }, stores: stores,
@@ -412,7 +414,7 @@ public enum MarkdownReport {
     }
 
     /// The median of counts, whole, or "–" when there are none.
-    private static func medianCount(_ counts: [Int]) -> String {
+    static func medianCount(_ counts: [Int]) -> String {
         median(counts.map(Double.init)).map { String(format: "%.0f", $0) } ?? "–"
     }
 

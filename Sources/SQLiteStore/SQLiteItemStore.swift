@@ -50,6 +50,17 @@ public final class SQLiteItemStore: Store {
             configuration: SQLiteConnection.defaultConfiguration + "; each read call in BEGIN DEFERRED/COMMIT",
             engine: { SQLiteConnection.engine }, inclusion: .whenNamed, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: false, readsInTransactions: true) }),
+        StoreKind(
+            name: "sqlite+fts",
+            summary: "sqlite with an FTS5 full-text index (trigram tokenizer) over item titles, kept in sync by "
+                + "triggers in every writing transaction: search answers texts of 3+ characters from the index",
+            durability: "every commit fsynced (WAL, synchronous=FULL)",
+            configuration: SQLiteConnection.defaultConfiguration
+                + "; FTS5 external-content table item_fts(title) tokenize=trigram, three triggers",
+            engine: { SQLiteConnection.engine }, inclusion: .whenNamed,
+            workNotes: ["search": "FTS5 trigram index for texts of 3+ characters; LIKE below"],
+            type: SQLiteItemStore.self,
+            open: { try SQLiteItemStore(directory: $0, tuned: false, fullText: true) }),
     ]
 
     /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.
@@ -81,8 +92,12 @@ public final class SQLiteItemStore: Store {
     let pageWithoutPriority: SQLiteStatement
     let updateStatement: SQLiteStatement
     let deleteStatement: SQLiteStatement
+    let searchStatements: SearchStatements
 
-    public init(directory: URL, tuned: Bool, synchronous: String = "FULL", readsInTransactions: Bool = false) throws {
+    public init(
+        directory: URL, tuned: Bool, synchronous: String = "FULL", readsInTransactions: Bool = false,
+        fullText: Bool = false
+    ) throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
         self.tuned = tuned
@@ -94,6 +109,7 @@ public final class SQLiteItemStore: Store {
         if tuned { try connection.execute(Self.tunedPragmas) }
         try connection.transaction {
             try connection.execute(Self.schema + Self.leagueSchema + Self.houseSchema + Self.profileSchema)
+            if fullText { try connection.execute(Self.fullTextSchema) }
         }
         let columns = Self.columns
         insertStatement = try connection.prepare("INSERT INTO item (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -109,6 +125,7 @@ public final class SQLiteItemStore: Store {
         pageWithoutPriority = try connection.prepare("SELECT \(columns) FROM item WHERE priority IS NULL \(order)")
         updateStatement = try connection.prepare("UPDATE item SET title = ?, isInStock = ?, price = ? WHERE id = ?")
         deleteStatement = try connection.prepare("DELETE FROM item WHERE id = ?")
+        searchStatements = try SearchStatements(connection: connection, fullText: fullText)
     }
 
     /// The settings that make a SQLite store comparable to another, read from the live connection:
@@ -129,7 +146,7 @@ public final class SQLiteItemStore: Store {
             insertStatement, selectByID, selectAll, selectRange, countWithPriority, countWithoutPriority, countPriced,
             pageWithPriority,
             pageWithoutPriority, updateStatement, deleteStatement,
-        ] { statement.finalize() }
+        ] + searchStatements.all { statement.finalize() }
         try connection.close()
     }
 

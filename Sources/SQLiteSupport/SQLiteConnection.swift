@@ -119,6 +119,22 @@ public final class SQLiteConnection {
         return (lines, pageSize)
     }
 
+    /// Defines a deterministic SQL function of `argumentCount` arguments on this connection, answering an integer
+    /// (a predicate answers 0 or 1): `body` runs for every row a statement calls it on, as an app's or a
+    /// framework's own function does (Core Data registers `NSCoreDataStringSearch` so on each connection).
+    public func createFunction(
+        _ name: String, argumentCount: Int32, _ body: @escaping (SQLiteFunctionArguments) -> Int64
+    ) throws {
+        let box = Unmanaged.passRetained(SQLiteFunctionBox(body)).toOpaque()
+        let code = sqlite3_create_function_v2(
+            handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC, box,
+            { context, count, values in
+                let box = Unmanaged<SQLiteFunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+                sqlite3_result_int64(context, box.body(SQLiteFunctionArguments(values: values, count: Int(count))))
+            }, nil, nil, { Unmanaged<SQLiteFunctionBox>.fromOpaque($0!).release() })
+        try check(code, "define SQL function \(name)")
+    }
+
     /// The connection's threading mode as SQLite runs it (`sqlite3_db_mutex`: nil unless serialized):
     /// "multi-thread" or "serialized".
     public var threadingMode: String { sqlite3_db_mutex(handle) == nil ? "multi-thread" : "serialized" }
@@ -287,5 +303,30 @@ public final class SQLiteStatement {
     public func blob(at column: Int32) -> [UInt8] {
         guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
+    }
+}
+
+/// What a SQL function defined with `SQLiteConnection.createFunction` holds: its Swift body.
+private final class SQLiteFunctionBox {
+    let body: (SQLiteFunctionArguments) -> Int64
+    init(_ body: @escaping (SQLiteFunctionArguments) -> Int64) { self.body = body }
+}
+
+/// The arguments of one call of a SQL function defined in Swift, valid during the call.
+public struct SQLiteFunctionArguments {
+    let values: UnsafeMutablePointer<OpaquePointer?>?
+    public let count: Int
+
+    public func int64(at index: Int) -> Int64 {
+        guard index < count, let value = values?[index] else { return 0 }
+        return sqlite3_value_int64(value)
+    }
+
+    /// The argument's UTF-8 bytes, not copied; nil for NULL.
+    public func text(at index: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard index < count, let value = values?[index], sqlite3_value_type(value) != SQLITE_NULL,
+            let bytes = sqlite3_value_text(value)
+        else { return nil }
+        return UnsafeBufferPointer(start: bytes, count: Int(sqlite3_value_bytes(value)))
     }
 }

@@ -35,7 +35,7 @@ public final class ModelContainer {
         self.model = model
         self.url = url
         self.mechanisms = mechanisms
-        let connection = try SQLiteConnection(path: url.path)
+        let connection = try Self.connect(to: url)
         writer = PooledConnection(connection)
         rowCache = RowCache(entityCount: model.entities.count)
         do {
@@ -99,7 +99,14 @@ public final class ModelContainer {
     /// A read connection of its own for a context on another thread: in WAL mode it reads the last commit while
     /// the writer saves.
     func openReadConnection() throws -> PooledConnection {
-        PooledConnection(try SQLiteConnection(path: url.path))
+        PooledConnection(try Self.connect(to: url))
+    }
+
+    /// A connection to the store's file with the framework's SQL functions defined (`StringSearch`).
+    private static func connect(to url: URL) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: url.path)
+        try StringSearch.register(on: connection)
+        return connection
     }
 
     /// A context for another thread: a read connection of its own, merging every other context's saves. The row

@@ -108,14 +108,29 @@ public struct LatencySummary: Codable, Equatable, Sendable {
     public var p99: Double
     public var p999: Double
     public var max: Double
+    /// How many of the samples took longer than a frame at 60 Hz (`frameNanoseconds`): a UI read that misses
+    /// one. Within the histogram's precision (3 significant digits). Nil in results written before it was counted.
+    public var overFrame: Int?
+    /// How many took longer than 100 ms (`lateNanoseconds`): a keystroke's result the user sees as late.
+    public var overLate: Int?
 
-    public init(count: Int, p50: Double, p95: Double, p99: Double, p999: Double, max: Double) {
+    /// One frame at 60 Hz, 16.7 ms: what a read on the main thread may take without a dropped frame.
+    public static let frameNanoseconds: UInt64 = 16_700_000
+    /// 100 ms: the longest a response to a keystroke or a tap may take and still feel immediate.
+    public static let lateNanoseconds: UInt64 = 100_000_000
+
+    public init(
+        count: Int, p50: Double, p95: Double, p99: Double, p999: Double, max: Double, overFrame: Int? = nil,
+        overLate: Int? = nil
+    ) {
         self.count = count
         self.p50 = p50
         self.p95 = p95
         self.p99 = p99
         self.p999 = p999
         self.max = max
+        self.overFrame = overFrame
+        self.overLate = overLate
     }
 
     /// The percentiles of `latencies`, in nanoseconds, as µs; nil when there are none.
@@ -130,8 +145,13 @@ public struct LatencySummary: Codable, Equatable, Sendable {
     init?(_ histogram: Histogram<UInt64>) {
         guard histogram.totalCount > 0 else { return nil }
         func microseconds(_ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1000 }
+        func over(_ nanoseconds: UInt64) -> Int {
+            let lower = histogram.nextNonEquivalentForValue(nanoseconds)
+            return lower <= histogram.max ? Int(histogram.count(within: lower...histogram.max)) : 0
+        }
         self.init(
             count: Int(histogram.totalCount), p50: microseconds(50), p95: microseconds(95), p99: microseconds(99),
-            p999: microseconds(99.9), max: Double(histogram.max) / 1000)
+            p999: microseconds(99.9), max: Double(histogram.max) / 1000, overFrame: over(Self.frameNanoseconds),
+            overLate: over(Self.lateNanoseconds))
     }
 }

@@ -63,5 +63,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let observedChanges = Stream(rawValue: 19)
         public static let crashTransactions = Stream(rawValue: 20)
         public static let crashStates = Stream(rawValue: 21)
+        public static let searchSessions = Stream(rawValue: 22)
     }
 }

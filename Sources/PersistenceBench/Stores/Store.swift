@@ -85,6 +85,13 @@ public protocol ItemStore: Store {
     func delete(ids: [Int64]) throws
 }
 
+/// Search as you type over item titles (`search`): every keystroke asks again.
+public protocol SearchStore: ItemStore {
+    /// How many items' titles contain `search.text`, ASCII case-insensitively, and the first `search.limit` of
+    /// them by title (byte-wise), then id: in the store's own idiom (`docs/workloads.md`, "search").
+    func search(_ search: TitleSearch) throws -> TitleSearchAnswer
+}
+
 /// The `unique-title` migration: a new constraint that the stored data violates (about 5% of titles repeat).
 public protocol MigrationStore: ItemStore {
     /// Deletes every item whose title an item with a lower id also has, then enforces unique titles from now on

@@ -23,11 +23,16 @@ public protocol Workload: Sendable {
     /// The count question the workload times, for workloads that ask one: a store that answers it from a
     /// maintained count (`Store.maintainedCounts`) has its cell labelled so.
     var countAsked: MaintainedCount? { get }
+    /// True for a question a user waits for at every input (a keystroke: `search`), each operation timed alone:
+    /// reports judge its latency against a frame at 60 Hz and 100 ms (`LatencySummary.frameNanoseconds`,
+    /// `lateNanoseconds`) and name, per store, the largest scale whose p99 stays within each.
+    var judgedAgainstBudgets: Bool { get }
 }
 
 extension Workload {
     public var measuresMachine: Bool { false }
     public var countAsked: MaintainedCount? { nil }
+    public var judgedAgainstBudgets: Bool { false }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store

@@ -7,7 +7,7 @@ public enum WorkloadCatalog {
     public static let crud: [any Workload] = [
         InsertWorkload(), InsertEachWorkload(), GetWorkload(distribution: .uniform),
         GetWorkload(distribution: .zipfian), GetBatchWorkload(), ScanWorkload(), CountWhereWorkload(),
-        CountRangeWorkload(), PageWorkload(),
+        CountRangeWorkload(), PageWorkload(), SearchWorkload(),
         UpdateWorkload(), DeleteWorkload(), WriteThenPageWorkload(),
     ]
 
