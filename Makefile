@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench test build deps need-deps smoke smoke-live smoke-crash check check-counters check-time counter-baseline \
+.PHONY: bench test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time counter-baseline \
 	benchmarks format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
@@ -29,6 +29,14 @@ build: need-deps
 SMOKE_ARGS ?=
 smoke: build
 	$(TOOL) run --scales 10k --repetitions 1 --out results/smoke --strict $(SMOKE_ARGS)
+
+# Search as you type at 10k, once, on every default store and the full-text variants, with the writes an index must
+# follow (durable inserts, updates, deletes); fails unless every digest agrees and every cell finishes. SEARCH_ARGS
+# adds options.
+SEARCH_ARGS ?=
+smoke-search: build
+	$(TOOL) run --workloads search,insert-each,update,delete --scales 10k --repetitions 1 --out results/smoke-search \
+		--strict --stores sqlite,sqlite+fts,grdb,grdb+fts,orm,orm+swiftdata,lmdb,packed,json,memory $(SEARCH_ARGS)
 
 # The live workloads (reads during an import, observed queries) at 10k, once, the default stores; fails unless every digest agrees
 # and every cell finishes. Not in the default matrix: each cell reads for seconds at a fixed rate. LIVE_ARGS adds
