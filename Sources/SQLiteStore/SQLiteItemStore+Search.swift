@@ -9,7 +9,7 @@ extension SQLiteItemStore: SearchStore {
     /// twice), and the three triggers that keep it in step with every insert, update and delete, as GRDB's
     /// `synchronize(withTable:)` writes them for `grdb+fts`, so that both stores hold the same schema.
     static let fullTextSchema = """
-        CREATE VIRTUAL TABLE IF NOT EXISTS "item_fts" USING fts5("title", tokenize='trigram', content='item', \
+        CREATE VIRTUAL TABLE IF NOT EXISTS "item_fts" USING fts5(title, tokenize='''trigram''', content='item', \
         content_rowid='id');
         CREATE TRIGGER IF NOT EXISTS "__item_fts_ai" AFTER INSERT ON "item" BEGIN
             INSERT INTO "item_fts"("rowid", "title") VALUES (new."id", new."title");
