@@ -154,3 +154,11 @@ import Testing
         #expect(markdown.contains("| `slow` | 1M | 1.00 / 400 / 400 | 3 of 200 | 3 of 200 |"), "\(markdown)")
     }
 }
+
+extension TitleMatcher {
+    /// Whether `title` contains the text: the stores offer bytes; the tests ask of strings.
+    func matches(_ title: String) -> Bool {
+        var title = title
+        return title.withUTF8 { matches($0) }
+    }
+}

@@ -97,12 +97,6 @@ public struct TitleMatcher: Sendable {
         }
         return false
     }
-
-    /// Whether `title` contains the text.
-    @inlinable
-    public func matches(_ title: String) -> Bool {
-        title.utf8.withContiguousStorageIfAvailable(matches) ?? Array(title.utf8).withUnsafeBufferPointer(matches)
-    }
 }
 
 /// A scan's answer to a `TitleSearch` under construction: the stores without a query engine offer it every title
