@@ -2,59 +2,117 @@ import Foundation
 import PersistenceBench
 
 extension TimeComparison {
-    /// Every regression, one line each: cells this build no longer finishes, no cell compared at all, cells,
-    /// stores, every store together.
+    /// Every regression of this one round, one line each (as `compare` judges two runs): no cell compared at all,
+    /// then each subject found slower.
     public var regressions: [String] {
-        var lines = unfinished.map { "no longer finishes: \($0)" }
-        // A check that compared nothing passed nothing: a base that cannot run this build's cells is a failure.
-        if cells.isEmpty, let reason = notCompared.first {
-            lines.append("no cell compared (\(notCompared.count) not compared), the first: \(reason)")
+        (nothingCompared.map { [$0] } ?? []) + slower.map { $0.name + Self.figures($0) }
+    }
+
+    /// A base that cannot run this build's cells compares none: a failure, whatever the rounds find.
+    var nothingCompared: String? {
+        guard cells.isEmpty, let reason = notCompared.first else { return nil }
+        return "no cell compared (\(notCompared.count) not compared), the first: \(reason)"
+    }
+
+    /// What follows a subject's name in its line: its ratio and interval (and p for a cell), or why it did not finish.
+    static func figures(_ subject: Subject) -> String {
+        switch subject.kind {
+        case .unfinished(let cell): " (\(cell.reason))"
+        case .cell(let cell):
+            ": time/op ×\(TimeReport.ratio(cell.ratio)) "
+                + "[\(TimeReport.ratio(cell.low))–\(TimeReport.ratio(cell.high))], p \(TimeReport.p(cell.pSlower))"
+        case .summary(let summary):
+            ": time ×\(TimeReport.ratio(summary.ratio)) "
+                + "[\(TimeReport.ratio(summary.low))–\(TimeReport.ratio(summary.high))] over \(summary.cells) cells"
         }
-        for cell in cells where cell.verdict == .worse {
-            lines.append(
-                "\(cell.store) \(cell.workload) \(cell.scale): time/op ×\(TimeReport.ratio(cell.ratio)) "
-                    + "[\(TimeReport.ratio(cell.low))–\(TimeReport.ratio(cell.high))], p \(TimeReport.p(cell.pSlower))")
-        }
-        for summary in stores + (overall.map { [$0] } ?? []) where summary.verdict == .worse {
-            lines.append(
-                "\(summary.name): time ×\(TimeReport.ratio(summary.ratio)) "
-                    + "[\(TimeReport.ratio(summary.low))–\(TimeReport.ratio(summary.high))] over \(summary.cells) cells"
-            )
-        }
-        return lines
+    }
+}
+
+extension TimeCheck {
+    /// The check's regressions, one line each: no cell compared at all, then each subject both rounds found slower,
+    /// with both rounds' figures.
+    public var regressions: [String] {
+        let before = Dictionary(first.slower.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        return (first.nothingCompared.map { [$0] } ?? [])
+            + (confirmation?.slower ?? []).compactMap { again in
+                before[again.name].map {
+                    $0.name + TimeComparison.figures($0) + "; timed again" + TimeComparison.figures(again)
+                }
+            }
     }
 }
 
 /// An interleaved time check as Markdown: the verdict, the regressions, each store and every store together, then
-/// every cell with both sides' medians, the ratio, its interval, the test and each side's spread.
+/// every cell with both sides' medians, the ratio, its interval, the test and each side's spread; for a check, the
+/// first round's and the confirmation round's.
 public enum TimeReport {
+    /// One round judged on its own (`compare` of two timed runs).
     public static func render(_ comparison: TimeComparison, base: String, current: String, repetitions: Int) -> String {
-        let rule = comparison.rule
         let regressions = comparison.regressions
-        var out = [
-            regressions.isEmpty ? "# ✅ Time: no regression" : "# ❌ Time: \(regressions.count) regression(s)",
-            "",
-            "Base \(base), current \(current): both builds timed on this machine in one session, each cell's "
-                + "\(repetitions) repetitions of each in turn (base, current; current, base; …). A cell is slower "
-                + "when its median time per operation is ×\(ratio(rule.cellEffect)) or more the base's, the "
-                + "\(Int(rule.confidence * 100)) % bootstrap interval of that ratio lies above 1 and a one-sided "
-                + "Mann–Whitney test gives p ≤ \(p(rule.alpha)); a store's cells together, or every cell together, "
-                + "when the geometric mean of their ratios is ×\(ratio(rule.aggregateEffect)) or more and its "
-                + "interval lies above 1. Spread: each side's slowest ÷ fastest repetition, the noise this machine "
-                + "showed for the cell.",
-            "",
-        ]
-        if !regressions.isEmpty {
-            out += ["## Regressions", ""] + regressions.map { "- \($0)" } + [""]
+        var out =
+            headline(regressions) + [rule(comparison.rule, base: base, current: current, repetitions: repetitions)]
+        out += regressionList(regressions) + tables(comparison, level: "##")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// The check's two rounds: what both found slower, what only the first did, and each round's tables.
+    public static func render(_ check: TimeCheck, base: String, current: String, repetitions: Int) -> String {
+        let regressions = check.regressions
+        var out =
+            headline(regressions) + [
+                rule(check.first.rule, base: base, current: current, repetitions: repetitions), "",
+                "Whatever the first round finds slower is timed again in a confirmation round: only the stores "
+                    + "concerned, \(TimeCheck.confirmationRepetitions(after: repetitions)) repetitions of each build, "
+                    + "this build first in odd repetitions, in new processes. A regression is what both rounds find "
+                    + "slower; what only the first does was the machine's noise.",
+            ]
+        out += regressionList(regressions)
+        if !check.notConfirmed.isEmpty {
+            out +=
+                ["## Found slower by the first round only (not a regression)", ""]
+                + check.notConfirmed.map { "- \($0.name)\(TimeComparison.figures($0))" } + [""]
         }
-        out += ["## By store", "", "| store | cells | time ratio | interval | verdict |", "|---|--:|--:|--:|---|"]
+        out += ["## First round", ""] + tables(check.first, level: "###")
+        if let confirmation = check.confirmation {
+            out +=
+                [
+                    "", "## Confirmation round: \(confirmation.stores.map(\.name).joined(separator: ", "))", "",
+                ] + tables(confirmation, level: "###")
+        }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    private static func headline(_ regressions: [String]) -> [String] {
+        [regressions.isEmpty ? "# ✅ Time: no regression" : "# ❌ Time: \(regressions.count) regression(s)", ""]
+    }
+
+    private static func rule(_ rule: TimeComparison.Rule, base: String, current: String, repetitions: Int) -> String {
+        "Base \(base), current \(current): both builds timed on this machine in one session, each cell's "
+            + "\(repetitions) repetitions of each in turn (base, current; current, base; …). A cell is slower "
+            + "when its median time per operation is ×\(ratio(rule.cellEffect)) or more the base's, the "
+            + "\(Int(rule.confidence * 100)) % bootstrap interval of that ratio lies above 1 and a one-sided "
+            + "Mann–Whitney test gives p ≤ \(p(rule.alpha)); a store's cells together, or every cell together, "
+            + "when the geometric mean of their ratios is ×\(ratio(rule.aggregateEffect)) or more and its "
+            + "interval lies above 1. Spread: each side's slowest ÷ fastest repetition, the noise this machine "
+            + "showed for the cell."
+    }
+
+    private static func regressionList(_ regressions: [String]) -> [String] {
+        [""] + (regressions.isEmpty ? [] : ["## Regressions", ""] + regressions.map { "- \($0)" } + [""])
+    }
+
+    /// A round's stores together, then its cells; `level` is their headings'.
+    private static func tables(_ comparison: TimeComparison, level: String) -> [String] {
+        var out = [
+            "\(level) By store", "", "| store | cells | time ratio | interval | verdict |", "|---|--:|--:|--:|---|",
+        ]
         for summary in comparison.stores + (comparison.overall.map { [$0] } ?? []) {
             out.append(
                 "| \(summary.name) | \(summary.cells) | ×\(ratio(summary.ratio)) | "
                     + "\(ratio(summary.low))–\(ratio(summary.high)) | \(mark(summary.verdict)) |")
         }
         out += [
-            "", "## Cells", "",
+            "", "\(level) Cells", "",
             "| store | workload | scale | base | current | ratio | interval | p (slower) | spread base / current | verdict |",
             "|---|---|---|--:|--:|--:|--:|--:|--:|---|",
         ]
@@ -68,7 +126,7 @@ public enum TimeReport {
         if !comparison.notCompared.isEmpty {
             out += ["", "Not compared:", ""] + comparison.notCompared.map { "- \($0)" }
         }
-        return out.joined(separator: "\n") + "\n"
+        return out
     }
 
     package static func ratio(_ value: Double) -> String { String(format: "%.3f", value) }

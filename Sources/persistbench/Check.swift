@@ -150,6 +150,47 @@ struct Check: ParsableCommand {
             }
         }
         let output = URL(fileURLWithPath: out)
+        let executables: [InterleavedRun.Side: String] = [.base: baseExecutable, .current: try Executable.path()]
+        let first = try timeRound(configuration, executables: executables, first: .base, output: output)
+        var confirmation: TimeComparison?
+        let again = TimeCheck.storesToConfirm(after: first)
+        if !again.isEmpty {
+            var confirming = configuration
+            confirming.stores = again
+            confirming.repetitions = TimeCheck.confirmationRepetitions(after: repetitions)
+            print(
+                "The first round found slower: " + first.slower.map(\.name).joined(separator: ", ")
+                    + "; timing \(again.joined(separator: ", ")) again, \(confirming.repetitions) repetitions each, "
+                    + "this build first")
+            confirmation = try timeRound(
+                confirming, executables: executables, first: .current,
+                output: output.appendingPathComponent("confirmation"))
+        }
+        let check = TimeCheck(first: first, confirmation: confirmation)
+        try publish(
+            TimeReport.render(check, base: baseLabel, current: currentLabel ?? "this build", repetitions: repetitions))
+        for (round, comparison) in [("first round", first), ("timed again", confirmation)] {
+            guard let comparison else { continue }
+            print(
+                "Time by store, this build ÷ the base (\(round)): "
+                    + (comparison.stores + (comparison.overall.map { [$0] } ?? [])).map {
+                        "\($0.name) ×\(TimeReport.ratio($0.ratio))"
+                    }.joined(separator: ", "))
+        }
+        if !check.notConfirmed.isEmpty {
+            print(
+                "Not slower when timed again (the machine's noise): "
+                    + check.notConfirmed.map(\.name).joined(separator: ", "))
+        }
+        try conclude(check.regressions, against: baseLabel)
+    }
+
+    /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current,
+    /// judged.
+    private func timeRound(
+        _ configuration: RunConfiguration, executables: [InterleavedRun.Side: String], first: InterleavedRun.Side,
+        output: URL
+    ) throws -> TimeComparison {
         let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
         let writers = Dictionary(
             uniqueKeysWithValues: InterleavedRun.Side.allCases.map {
@@ -159,19 +200,10 @@ struct Check: ParsableCommand {
             configuration: configuration, stores: kinds,
             workloads: configuration.workloads.compactMap(WorkloadCatalog.workload(named:)),
             environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
-            executables: [.base: baseExecutable, .current: try Executable.path()], outputDirectory: output,
-            observer: ConsoleProgress(), save: { side, results in try writers[side]!.write(results) }
+            executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
+            save: { side, results in try writers[side]!.write(results) }
         ).run()
-        let comparison = try TimeComparison(base: results[.base]!, current: results[.current]!)
-        try publish(
-            TimeReport.render(
-                comparison, base: baseLabel, current: currentLabel ?? "this build", repetitions: repetitions))
-        print(
-            "Time by store, this build ÷ the base: "
-                + (comparison.stores + (comparison.overall.map { [$0] } ?? [])).map {
-                    "\($0.name) ×\(TimeReport.ratio($0.ratio))"
-                }.joined(separator: ", "))
-        try conclude(comparison.regressions, against: baseLabel)
+        return try TimeComparison(base: results[.base]!, current: results[.current]!)
     }
 
     /// Counts the counted baseline's matrix now (or reads --current) and judges it: exit 1 on a regression.

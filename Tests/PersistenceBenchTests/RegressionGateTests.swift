@@ -38,6 +38,7 @@ import Testing
                 [.base, .current], [.current, .base], [.base, .current], [.current, .base], [.base, .current],
             ])
         #expect(order.flatMap { $0 }.filter { $0 == .base }.count == 5)
+        #expect(InterleavedRun.order(repetitions: 2, first: .current) == [[.current, .base], [.base, .current]])
     }
 
     /// A synthetic timed run: every (store, workload) cell's repetitions at `times` seconds per operation.
@@ -98,6 +99,51 @@ import Testing
         }
         let nothing = try TimeComparison(base: failed, current: Self.timedRun(same))
         #expect(nothing.cells.isEmpty && nothing.regressions.count == 1, "\(nothing.regressions)")
+    }
+
+    /// What the first round finds slower is a regression only when the confirmation round finds it slower again;
+    /// the stores timed again are those it concerns, or all of them for every store together.
+    @Test func onlyWhatATimingAgainConfirmsIsARegression() throws {
+        let noise = [1.0, 1.03, 0.99, 1.01, 0.98]
+        var base: [String: [Double]] = [:]
+        var burst: [String: [Double]] = [:]
+        var everyStore: [String: [Double]] = [:]
+        for store in ["a", "b", "c"] {
+            for workload in ["get", "page", "scan"] {
+                base["\(store) \(workload)"] = noise.map { $0 * 1e-6 }
+                burst["\(store) \(workload)"] = noise.reversed().map { $0 * 1e-6 * (store == "b" ? 1.15 : 1) }
+                everyStore["\(store) \(workload)"] = noise.reversed().map { $0 * 1.15e-6 }
+            }
+        }
+        let first = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(burst))
+        #expect(first.slower.map(\.name) == ["b"])
+        #expect(TimeCheck.storesToConfirm(after: first) == ["b"])
+        let all = try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(everyStore))
+        #expect(TimeCheck.storesToConfirm(after: all) == ["a", "b", "c"])
+        #expect(
+            TimeCheck.storesToConfirm(
+                after: try TimeComparison(base: Self.timedRun(base), current: Self.timedRun(base))
+            ).isEmpty)
+
+        // Timed again, b is as fast as the base: noise, no regression, and the report says what the first round saw.
+        let onlyB = base.filter { $0.key.hasPrefix("b ") }
+        let calm = try TimeComparison(base: Self.timedRun(onlyB), current: Self.timedRun(onlyB))
+        let noiseOnly = TimeCheck(first: first, confirmation: calm)
+        #expect(noiseOnly.regressions.isEmpty && noiseOnly.notConfirmed.map(\.name) == ["b"])
+        let report = TimeReport.render(noiseOnly, base: "x", current: "y", repetitions: 5)
+        #expect(
+            report.hasPrefix("# ✅") && report.contains("first round only")
+                && report.contains("## Confirmation round: b"))
+
+        // Timed again and slower again: one regression, with both rounds' figures.
+        let slowerAgain = try TimeComparison(
+            base: Self.timedRun(onlyB), current: Self.timedRun(burst.filter { $0.key.hasPrefix("b ") }))
+        let confirmed = TimeCheck(first: first, confirmation: slowerAgain)
+        #expect(confirmed.regressions.count == 1, "\(confirmed.regressions)")
+        #expect(confirmed.regressions.first?.hasPrefix("b: time ×1.150") == true, "\(confirmed.regressions)")
+        #expect(confirmed.regressions.first?.contains("; timed again: time ×1.150") == true)
+        #expect(
+            TimeReport.render(confirmed, base: "x", current: "y", repetitions: 5).hasPrefix("# ❌ Time: 1 regression"))
     }
 
     @Test func callgrindsDumpOfTheCountedRegionIsRead() {

@@ -75,7 +75,49 @@ public struct TimeComparison: Codable, Sendable {
     /// Cells the current build did not finish that the base did: a regression of their own. (Whether the stores
     /// agree is the counter check's to judge: there every store does every step; here each cell does the steps
     /// its first run fitted in its time box.)
-    public var unfinished: [String]
+    public var unfinished: [Unfinished]
+
+    public struct Unfinished: Codable, Sendable, CustomStringConvertible {
+        public var store: String
+        public var workload: String
+        public var scale: Scale
+        public var reason: String
+        public var description: String { "\(store) \(workload) \(scale): \(reason)" }
+    }
+
+    /// What a regression is about, with its figures; `stores` are those whose cells decide it, which a confirmation
+    /// round times again.
+    public struct Subject: Sendable {
+        public enum Kind: Sendable {
+            case unfinished(Unfinished)
+            case cell(Cell)
+            /// A store's cells together, or every cell together.
+            case summary(Summary)
+        }
+
+        public var kind: Kind
+        public var stores: [String]
+
+        /// The cell's "store workload scale" (after "no longer finishes: " when unfinished), or the summary's name.
+        public var name: String {
+            switch kind {
+            case .unfinished(let cell): "no longer finishes: \(cell.store) \(cell.workload) \(cell.scale)"
+            case .cell(let cell): "\(cell.store) \(cell.workload) \(cell.scale)"
+            case .summary(let summary): summary.name
+            }
+        }
+    }
+
+    /// Everything found slower, in the order: cells no longer finished, cells, stores, every store together.
+    /// (Comparing no cell at all is no subject: there is nothing to time again.)
+    public var slower: [Subject] {
+        unfinished.map { Subject(kind: .unfinished($0), stores: [$0.store]) }
+            + cells.filter { $0.verdict == .worse }.map { Subject(kind: .cell($0), stores: [$0.store]) }
+            + stores.filter { $0.verdict == .worse }.map { Subject(kind: .summary($0), stores: [$0.name]) }
+            + [overall].compactMap { $0 }.filter { $0.verdict == .worse }.map {
+                Subject(kind: .summary($0), stores: stores.map(\.name))
+            }
+    }
 
     public init(base: RunResults, current: RunResults, rule: Rule = .standard) throws {
         guard base.configuration.seed == current.configuration.seed else {
@@ -99,7 +141,9 @@ public struct TimeComparison: Codable, Sendable {
             }
             guard !now.isEmpty else {
                 let reasons = Set((currentGroups.byKey[key] ?? []).compactMap(\.reason)).sorted()
-                unfinished.append("\(name): " + (reasons.first ?? "not run"))
+                unfinished.append(
+                    Unfinished(
+                        store: key.store, workload: key.workload, scale: key.scale, reason: reasons.first ?? "not run"))
                 continue
             }
             guard Set(was.map(\.digest)) == Set(now.map(\.digest)) else {

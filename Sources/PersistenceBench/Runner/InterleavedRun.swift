@@ -1,8 +1,8 @@
 import Foundation
 
 /// Two builds of the tool (a base revision's and this one's) timed on this machine, cell by cell, in turn: for each
-/// (scale, workload, store) every repetition of both before the next cell, in the order `order(repetitions:)`
-/// gives (base, current; current, base; …). A drift in the machine's speed then touches both builds alike, and
+/// (scale, workload, store) every repetition of both before the next cell, in the order `order(repetitions:first:)`
+/// gives (base, current; current, base; … from `first`). A drift in the machine's speed then touches both builds alike, and
 /// neither always runs first. Each build loads its own fixtures (made by the same generator from the same seed),
 /// so that a change of a store's file format is measured, not misread. A loop of steps (`TimeBox`) does, in
 /// every run of a cell, the count the first run did in its time box: both builds do the same operations.
@@ -22,6 +22,7 @@ public final class InterleavedRun {
     private let stores: [StoreKind]
     private let workloads: [any Workload]
     private let launchers: [Side: CellLauncher]
+    private let first: Side
     private let observer: any RunObserver
     private let save: (Side, RunResults) throws -> Void
     private var results: [Side: RunResults]
@@ -29,13 +30,15 @@ public final class InterleavedRun {
 
     /// - Parameters:
     ///   - executables: each side's tool; its children run its hidden `_cell` command.
+    ///   - first: the side that runs first in odd repetitions.
     ///   - save: called with a side's results after each of its cells and at the end.
     public init(
         configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
-        environment: RunEnvironment, executables: [Side: String], outputDirectory: URL, observer: any RunObserver,
-        save: @escaping (Side, RunResults) throws -> Void
+        environment: RunEnvironment, executables: [Side: String], first: Side = .base, outputDirectory: URL,
+        observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
     ) throws {
         self.configuration = configuration
+        self.first = first
         self.stores = stores
         self.workloads = workloads
         self.observer = observer
@@ -54,10 +57,11 @@ public final class InterleavedRun {
         self.results = results
     }
 
-    /// The sides in each repetition's turn: base first in odd repetitions, current first in even ones
+    /// The sides in each repetition's turn: `first` first in odd repetitions, the other in even ones
     /// (A B, B A, A B, …), so that over the cell each runs first, and right after the other, as often.
-    public static func order(repetitions: Int) -> [[Side]] {
-        (1...repetitions).map { $0 % 2 == 1 ? [.base, .current] : [.current, .base] }
+    public static func order(repetitions: Int, first: Side = .base) -> [[Side]] {
+        let pair: [Side] = first == .base ? [.base, .current] : [.current, .base]
+        return (1...repetitions).map { $0 % 2 == 1 ? pair : pair.reversed() }
     }
 
     /// Runs every cell of both sides and returns their results (also passed to `save`).
@@ -71,7 +75,7 @@ public final class InterleavedRun {
         for (offset, cell) in cells.enumerated() {
             // The first run of a loop of steps sets the count every later run of the cell does, without a clock.
             var box = TimeBox(seconds: configuration.timeBoxSeconds)
-            for (repetition, turn) in Self.order(repetitions: configuration.repetitions).enumerated() {
+            for (repetition, turn) in Self.order(repetitions: configuration.repetitions, first: first).enumerated() {
                 for side in turn {
                     index += 1
                     let planned = PlannedCell(
