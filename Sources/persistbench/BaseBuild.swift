@@ -22,6 +22,14 @@ enum BaseBuild {
             throw ValidationError(
                 "unknown revision '\(revision)' in \(top) (a shallow clone may lack it: `git fetch --deepen=1`)")
         }
+        if let current = current(), !current.changed,
+            (try? git(["diff", "--quiet", commit, current.commit, "--"] + outsideTheBuild, in: top)) != nil
+        {
+            print(
+                "The base \(revision) (\(commit.prefix(12))) differs from this build's commit only outside what the "
+                    + "tool is built from (\(outsideTheBuild.joined(separator: " "))): its tool is this one, not built")
+            return (tool, commit)
+        }
         let relative = package == top ? "" : String(package.dropFirst(top.count + 1))
         let cache = URL(fileURLWithPath: top).appendingPathComponent(".build/check-base")
         let worktree = cache.appendingPathComponent("worktree")
@@ -44,6 +52,9 @@ enum BaseBuild {
         }
         return (packageDirectory.appendingPathComponent(".build/release/persistbench").path, commit)
     }
+
+    /// What no build reads: a base that differs from this build's clean commit only here builds this same tool.
+    static let outsideTheBuild = [".", ":(exclude)results", ":(exclude)docs", ":(exclude)*.md"]
 
     /// The commit of this tool's working tree and whether the tree has changes; nil outside a repository.
     static func current() -> (commit: String, changed: Bool)? {

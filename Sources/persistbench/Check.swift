@@ -11,8 +11,10 @@ struct Check: ParsableCommand {
             operation, bytes on disk, digests) against a committed counted run (`run --count`), made on any host: \
             it counts the baseline's matrix now into --out (or reads --current). --base REV judges time: it builds \
             REV (release, in a git worktree under .build/check-base/, kept between checks) and times REV's cells \
-            and this build's in turn on this machine, --repetitions each, into --out/base and --out/current; \
-            `--base HEAD` on an unchanged tree is the false-alarm check. Writes a Markdown summary to --summary \
+            and this build's in turn on this machine, --repetitions each, into --out/base and --out/current, \
+            and times again what that round finds slower (its stores, twice the repetitions, this build first, \
+            into --out/confirmation): a regression is what both rounds find slower. `--base HEAD` on an \
+            unchanged tree is the false-alarm check. Writes a Markdown summary to --summary \
             (default: check.md in --out; appended to $GITHUB_STEP_SUMMARY when that is set). Exit status: 0 when \
             nothing regressed, 1 on a regression, 2 on bad input.
             """)
@@ -145,7 +147,8 @@ struct Check: ParsableCommand {
             let built = try BaseBuild.executable(revision: base!)
             baseExecutable = built.path
             baseLabel = "\(base!) (\(built.commit.prefix(12)))"
-            if let current, current.commit == built.commit, !current.changed {
+            let sameTool = built.path == (try Executable.path())
+            if let current, !current.changed, current.commit == built.commit || sameTool {
                 currentLabel! += ", the same source: an A/A run, whose every ratio is this machine's noise"
             }
         }

@@ -70,4 +70,18 @@ import Testing
         let lookup = try Self.time("timed-sqlite-lookup-10-percent-slower")
         #expect(lookup.regressions.isEmpty, "\(lookup.regressions)")
     }
+
+    /// The check as it runs now, on the same patch applied to a later tree: the first round finds `sqlite` slower,
+    /// the confirmation round times `sqlite` alone again, finds it slower again, and the check fails naming it.
+    @Test func aStoreTenPercentSlowerIsConfirmedWhenTimedAgain() throws {
+        let run = "timed-sqlite-10-percent-slower-confirmed"
+        let first = try Self.time(run)
+        #expect(TimeCheck.storesToConfirm(after: first) == ["sqlite"])
+        let check = TimeCheck(first: first, confirmation: try Self.time("\(run)/confirmation"))
+        #expect(check.confirmation?.stores.map(\.name) == ["sqlite"])
+        #expect(check.confirmation?.cells.allSatisfy { $0.base.count == 10 } == true)
+        #expect(
+            check.regressions.count == 1 && check.regressions[0].hasPrefix("sqlite: time ×"), "\(check.regressions)")
+        #expect(check.notConfirmed.isEmpty)
+    }
 }
