@@ -26,8 +26,8 @@ enum BaseBuild {
             (try? git(["diff", "--quiet", commit, current.commit, "--"] + outsideTheBuild, in: top)) != nil
         {
             print(
-                "The base \(revision) (\(commit.prefix(12))) differs from this build's commit only outside what the "
-                    + "tool is built from (\(outsideTheBuild.joined(separator: " "))): its tool is this one, not built")
+                "The base \(revision) (\(commit.prefix(12))) differs from this build's commit at most in docs/, results/ "
+                    + "and Markdown files, which no build reads: its tool is this one, not built again")
             return (tool, commit)
         }
         let relative = package == top ? "" : String(package.dropFirst(top.count + 1))
