@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time counter-baseline \
+.PHONY: bench sweep merge test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time counter-baseline \
 	benchmarks format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
@@ -23,6 +23,23 @@ test: need-deps
 build: need-deps
 	cd $(TOOL_PACKAGE) && $(SWIFT) build -c release --product persistbench \
 		&& $(SWIFT) build -c release --product WriteRecorder && $(SWIFT) build -c release --product OperationCounter
+
+# The scale sweep (docs/scale-sweep.md): the default stores and the workloads an app lives by, 10k to 10M in steps of
+# √10, 3 repetitions, into results/sweep/. Hours on one 2-core machine: SHARD=K/N runs part K of N (each (workload,
+# scale) group whole) into results/sweep-K-of-N/, on this machine or another, and `make merge` joins the parts.
+# SWEEP_ARGS adds options (--repetitions 1, --scales 10k,…,1M, --time-budget 30m).
+SWEEP_SCALES ?= 10k,30k,100k,300k,1M,3M,10M
+SWEEP_WORKLOADS ?= insert,insert-each,get,page,update,observe,search,open,import
+SWEEP_ARGS ?=
+SWEEP_OUT = results/sweep$(if $(SHARD),-$(subst /,-of-,$(SHARD)))
+sweep: build
+	$(TOOL) run --scales $(SWEEP_SCALES) --workloads $(SWEEP_WORKLOADS) $(if $(SHARD),--shard $(SHARD)) \
+		--out $(SWEEP_OUT) $(SWEEP_ARGS)
+
+# Joins every results/sweep-K-of-N/ into results/sweep/ (SHARDS names other directories).
+SHARDS ?= $(wildcard results/sweep-*-of-*)
+merge: build
+	$(TOOL) merge $(SHARDS) --out results/sweep
 
 # The default stores (or SMOKE_ARGS's) and every CRUD workload at 10k, once; fails unless every digest agrees and every cell finishes.
 # SMOKE_ARGS="--stores sqlite,json,plist" narrows it (CI: the stores its baseline check does not cover, beside sqlite).

@@ -49,6 +49,7 @@ public enum MarkdownReport {
         )
         out.append("| Write batch | \(configuration.batchSize) records per transaction |")
         out.append("")
+        out += machinesSection(results)
         out.append(
             "Each cell shows the median throughput over the repetitions that finished, its min–max spread, the "
                 + "ratio to the best store at that scale (best throughput ÷ this one: 1.00× is the best, 2.00× takes "

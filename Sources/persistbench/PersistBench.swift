@@ -12,7 +12,8 @@ struct PersistBench: ParsableCommand {
         commandName: "persistbench",
         abstract: "Identical, verified workloads against Swift persistence strategies: throughput, latency, memory.",
         subcommands: [
-            Run.self, List.self, Report.self, Export.self, Compare.self, Check.self, Keys.self, Crash.self, Verify.self,
+            Run.self, Merge.self, List.self, Report.self, Export.self, Compare.self, Check.self, Keys.self, Crash.self,
+            Verify.self,
             Cell.self,
             CrashChild.self,
         ])

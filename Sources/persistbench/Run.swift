@@ -80,6 +80,13 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Run part K of N of the matrix, for runs split over machines (`merge` joins the parts): each (workload, "
+                + "scale) group goes whole to one part, so stores are compared within one machine; every machine "
+                + "given the same options cuts the same parts.", valueName: "K/N"))
+    var shard: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Continue the interrupted run in DIR: its own configuration, its finished cells kept and skipped.",
             valueName: "DIR"))
     var resume: String?
@@ -131,10 +138,23 @@ struct Run: ParsableCommand {
         guard let bytes = Quantity.bytes(parsing: memoryBudget) else {
             throw ValidationError("invalid --memory-budget '\(memoryBudget)': use a size such as 512MiB or 8GiB")
         }
-        return RunConfiguration(
+        var configuration = RunConfiguration(
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
             readRate: readRate, timeBoxSeconds: boxSeconds, counted: count ? true : nil)
+        if let shard {
+            guard let parsed = Shard(parsing: shard) else {
+                throw ValidationError("invalid --shard '\(shard)': use K/N with 1 ≤ K ≤ N, such as 1/4")
+            }
+            let groups = Shard.groups(of: configuration).count
+            guard parsed.count <= groups else {
+                throw ValidationError(
+                    "invalid --shard \(shard): the matrix has \(groups) (workload, scale) group(s), each run whole by "
+                        + "one part, so at most \(groups) parts")
+            }
+            configuration.shard = parsed
+        }
+        return configuration
     }
 
     private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {

@@ -27,6 +27,8 @@ public struct CellResult: Codable, Equatable, Sendable {
     /// True for a cell whose process was stopped by a signal from outside the run (Ctrl-C, a kill, a closed
     /// session), not by a crash of its own nor by the run's budgets: `run --resume` runs it again. Nil otherwise.
     public var interrupted: Bool?
+    /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
+    public var shard: Int?
 
     /// The peak resident set that belongs to the cell's work: its timed phase's own where measured
     /// (`metrics.timedPeakRSSBytes`), else the whole process's (a DNF cell, or results from before it was

@@ -12,6 +12,9 @@ public struct RunResults: Codable, Equatable, Sendable {
     /// Set when the run finished; nil while it runs or if it was interrupted.
     public var finishedAt: Date?
     public var cells: [CellResult]
+    /// In a run merged from shards (`merge`), each shard's machine, times and groups; nil for a run made in one go.
+    /// `environment` is then the first shard's.
+    public var shards: [ShardRun]?
 
     public init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
         schemaVersion = Self.currentSchemaVersion
@@ -71,7 +74,7 @@ public struct RunResults: Codable, Equatable, Sendable {
     }()
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks
+        case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks, shards
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,6 +85,7 @@ public struct RunResults: Codable, Equatable, Sendable {
         startedAt = try c.decode(Date.self, forKey: .startedAt)
         finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
         cells = try c.decode([CellResult].self, forKey: .cells)
+        shards = try c.decodeIfPresent([ShardRun].self, forKey: .shards)
     }
 
     // The digest checks are derived from the cells, and written out for readers that do not recompute them.
@@ -96,6 +100,7 @@ public struct RunResults: Codable, Equatable, Sendable {
         try c.encodeIfPresent(finishedAt, forKey: .finishedAt)
         try c.encode(cells, forKey: .cells)
         try c.encode(digestChecks, forKey: .digestChecks)
+        try c.encodeIfPresent(shards, forKey: .shards)
     }
 }
 
@@ -181,6 +186,8 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
     /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.
     public var counted: Bool?
+    /// The part of the matrix this run ran (`run --shard K/N`); nil for the whole matrix, and in a merged run.
+    public var shard: Shard?
 
     public static let defaultTimeBudgetSeconds = 600.0
     public static let defaultMemoryBudgetBytes: Int64 = 8 << 30
@@ -192,8 +199,9 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     public init(
         stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,
         timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool, readRate: Double? = nil,
-        timeBoxSeconds: Double? = nil, counted: Bool? = nil
+        timeBoxSeconds: Double? = nil, counted: Bool? = nil, shard: Shard? = nil
     ) {
+        self.shard = shard
         self.timeBoxSeconds = timeBoxSeconds
         self.counted = counted
         self.readRate = readRate

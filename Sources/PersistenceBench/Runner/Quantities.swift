@@ -96,6 +96,14 @@ public enum Quantity {
         return String(format: "%.3g ns", seconds * 1e9)
     }
 
+    /// A wall time as a person reads it: `38 s`, `4 min 12 s`, `2 h 05 min`.
+    package static func formatDuration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
+        return "\(whole / 3600) h " + String(format: "%02d min", (whole % 3600) / 60)
+    }
+
     /// `1.5 GiB`, `320 MiB`, `12 KiB`, `100 B`.
     public static func formatBytes(_ bytes: Int64) -> String {
         let value = Double(bytes)

@@ -94,10 +94,14 @@ public final class Runner {
     /// machine's speed during the run touches every store alike, and in an order shuffled from the seed for each
     /// (scale, workload, repetition), so that no store always runs first, on a cold machine, or last. The cells
     /// appear in results.json in this order, but for the first repetition of a workload at every scale after the
-    /// first, which `run` orders slowest store first (`slowestFirst`).
+    /// first, which `run` orders slowest store first (`slowestFirst`). A shard's run plans its own groups only
+    /// (`Shard`), each as the whole run would.
     public var plan: [PlannedCell] {
-        configuration.scales.enumerated().flatMap { scaleIndex, scale in
-            workloads.enumerated().flatMap { workloadIndex, workload in
+        let groups = configuration.shard.map { Set($0.groups(of: configuration)) }
+        return configuration.scales.enumerated().flatMap { scaleIndex, scale in
+            workloads.enumerated().filter { _, workload in
+                groups?.contains(Shard.Group(workload: workload.name, scale: scale)) ?? true
+            }.flatMap { workloadIndex, workload in
                 (1...configuration.repetitions).flatMap { repetition in
                     Self.storeOrder(
                         stores, seed: configuration.seed,

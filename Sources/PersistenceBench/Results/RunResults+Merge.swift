@@ -1,0 +1,114 @@
+import Foundation
+
+/// One shard of a merged run: the machine that ran it, when, and which groups.
+public struct ShardRun: Codable, Equatable, Sendable {
+    public var shard: Shard
+    public var environment: RunEnvironment
+    public var startedAt: Date
+    public var finishedAt: Date
+    public var groups: [Shard.Group]
+    /// The directory it was merged from, as `merge` was given it.
+    public var source: String
+}
+
+extension RunResults {
+    /// Shards of one run (`run --shard K/N`, each finished) joined into one run: every cell keeps the shard that
+    /// measured it (`CellResult.shard`), `shards` keeps each one's machine and groups, and the configuration is the
+    /// shards' own without the cut. Throws a message naming what differs for shards that are not the parts of one
+    /// run: different commits, builds (compiler, engines), seeds or options, a different cut, one missing or given
+    /// twice, one unfinished.
+    public static func merging(_ parts: [(source: String, results: RunResults)], command: String) throws -> RunResults {
+        typealias Part = (source: String, results: RunResults, shard: Shard, finishedAt: Date)
+        var byIndex: [Int: Part] = [:]
+        var count: (source: String, shard: Shard)?
+        for (source, results) in parts {
+            guard let shard = results.configuration.shard else {
+                throw BenchError("\(source) is not a shard: it was run without --shard")
+            }
+            if let count, count.shard.count != shard.count {
+                throw BenchError(
+                    "\(count.source) is shard \(count.shard) and \(source) is shard \(shard): shards of different cuts")
+            }
+            count = count ?? (source, shard)
+            if let other = byIndex[shard.index] {
+                throw BenchError("shard \(shard) is given twice: \(other.source) and \(source)")
+            }
+            guard let finishedAt = results.finishedAt else {
+                throw BenchError(
+                    "shard \(shard) (\(source)) did not finish: `persistbench run --resume \(source)` completes it")
+            }
+            byIndex[shard.index] = (source, results, shard, finishedAt)
+        }
+        guard let count = count?.shard.count else { throw BenchError("no shard to merge") }
+        let ordered = (1...count).compactMap { byIndex[$0] }
+        guard ordered.count == count else {
+            throw BenchError(
+                "shard(s) " + (1...count).filter { byIndex[$0] == nil }.map { "\($0)/\(count)" }.joined(separator: ", ")
+                    + " missing: every shard of the run is needed (given: "
+                    + ordered.map(\.shard.description).joined(separator: ", ") + ")")
+        }
+        let reference = ordered[0]
+        for part in ordered.dropFirst() {
+            let differences = Self.differences(reference.results, part.results)
+            guard differences.isEmpty else {
+                throw BenchError(
+                    "\(reference.source) and \(part.source) are not shards of one run: "
+                        + differences.joined(separator: "; "))
+            }
+        }
+        var configuration = reference.results.configuration
+        configuration.shard = nil
+        var environment = reference.results.environment
+        environment.command = command
+        var merged = RunResults(
+            environment: environment, configuration: configuration,
+            startedAt: ordered.map(\.results.startedAt).min() ?? reference.results.startedAt)
+        merged.finishedAt = ordered.map(\.finishedAt).max()
+        merged.shards = ordered.map { part in
+            ShardRun(
+                shard: part.shard, environment: part.results.environment, startedAt: part.results.startedAt,
+                finishedAt: part.finishedAt, groups: part.shard.groups(of: part.results.configuration),
+                source: part.source)
+        }
+        for part in ordered {
+            merged.cells += part.results.cells.map { cell in
+                var cell = cell
+                cell.shard = part.shard.index
+                return cell
+            }
+        }
+        // Scale by scale, workload by workload, as the run made in one go has them (each group's own order kept).
+        let scaleRank = Dictionary(configuration.scales.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+        let workloadRank = Dictionary(configuration.workloads.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+        merged.cells = merged.cells.enumerated().sorted { one, other in
+            let left = (scaleRank[one.element.scale] ?? .max, workloadRank[one.element.workload] ?? .max)
+            let right = (scaleRank[other.element.scale] ?? .max, workloadRank[other.element.workload] ?? .max)
+            return left != right ? left < right : one.offset < other.offset
+        }.map(\.element)
+        return merged
+    }
+
+    /// What makes two shards parts of different runs, one phrase each; empty when they are parts of one.
+    static func differences(_ one: RunResults, _ other: RunResults) -> [String] {
+        var found: [String] = []
+        func compare<Value: Equatable>(_ what: String, _ value: (RunResults) -> Value) {
+            if value(one) != value(other) { found.append("\(what) differ (\(value(one)) and \(value(other)))") }
+        }
+        compare("commits") { $0.environment.gitCommit }
+        compare("compilers") { $0.environment.swift }
+        compare("engines") { $0.environment.engines.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" } }
+        compare("seeds") { $0.configuration.seed }
+        compare("stores") { $0.configuration.stores }
+        compare("workloads") { $0.configuration.workloads }
+        compare("scales") { $0.configuration.scales.map(\.description) }
+        compare("repetitions") { $0.configuration.repetitions }
+        compare("batch sizes") { $0.configuration.batchSize }
+        compare("time budgets") { $0.configuration.timeBudgetSeconds }
+        compare("memory budgets") { $0.configuration.memoryBudgetBytes }
+        compare("time boxes") { $0.configuration.timeBoxSeconds.map { "\($0) s" } ?? "none" }
+        compare("read rates") { $0.configuration.readRate.map { "\($0)" } ?? "default" }
+        compare("counting") { $0.configuration.counted == true }
+        compare("kept stores") { $0.configuration.keepStores }
+        return found
+    }
+}

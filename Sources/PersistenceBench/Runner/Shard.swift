@@ -1,0 +1,72 @@
+import Foundation
+
+/// A deterministic part of a run's matrix (`run --shard K/N`), so that a run too long for one machine can be split
+/// over several and joined again (`merge`). Every (workload, scale) group (the cells a report compares stores on,
+/// and whose time box sets one count of steps for all of them) goes whole to one shard: every comparison between
+/// stores stays within one machine.
+public struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
+    /// 1-based.
+    public var index: Int
+    public var count: Int
+
+    public init(index: Int, count: Int) {
+        precondition(count >= 1 && (1...count).contains(index))
+        self.index = index
+        self.count = count
+    }
+
+    /// "K/N" with 1 ≤ K ≤ N; nil for anything else.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+            (1...count).contains(index)
+        else { return nil }
+        self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+
+    /// The cells of one workload at one scale.
+    public struct Group: Codable, Hashable, Sendable, CustomStringConvertible {
+        public var workload: String
+        public var scale: Scale
+
+        public init(workload: String, scale: Scale) {
+            self.workload = workload
+            self.scale = scale
+        }
+
+        public var description: String { "\(workload) \(scale)" }
+    }
+
+    /// Every group of the matrix, scale by scale and workload by workload (the order a run plans them in).
+    public static func groups(of configuration: RunConfiguration) -> [Group] {
+        configuration.scales.flatMap { scale in
+            configuration.workloads.map { Group(workload: $0, scale: scale) }
+        }
+    }
+
+    /// The groups dealt to `count` shards: largest scale first (a group's cells load and work on its records for
+    /// every store, so they cost about in proportion), each to the shard with the fewest records so far, ties to
+    /// the lower index. Only the configuration's scales and workloads decide it, so every machine given the same
+    /// options computes the same cut. Each shard's groups keep the run's order.
+    public static func deal(_ configuration: RunConfiguration, into count: Int) -> [[Group]] {
+        let all = groups(of: configuration)
+        let byCost = all.indices.sorted {
+            all[$0].scale.records > all[$1].scale.records || (all[$0].scale == all[$1].scale && $0 < $1)
+        }
+        var load = [Int](repeating: 0, count: count)
+        var dealt = [[Int]](repeating: [], count: count)
+        for group in byCost {
+            let shard = load.indices.min { load[$0] < load[$1] || (load[$0] == load[$1] && $0 < $1) } ?? 0
+            load[shard] += all[group].scale.records
+            dealt[shard].append(group)
+        }
+        return dealt.map { $0.sorted().map { all[$0] } }
+    }
+
+    /// This shard's groups of `configuration`'s matrix.
+    public func groups(of configuration: RunConfiguration) -> [Group] {
+        Self.deal(configuration, into: count)[index - 1]
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+import Reports
+
+struct Merge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join the shards of one run (`run --shard K/N`), made on one machine or many, into one run.",
+        discussion: """
+            Writes results.json, results.csv, report.md and the charts to --out, each cell keeping the shard (and \
+            so the machine) that measured it; the report says which machine ran which (workload, scale) group. \
+            Refuses shards of different commits, builds, seeds or options, a missing or repeated shard, and an \
+            unfinished one. Exit status: 0 when every digest agrees, 1 on a digest mismatch or a cell error, 2 on \
+            bad input.
+            """)
+
+    @Argument(help: "Every shard's directory (or its results.json).")
+    var shards: [String]
+
+    @Option(help: "Where the merged run is written.")
+    var out: String
+
+    func run() throws {
+        try OutputPath.requireDirectory(out, option: "--out")
+        let parts = try shards.map { (source: $0, results: try ResultsFile.load($0)) }
+        let merged: RunResults
+        do {
+            merged = try RunResults.merging(
+                parts, command: CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " "))
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let output = URL(fileURLWithPath: out)
+        try RunningReportWriter(directory: output).write(merged)
+        print(
+            "Merged \(merged.shards?.count ?? 0) shards, \(merged.cells.count) cells, from "
+                + Set((merged.shards ?? []).map(\.environment.hostname)).sorted().joined(separator: ", "))
+        Run.printOutcome(merged, output: output)
+        if merged.failed(strict: false) { throw ExitCode.failure }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+
+@testable import PersistenceBench
+
+/// Runs split over machines: the cut (`Shard`), `run --shard`, and `merge`, which joins shards into the run made in
+/// one go and refuses what is not the parts of one run.
+@Suite struct ShardTests {
+    static func configuration(scales: [Int], workloads: [String]) -> RunConfiguration {
+        RunConfiguration(
+            stores: ["memory", "sqlite"], workloads: workloads, scales: scales.map { Scale(records: $0) },
+            repetitions: 1, seed: 42, batchSize: 1000, timeBudgetSeconds: 60, memoryBudgetBytes: 1 << 30,
+            keepStores: false)
+    }
+
+    @Test func everyGroupGoesWholeToOneShardTheLargestDealtFirst() {
+        let sweep = Self.configuration(
+            scales: [10_000, 30_000, 100_000, 300_000, 1_000_000, 3_000_000, 10_000_000],
+            workloads: ["insert", "insert-each", "get", "page", "update", "observe", "search", "open", "import"])
+        let all = Shard.groups(of: sweep)
+        #expect(all.count == 63)
+        for count in [1, 2, 3, 4, 7, 63] {
+            let dealt = Shard.deal(sweep, into: count)
+            #expect(dealt.count == count)
+            #expect(dealt.flatMap { $0 }.sorted { "\($0)" < "\($1)" } == all.sorted { "\($0)" < "\($1)" })
+            #expect(dealt.allSatisfy { !$0.isEmpty })
+            // Each shard keeps the run's order: scale by scale, workload by workload.
+            for part in dealt {
+                let positions = part.map { group in all.firstIndex(of: group)! }
+                #expect(positions == positions.sorted())
+            }
+            // The records dealt differ between shards by at most the largest group's.
+            let loads = dealt.map { $0.map(\.scale.records).reduce(0, +) }
+            #expect(loads.max()! - loads.min()! <= 10_000_000, "\(count): \(loads)")
+            #expect(Shard.deal(sweep, into: count) == dealt)
+        }
+        // Four machines: the nine 10M groups go 3, 2, 2, 2, and the rest even the records out.
+        let four = Shard.deal(sweep, into: 4)
+        #expect(four.map { $0.filter { $0.scale.records == 10_000_000 }.count } == [3, 2, 2, 2])
+        #expect(Shard(index: 2, count: 4).groups(of: sweep) == four[1])
+    }
+
+    @Test(arguments: ["0/2", "3/2", "1/0", "1", "a/b", "1/2/3", "-1/2", ""])
+    func aShardIsKOfN(text: String) {
+        #expect(Shard(parsing: text) == nil)
+    }
+
+    /// A finished shard of `configuration` with one cell per group, as if run on `host`.
+    static func shard(
+        _ index: Int, of count: Int, _ configuration: RunConfiguration, host: String = "one", commit: String = "abc"
+    ) -> RunResults {
+        var configuration = configuration
+        configuration.shard = Shard(index: index, count: count)
+        var environment = RunEnvironment.current(stores: [], arguments: [])
+        environment.hostname = host
+        environment.gitCommit = commit
+        // Whole seconds: results.json keeps dates to the second.
+        let start = Date(timeIntervalSince1970: 1_800_000_000 + Double(index) * 60)
+        var results = RunResults(environment: environment, configuration: configuration, startedAt: start)
+        for group in Shard(index: index, count: count).groups(of: configuration) {
+            results.cells.append(
+                CellResult(store: "memory", workload: group.workload, scale: group.scale, repetition: 1, status: .ok))
+        }
+        results.finishedAt = start + 30
+        return results
+    }
+
+    @Test func mergeJoinsTheShardsOfOneRunAndSaysWhichMachineRanWhat() throws {
+        let run = Self.configuration(scales: [1000, 2000], workloads: ["insert", "scan", "get"])
+        let merged = try RunResults.merging(
+            [("b", Self.shard(2, of: 2, run, host: "two")), ("a", Self.shard(1, of: 2, run))], command: "merge a b")
+        #expect(merged.configuration == run)
+        #expect(merged.cells.count == 6)
+        #expect(merged.shards?.map(\.environment.hostname) == ["one", "two"])
+        #expect(merged.shards?.map(\.source) == ["a", "b"])
+        #expect(merged.cells.allSatisfy { $0.shard != nil })
+        #expect(merged.environment.command == "merge a b")
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("results.json")
+        try merged.jsonData().write(to: file)
+        #expect(try RunResults.load(from: file) == merged)
+    }
+
+    @Test func mergeRefusesWhatIsNotThePartsOfOneRun() throws {
+        let run = Self.configuration(scales: [1000, 2000], workloads: ["insert", "scan", "get"])
+        func refusal(_ parts: [(String, RunResults)]) -> String {
+            do {
+                _ = try RunResults.merging(parts.map { (source: $0.0, results: $0.1) }, command: "merge")
+                return "merged"
+            } catch { return "\(error)" }
+        }
+        var whole = Self.shard(1, of: 2, run)
+        whole.configuration.shard = nil
+        #expect(refusal([("w", whole)]).contains("w is not a shard"))
+        #expect(
+            refusal([("a", Self.shard(1, of: 2, run)), ("b", Self.shard(2, of: 3, run))]).contains("different cuts"))
+        #expect(refusal([("a", Self.shard(1, of: 2, run)), ("b", Self.shard(1, of: 2, run))]).contains("given twice"))
+        #expect(refusal([("a", Self.shard(1, of: 3, run)), ("c", Self.shard(3, of: 3, run))]).contains("2/3 missing"))
+        var unfinished = Self.shard(2, of: 2, run)
+        unfinished.finishedAt = nil
+        #expect(refusal([("a", Self.shard(1, of: 2, run)), ("b", unfinished)]).contains("run --resume b"))
+        #expect(
+            refusal([("a", Self.shard(1, of: 2, run)), ("b", Self.shard(2, of: 2, run, commit: "def"))])
+                .contains("commits differ (abc and def)"))
+        var otherSeed = run
+        otherSeed.seed = 7
+        #expect(
+            refusal([("a", Self.shard(1, of: 2, run)), ("b", Self.shard(2, of: 2, otherSeed))])
+                .contains("seeds differ (42 and 7)"))
+        var otherBox = run
+        otherBox.timeBoxSeconds = 1
+        #expect(
+            refusal([("a", Self.shard(1, of: 2, run)), ("b", Self.shard(2, of: 2, otherBox))])
+                .contains("time boxes differ"))
+    }
+
+    /// Two shards run one after the other by the real tool, merged: the same cells, answers and digest checks as
+    /// the run made in one go (no time box, so that every cell does every step), and a report naming the machines.
+    @Test func twoShardsMergedEqualTheRunMadeInOneGo() throws {
+        let directory = try TemporaryDirectory()
+        let options = [
+            "--stores", "memory,sqlite,lmdb", "--workloads", "insert,scan,count-where,get", "--scales", "1k,2k",
+            "--repetitions", "1", "--time-box", "none",
+        ]
+        let whole = directory.url.appendingPathComponent("whole").path
+        #expect(try runTool(["run"] + options + ["--out", whole]).status == 0)
+        var shards: [String] = []
+        for index in 1...2 {
+            let out = directory.url.appendingPathComponent("shard-\(index)").path
+            let run = try runTool(["run"] + options + ["--shard", "\(index)/2", "--out", out])
+            #expect(run.status == 0, "\(run.output)")
+            shards.append(out)
+        }
+        let mergedDirectory = directory.url.appendingPathComponent("merged").path
+        let merge = try runTool(["merge"] + shards.reversed() + ["--out", mergedDirectory])
+        #expect(merge.status == 0, "\(merge.output)")
+        let once = try RunResults.load(from: URL(fileURLWithPath: whole + "/results.json"))
+        let merged = try RunResults.load(from: URL(fileURLWithPath: mergedDirectory + "/results.json"))
+        func answers(_ results: RunResults) -> [String] {
+            results.cells.map {
+                "\($0.store) \($0.workload) \($0.scale) \($0.repetition) \($0.status) "
+                    + "\($0.metrics.map { "\($0.operations) \($0.digest)" } ?? "")"
+            }.sorted()
+        }
+        #expect(answers(merged) == answers(once))
+        #expect(merged.digestChecks == once.digestChecks)
+        #expect(merged.configuration == once.configuration)
+        let report = try String(contentsOfFile: mergedDirectory + "/report.md", encoding: .utf8)
+        #expect(report.contains("## Machines") && report.contains("| 2/2 |"))
+        // A shard is not merged with a run of other options.
+        let other = directory.url.appendingPathComponent("other").path
+        #expect(try runTool(["run"] + options + ["--seed", "7", "--shard", "2/2", "--out", other]).status == 0)
+        let refused = try runTool(["merge", shards[0], other, "--out", directory.url.appendingPathComponent("x").path])
+        #expect(refused.status == 2 && refused.output.contains("seeds differ"), "\(refused.output)")
+    }
+}
