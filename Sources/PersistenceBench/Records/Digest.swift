@@ -110,7 +110,7 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
     /// overlapping word and shifted, so no copy), read in place from the string's storage.
     @inline(__always)
     private mutating func combine(_ string: String) {
-        let hashed = string.utf8.withContiguousStorageIfAvailable { combine(utf8: UnsafeRawBufferPointer($0)) }
+        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable { combine(utf8: UnsafeRawBufferPointer($0)) }
         if hashed == nil { Array(string.utf8).withUnsafeBytes { combine(utf8: $0) } }
     }
 
