@@ -195,6 +195,7 @@ public enum MarkdownReport {
         }
 
         out.append(contentsOf: limitsSection(results, stores: stores, scales: scales))
+        out.append(contentsOf: growthSection(results))
 
         if results.cells.contains(where: { ($0.metrics?.rssGrowthBytes ?? 0) > 0 }) {
             out.append("## Peak memory per record")

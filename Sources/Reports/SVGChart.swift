@@ -7,6 +7,8 @@ struct LogLogChart {
     struct Series {
         var name: String
         var points: [(x: Double, y: Double)]
+        /// A bar at x from low to high (the repetitions' spread), for each point that has one.
+        var ranges: [(x: Double, low: Double, high: Double)] = []
     }
 
     var title: String
@@ -17,6 +19,8 @@ struct LogLogChart {
     var yUnit = ""
     /// A linear x axis from 0 (seconds of a timeline) instead of a logarithmic one.
     var linearX = false
+    /// Ticks of the y axis as durations ("10 µs", "1 ms"); the values are seconds.
+    var yTime = false
 
     static let width = 800.0
     static let height = 480.0
@@ -28,7 +32,9 @@ struct LogLogChart {
 
     func render() -> String {
         let linearX = linearX
-        let points = series.flatMap(\.points).filter { (linearX || $0.x > 0) && $0.y > 0 }
+        let points =
+            (series.flatMap(\.points) + series.flatMap(\.ranges).flatMap { [($0.x, $0.low), ($0.x, $0.high)] })
+            .filter { (linearX || $0.x > 0) && $0.y > 0 }
         var svg = [
             #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(Self.width))" height="\#(Int(Self.height))" "#
                 + #"viewBox="0 0 \#(Int(Self.width)) \#(Int(Self.height))" font-family="Helvetica, Arial, sans-serif" font-size="13">"#,
@@ -67,9 +73,9 @@ struct LogLogChart {
         for exponent in stride(from: yRange.lower, through: yRange.upper, by: 1) {
             let position = y(pow(10, exponent))
             svg.append(line(plot.left, position, plot.right, position, colour: "#dddddd"))
+            let label = yTime ? Quantity.formatTime(pow(10, exponent)) : Self.decadeLabel(exponent, unit: yUnit)
             svg.append(
-                #"<text x="\#(plot.left - 8)" y="\#(position + 4)" text-anchor="end">\#(escape(Self.decadeLabel(exponent, unit: yUnit)))</text>"#
-            )
+                #"<text x="\#(plot.left - 8)" y="\#(position + 4)" text-anchor="end">\#(escape(label))</text>"#)
         }
         svg.append(line(plot.left, plot.bottom, plot.right, plot.bottom, colour: "#333333"))
         svg.append(line(plot.left, plot.top, plot.left, plot.bottom, colour: "#333333"))
@@ -86,6 +92,12 @@ struct LogLogChart {
             if visible.count > 1 {
                 let path = visible.map { "\(format(x($0.x))),\(format(y($0.y)))" }.joined(separator: " ")
                 svg.append(#"<polyline points="\#(path)" fill="none" stroke="\#(colour)" stroke-width="2.5"/>"#)
+            }
+            for range in entry.ranges where range.x > 0 && range.low > 0 && range.high > range.low {
+                let (position, low, high) = (x(range.x), y(range.low), y(range.high))
+                svg.append(line(position, low, position, high, colour: colour, width: 1.5))
+                svg.append(line(position - 4, low, position + 4, low, colour: colour, width: 1.5))
+                svg.append(line(position - 4, high, position + 4, high, colour: colour, width: 1.5))
             }
             for point in visible where !linearX {
                 svg.append(
@@ -165,6 +177,19 @@ public enum Charts {
                 yLabel: "operations per second, median (log scale)", series: series)
             charts.append((throughputFileName(workload), chart.render()))
         }
+        // Time per operation against scale, with the repetitions' spread, for the workloads `Growth` fits.
+        let fits = Growth.fits(results)
+        for workload in orderedUnique(fits.map(\.workload)) {
+            let series = fits.filter { $0.workload == workload }.map { fit in
+                LogLogChart.Series(
+                    name: fit.store, points: fit.points.map { (Double($0.scale.records), $0.median) },
+                    ranges: fit.points.map { (Double($0.scale.records), $0.low, $0.high) })
+            }
+            let chart = LogLogChart(
+                title: "\(workload): time per operation against scale", xLabel: "records in the data set (log scale)",
+                yLabel: "seconds per operation, median and spread (log scale)", series: series, yTime: true)
+            charts.append((timeFileName(workload), chart.render()))
+        }
         // Throughput over time for the cells whose timed phase ran longer than `timelineSeconds`: each store's first
         // finished repetition, one chart per (workload, scale).
         for workload in orderedUnique(results.cells.map(\.workload)) {
@@ -207,6 +232,7 @@ public enum Charts {
     }
 
     public static func throughputFileName(_ workload: String) -> String { "throughput-\(workload).svg" }
+    public static func timeFileName(_ workload: String) -> String { "time-\(workload).svg" }
     public static func timelineFileName(_ workload: String, _ scale: Scale) -> String {
         "timeline-\(workload)-\(scale).svg"
     }

@@ -1,0 +1,104 @@
+import Foundation
+
+/// How one store's time per operation in one workload grows with the data set's size N: a power law t = c·N^b
+/// fitted by least squares to log t against log N over every finished repetition at every measured scale, with
+/// the standard error of b, and the local exponent between each two adjacent scales (their medians).
+public struct Growth: Sendable {
+    public struct Point: Sendable {
+        public var scale: Scale
+        /// Seconds per operation: the repetitions' median, fastest and slowest.
+        public var median: Double
+        public var low: Double
+        public var high: Double
+    }
+
+    /// The local exponent log(t₂/t₁) / log(N₂/N₁) between two adjacent measured scales.
+    public struct Step: Sendable {
+        public var from: Scale
+        public var to: Scale
+        public var exponent: Double
+    }
+
+    /// What b says, over the decades a sweep spans: a cost that does not move with N (|b| < 0.05), one that falls
+    /// (a fixed cost spread over more records), one that grows like a logarithm (log N grows by a factor 1.75 from
+    /// 10k to 10M: b ≈ 0.08) or a little more, and one that grows faster than N^0.2.
+    public enum Reading: String, Sendable {
+        case constant
+        case falling
+        case logarithmic = "logarithmic-looking"
+        case growing
+    }
+
+    public var store: String
+    public var workload: String
+    public var points: [Point]
+    /// b and c of t = c·N^b.
+    public var exponent: Double
+    public var coefficient: Double
+    /// The standard error of b; nil when the fit had no spare degree of freedom (two values in all).
+    public var standardError: Double?
+    public var steps: [Step]
+
+    /// Above this a step's exponent is flagged, and a fit's exponent reads as growing.
+    public static let steepExponent = 0.2
+    /// Within this of 0 a fit's exponent reads as constant.
+    public static let flatExponent = 0.05
+
+    public var reading: Reading {
+        exponent >= Self.steepExponent
+            ? .growing
+            : exponent >= Self.flatExponent ? .logarithmic : exponent <= -Self.flatExponent ? .falling : .constant
+    }
+
+    /// The steps whose cost grew faster than N^0.2.
+    public var steepSteps: [Step] { steps.filter { $0.exponent > Self.steepExponent } }
+
+    /// The fit's seconds per operation at `records`.
+    public func predicted(at records: Int) -> Double { coefficient * pow(Double(records), exponent) }
+
+    /// A fit for every (store, workload) of `results` with finished cells at two scales or more; workloads in the
+    /// run's order, stores in the report's.
+    public static func fits(_ results: RunResults) -> [Growth] {
+        var workloads: [String] = []
+        for cell in results.cells where !workloads.contains(cell.workload) { workloads.append(cell.workload) }
+        return workloads.flatMap { workload in
+            results.stores.compactMap { store in
+                fit(
+                    store: store, workload: workload,
+                    cells: results.cells.filter { $0.store == store && $0.workload == workload })
+            }
+        }
+    }
+
+    /// The fit of one (store, workload)'s cells, or nil with fewer than two scales finished.
+    public static func fit(store: String, workload: String, cells: [CellResult]) -> Growth? {
+        var samples: [(x: Double, y: Double)] = []
+        var points: [Point] = []
+        for scale in Set(cells.map(\.scale)).sorted() {
+            let times = cells.filter { $0.scale == scale && $0.status == .ok }.compactMap(\.metrics)
+                .filter { $0.operations > 0 && $0.timedSeconds > 0 }.map(\.timePerOperation)
+            guard let middle = median(times), let low = times.min(), let high = times.max() else { continue }
+            points.append(Point(scale: scale, median: middle, low: low, high: high))
+            samples += times.map { (log(Double(scale.records)), log($0)) }
+        }
+        guard points.count >= 2 else { return nil }
+        let count = Double(samples.count)
+        let meanX = samples.map(\.x).reduce(0, +) / count
+        let meanY = samples.map(\.y).reduce(0, +) / count
+        let sxx = samples.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
+        let sxy = samples.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +)
+        let slope = sxy / sxx
+        let intercept = meanY - slope * meanX
+        let residuals = samples.map { $0.y - (intercept + slope * $0.x) }
+        let standardError =
+            samples.count > 2 ? (residuals.map { $0 * $0 }.reduce(0, +) / (count - 2) / sxx).squareRoot() : nil
+        let steps = zip(points, points.dropFirst()).map { one, next in
+            Step(
+                from: one.scale, to: next.scale,
+                exponent: log(next.median / one.median) / log(Double(next.scale.records) / Double(one.scale.records)))
+        }
+        return Growth(
+            store: store, workload: workload, points: points, exponent: slope, coefficient: exp(intercept),
+            standardError: standardError, steps: steps)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Reports
+import Testing
+
+@testable import PersistenceBench
+
+/// How cost grows with N: the power-law fit, its reading, the steep steps, and the report's section and charts.
+@Suite struct GrowthTests {
+    /// A run whose `store`'s `workload` takes `seconds(records, repetition)` per operation at each scale.
+    static func run(_ costs: [String: (Int, Int) -> Double], scales: [Int]) -> RunResults {
+        var results = RunResults(
+            environment: RunEnvironment.current(stores: [], arguments: []),
+            configuration: RunConfiguration(
+                stores: costs.keys.sorted(), workloads: ["get"], scales: scales.map { Scale(records: $0) },
+                repetitions: 3, seed: 1, batchSize: 1, timeBudgetSeconds: 60, memoryBudgetBytes: 1 << 30,
+                keepStores: false),
+            startedAt: Date())
+        for records in scales {
+            for (store, cost) in costs.sorted(by: { $0.key < $1.key }) {
+                for repetition in 1...3 {
+                    var cell = CellResult(
+                        store: store, workload: "get", scale: Scale(records: records), repetition: repetition,
+                        status: .ok)
+                    cell.metrics = CellMetrics(
+                        timedSeconds: cost(records, repetition) * 1000, operations: 1000, latency: nil,
+                        rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1,
+                        digest: Digest())
+                    results.cells.append(cell)
+                }
+            }
+        }
+        return results
+    }
+
+    @Test func aPowerLawIsFoundAndRead() throws {
+        let jitter = [0.97, 1.0, 1.03]
+        let results = Self.run(
+            [
+                "flat": { _, r in 2e-6 * jitter[r - 1] },
+                "log": { n, r in 1e-7 * log(Double(n)) * jitter[r - 1] },
+                "linear": { n, r in 1e-9 * Double(n) * jitter[r - 1] },
+                "falling": { n, r in (1e-6 + 1.0 / Double(n)) * jitter[r - 1] },
+                // Flat until 1M, then ten times dearer per step: a cache that stopped fitting.
+                "cliff": { n, r in (n > 1_000_000 ? 1e-5 : 1e-6) * jitter[r - 1] },
+            ], scales: [10_000, 100_000, 1_000_000, 10_000_000])
+        let fits = Dictionary(uniqueKeysWithValues: Growth.fits(results).map { ($0.store, $0) })
+        #expect(fits.count == 5)
+        #expect(fits["flat"]!.reading == .constant && abs(fits["flat"]!.exponent) < 0.01)
+        #expect(fits["log"]!.reading == .logarithmic, "\(fits["log"]!.exponent)")
+        #expect(abs(fits["log"]!.exponent - 0.081) < 0.01, "\(fits["log"]!.exponent)")
+        #expect(fits["linear"]!.reading == .growing && abs(fits["linear"]!.exponent - 1) < 0.001)
+        #expect(fits["linear"]!.standardError! < 0.01)
+        #expect(abs(fits["linear"]!.predicted(at: 30_000_000) - 0.03) < 0.001)
+        #expect(fits["falling"]!.reading == .falling)
+        #expect(fits["cliff"]!.steepSteps.map { "\($0.from)–\($0.to)" } == ["1M–10M"])
+        #expect(abs(fits["cliff"]!.steepSteps[0].exponent - 1) < 1e-9)
+        #expect(fits["flat"]!.steepSteps.isEmpty && fits["log"]!.steepSteps.isEmpty)
+        #expect(fits["linear"]!.points.map(\.low) == [10_000, 100_000, 1_000_000, 10_000_000].map { 0.97e-9 * Double($0) })
+
+        let report = MarkdownReport.render(results)
+        #expect(report.contains("## How cost grows with N"))
+        #expect(report.contains("| `cliff` |") && report.contains("1M–10M (N^1.00)"))
+        let charts = Charts.render(results)
+        #expect(charts.contains { $0.name == "time-get.svg" && $0.svg.contains("1 µs") })
+    }
+
+    @Test func oneScaleFitsNothing() {
+        let results = Self.run(["a": { _, _ in 1e-6 }], scales: [10_000])
+        #expect(Growth.fits(results).isEmpty)
+        #expect(!MarkdownReport.render(results).contains("## How cost grows with N"))
+    }
+}
