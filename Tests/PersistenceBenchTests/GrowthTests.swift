@@ -55,7 +55,8 @@ import Testing
         #expect(fits["cliff"]!.steepSteps.map { "\($0.from)–\($0.to)" } == ["1M–10M"])
         #expect(abs(fits["cliff"]!.steepSteps[0].exponent - 1) < 1e-9)
         #expect(fits["flat"]!.steepSteps.isEmpty && fits["log"]!.steepSteps.isEmpty)
-        #expect(fits["linear"]!.points.map(\.low) == [10_000, 100_000, 1_000_000, 10_000_000].map { 0.97e-9 * Double($0) })
+        #expect(
+            fits["linear"]!.points.map(\.low) == [10_000, 100_000, 1_000_000, 10_000_000].map { 0.97e-9 * Double($0) })
 
         let report = MarkdownReport.render(results)
         #expect(report.contains("## How cost grows with N"))
