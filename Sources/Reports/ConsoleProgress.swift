@@ -6,6 +6,8 @@ public final class ConsoleProgress: RunObserver {
     private let isTerminal: Bool
     private var label = ""
     private var lastDraw: UInt64 = 0
+    /// " · 12 min 05 s elapsed, about 1 h 20 min left", from the runner's last `runProgress`.
+    private var timing = ""
 
     public init(isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
         self.isTerminal = isTerminal
@@ -26,7 +28,13 @@ public final class ConsoleProgress: RunObserver {
         guard now - lastDraw > 200_000_000 else { return }
         lastDraw = now
         let records = recordsDone.map { ", \(formatCount(Double($0))) records" } ?? ""
-        draw("\(label)  \(String(format: "%.1f", elapsedSeconds)) s\(records)")
+        draw("\(label)  \(String(format: "%.1f", elapsedSeconds)) s\(records)\(timing)")
+    }
+
+    public func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {
+        timing =
+            " · \(Quantity.formatDuration(elapsedSeconds)) elapsed"
+            + (remainingSeconds.map { ", about \(Quantity.formatDuration($0)) left" } ?? "")
     }
 
     public func cellFinished(_ result: CellResult, index: Int, total: Int) {
@@ -44,7 +52,7 @@ public final class ConsoleProgress: RunObserver {
         case .error: line = "\(label): ERROR — \(result.reason ?? "")"
         }
         if isTerminal { draw("") }
-        emit(line)
+        emit(line + timing)
     }
 
     private func draw(_ text: String) {

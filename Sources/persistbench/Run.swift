@@ -91,8 +91,19 @@ struct Run: ParsableCommand {
             valueName: "DIR"))
     var resume: String?
 
+    @Flag(help: "Print the plan (its (workload, scale) groups, cells and an estimate of their time) and run nothing.")
+    var dryRun = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --dry-run: an earlier run (directory or results.json) whose cells' times estimate this run's. "
+                + "Repeatable. (A run's progress lines estimate from its own cells.)", valueName: "DIR"))
+    var estimateFrom: [String] = []
+
     func validate() throws {
         _ = try parsed()
+        guard estimateFrom.isEmpty || dryRun else { throw ValidationError("--estimate-from goes with --dry-run") }
+        for source in estimateFrom { _ = try ResultsFile.load(source) }
     }
 
     /// The run's configuration, or a ValidationError naming the bad value.
@@ -170,6 +181,10 @@ struct Run: ParsableCommand {
     }
 
     func run() throws {
+        if dryRun {
+            try printPlan()
+            return
+        }
         try OutputPath.requireDirectory(resume ?? out, option: resume == nil ? "--out" : "--resume")
         let results: RunResults
         if let resume {

@@ -27,6 +27,9 @@ public struct CellResult: Codable, Equatable, Sendable {
     /// True for a cell whose process was stopped by a signal from outside the run (Ctrl-C, a kill, a closed
     /// session), not by a crash of its own nor by the run's budgets: `run --resume` runs it again. Nil otherwise.
     public var interrupted: Bool?
+    /// The run's wall seconds this cell took: its process, the fixture loads it waited for, and the parent's own work
+    /// around it (what `RunEstimate` extrapolates). Nil in results recorded before it was.
+    public var runSeconds: Double?
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
     public var shard: Int?
 

@@ -79,26 +79,42 @@ public struct Growth: Sendable {
                 .filter { $0.operations > 0 && $0.timedSeconds > 0 }.map(\.timePerOperation)
             guard let middle = median(times), let low = times.min(), let high = times.max() else { continue }
             points.append(Point(scale: scale, median: middle, low: low, high: high))
-            samples += times.map { (log(Double(scale.records)), log($0)) }
+            samples += times.map { (Double(scale.records), $0) }
         }
-        guard points.count >= 2 else { return nil }
-        let count = Double(samples.count)
-        let meanX = samples.map(\.x).reduce(0, +) / count
-        let meanY = samples.map(\.y).reduce(0, +) / count
-        let sxx = samples.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
-        let sxy = samples.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +)
-        let slope = sxy / sxx
-        let intercept = meanY - slope * meanX
-        let residuals = samples.map { $0.y - (intercept + slope * $0.x) }
-        let standardError =
-            samples.count > 2 ? (residuals.map { $0 * $0 }.reduce(0, +) / (count - 2) / sxx).squareRoot() : nil
+        guard points.count >= 2, let law = PowerLaw(samples) else { return nil }
         let steps = zip(points, points.dropFirst()).map { one, next in
             Step(
                 from: one.scale, to: next.scale,
                 exponent: log(next.median / one.median) / log(Double(next.scale.records) / Double(one.scale.records)))
         }
         return Growth(
-            store: store, workload: workload, points: points, exponent: slope, coefficient: exp(intercept),
-            standardError: standardError, steps: steps)
+            store: store, workload: workload, points: points, exponent: law.exponent, coefficient: law.coefficient,
+            standardError: law.standardError, steps: steps)
     }
+}
+
+/// y = c·x^b fitted by least squares to log y against log x.
+public struct PowerLaw: Sendable {
+    public var exponent: Double
+    public var coefficient: Double
+    /// The standard error of the exponent; nil with two samples (an exact fit).
+    public var standardError: Double?
+
+    /// Nil unless the samples (x, y > 0) hold two x values or more.
+    public init?(_ samples: [(x: Double, y: Double)]) {
+        let logs = samples.filter { $0.x > 0 && $0.y > 0 }.map { (x: log($0.x), y: log($0.y)) }
+        let count = Double(logs.count)
+        guard Set(logs.map(\.x)).count >= 2 else { return nil }
+        let meanX = logs.map(\.x).reduce(0, +) / count
+        let meanY = logs.map(\.y).reduce(0, +) / count
+        let sxx = logs.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
+        let sxy = logs.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +)
+        exponent = sxy / sxx
+        let intercept = meanY - exponent * meanX
+        coefficient = exp(intercept)
+        let squares = logs.map { ($0.y - (intercept + exponent * $0.x)) * ($0.y - (intercept + exponent * $0.x)) }
+        standardError = logs.count > 2 ? (squares.reduce(0, +) / (count - 2) / sxx).squareRoot() : nil
+    }
+
+    public func callAsFunction(_ x: Double) -> Double { coefficient * pow(x, exponent) }
 }

@@ -100,7 +100,7 @@ public enum Quantity {
     package static func formatDuration(_ seconds: Double) -> String {
         let whole = Int(seconds.rounded())
         if whole < 60 { return "\(whole) s" }
-        if whole < 3600 { return "\(whole / 60) min \(whole % 60) s" }
+        if whole < 3600 { return "\(whole / 60) min " + String(format: "%02d s", whole % 60) }
         return "\(whole / 3600) h " + String(format: "%02d min", (whole % 3600) / 60)
     }
 

@@ -17,6 +17,13 @@ public protocol RunObserver: AnyObject {
     /// A running cell or fixture load: seconds since its process started, records done if it reported any.
     func progress(elapsedSeconds: Double, recordsDone: Int?)
     func cellFinished(_ result: CellResult, index: Int, total: Int)
+    /// Before each `cellFinished` of a run: the seconds since the run (this invocation of it) started, and an
+    /// estimate of what its remaining cells will take (`RunEstimate`), nil before anything was measured.
+    func runProgress(elapsedSeconds: Double, remainingSeconds: Double?)
+}
+
+extension RunObserver {
+    public func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {}
 }
 
 /// Runs a matrix of cells, each in its own child process of `executable`, and collects their results.
@@ -96,7 +103,12 @@ public final class Runner {
     /// appear in results.json in this order, but for the first repetition of a workload at every scale after the
     /// first, which `run` orders slowest store first (`slowestFirst`). A shard's run plans its own groups only
     /// (`Shard`), each as the whole run would.
-    public var plan: [PlannedCell] {
+    public var plan: [PlannedCell] { Self.plan(configuration, stores: stores, workloads: workloads) }
+
+    /// The plan of a run of `configuration` with these stores and workloads (`plan`), without a runner.
+    public static func plan(_ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload])
+        -> [PlannedCell]
+    {
         let groups = configuration.shard.map { Set($0.groups(of: configuration)) }
         return configuration.scales.enumerated().flatMap { scaleIndex, scale in
             workloads.enumerated().filter { _, workload in
@@ -160,6 +172,8 @@ public final class Runner {
         try FileSystem.makeDirectory(workDirectory)
         try save(results)
         var plan = self.plan
+        let started = monotonicNanoseconds()
+        var lastFinished = started
         for offset in plan.indices {
             if plan[offset].repetition == 1, offset == 0 || !Self.sameGroup(plan[offset - 1], plan[offset]) {
                 let group = offset..<(plan[offset...].firstIndex { !Self.sameGroup($0, plan[offset]) } ?? plan.count)
@@ -168,9 +182,20 @@ public final class Runner {
             let cell = plan[offset]
             let key = Self.cellKey(cell.store.name, cell.workload.name, cell.scale, cell.repetition)
             do {
-                let result = try finished[key] ?? run(cell, index: offset + 1, total: plan.count, box: box(for: cell))
+                var result: CellResult
+                if let kept = finished[key] {
+                    result = kept
+                } else {
+                    result = try run(cell, index: offset + 1, total: plan.count, box: box(for: cell))
+                    let now = monotonicNanoseconds()
+                    result.runSeconds = Double(now - lastFinished) / 1e9
+                    lastFinished = now
+                }
                 results.cells.append(result)
                 try save(results)
+                observer.runProgress(
+                    elapsedSeconds: Double(monotonicNanoseconds() - started) / 1e9,
+                    remainingSeconds: RunEstimate(measured: results.cells).seconds(of: plan[(offset + 1)...]))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 if cell.repetition == 1, let steps = result.metrics?.steps {

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import PersistenceBench
+
+extension Run {
+    /// `--dry-run`: the cells this run (or what remains of the run to resume) would run, by (workload, scale)
+    /// group, with an estimate of their time from the cells of --estimate-from's runs and the resumed run's own.
+    func printPlan() throws {
+        var measured = try estimateFrom.flatMap { try ResultsFile.load($0).cells }
+        let configuration: RunConfiguration
+        var done: Set<String> = []
+        if let resume {
+            let interrupted = try ResultsFile.load(resume)
+            configuration = interrupted.configuration
+            measured += interrupted.cells
+            for cell in interrupted.cells where cell.interrupted != true {
+                done.insert("\(cell.store) \(cell.workload) \(cell.scale) \(cell.repetition)")
+            }
+        } else {
+            configuration = try parsed()
+        }
+        let stores = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
+        let workloads = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
+        let plan = Runner.plan(configuration, stores: stores, workloads: workloads).filter {
+            $0.workload.supports($0.store.type)
+                && !done.contains("\($0.store.name) \($0.workload.name) \($0.scale) \($0.repetition)")
+        }
+        let estimate = RunEstimate(measured: measured)
+        let groups = Shard.groups(of: configuration).filter { group in
+            plan.contains { $0.workload.name == group.workload && $0.scale == group.scale }
+        }
+        print(
+            "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(groups.count) (workload, scale) group(s)"
+                + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "") + ", \(stores.count) stores, "
+                + "\(configuration.repetitions) repetition(s)")
+        let width = max(5, groups.map(\.description.count).max() ?? 0)
+        print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")
+        for group in groups {
+            let cells = plan.filter { $0.workload.name == group.workload && $0.scale == group.scale }
+            let seconds = estimate.seconds(of: cells).map(Quantity.formatDuration) ?? "?"
+            print(
+                "  " + group.description.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + String(repeating: " ", count: max(1, 7 - "\(cells.count)".count)) + "\(cells.count)  \(seconds)")
+        }
+        if let total = estimate.seconds(of: plan) {
+            print(
+                "Estimate: about \(Quantity.formatDuration(total)), from \(measured.count) cells measured before "
+                    + "(each one's time where it was measured at its scale; else its store and workload's growth over "
+                    + "the scales measured, else its workload's time per record): a rough figure, as the machine's "
+                    + "speed and the cells' budgets decide the rest")
+        } else {
+            print("No estimate: nothing measured yet; name an earlier run with --estimate-from DIR")
+        }
+    }
+}
