@@ -1,62 +1,84 @@
+import Foundation
 import PersistenceBench
 
-/// The budgets an app's UI lives within, for the workloads a user waits for at every input
-/// (`Workload.judgedAgainstBudgets`): a frame at 60 Hz, and 100 ms.
+/// The budgets an app lives within (a frame, a keystroke, a launch): the table of how far each store stays within
+/// each (`Workload.appBudgets`), and in the sections of the workloads a user waits for at every input
+/// (`Workload.judgedAgainstBudgets`) the operations over a frame and over 100 ms.
 extension MarkdownReport {
-    private static let budgets: [(name: String, nanoseconds: UInt64)] = [
-        ("a frame (16.7 ms)", LatencySummary.frameNanoseconds), ("100 ms", LatencySummary.lateNanoseconds),
-    ]
-
-    private static func judged(_ results: RunResults) -> [String] {
-        orderedUnique(results.cells.map(\.workload)).filter {
-            WorkloadCatalog.workload(named: $0)?.judgedAgainstBudgets == true
-        }
-    }
-
-    /// Near the top: per judged workload and store, the largest scale whose median p99 stays within each budget.
+    /// Near the top: per store and each budget the run's workloads declare (`Workload.appBudgets`), the largest
+    /// scale whose median figure stays within it, at that scale and every smaller one measured; beyond the largest
+    /// measured, from the power law of the figure against N, marked extrapolated.
     static func budgetSummary(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        let judged = orderedUnique(results.cells.map(\.workload)).flatMap { workload in
+            (WorkloadCatalog.workload(named: workload)?.appBudgets ?? []).map { (workload, $0) }
+        }
+        guard !judged.isEmpty else { return [] }
         var rows: [String] = []
-        for workload in judged(results) {
-            let cells = results.cells.filter { $0.workload == workload }
-            for store in stores where cells.contains(where: { $0.store == store && $0.status != .notApplicable }) {
-                let own = cells.filter { $0.store == store }
-                let reaches = budgets.map { largestScale(within: $0.nanoseconds, own, scales: scales) }
-                rows.append("| \(workload) | `\(store)` | " + reaches.joined(separator: " | ") + " |")
+        for store in stores {
+            let reaches = judged.map { workload, budget in
+                largestScale(
+                    within: budget, results.cells.filter { $0.store == store && $0.workload == workload },
+                    scales: scales)
             }
+            guard reaches.contains(where: { $0 != "–" }) else { continue }
+            rows.append("| `\(store)` | " + reaches.joined(separator: " | ") + " |")
         }
         guard !rows.isEmpty else { return [] }
+        var sources: [String] = []
+        for (_, budget) in judged where !sources.contains(budget.source) { sources.append(budget.source) }
         return [
             "## Within an app's budgets", "",
-            "For the questions a user waits for at every input (each operation timed alone): per store, the largest "
-                + "scale at which the p99 latency (median over repetitions) stays within a frame at 60 Hz and within "
-                + "100 ms, at this scale and every smaller one measured, and where it first went over. A scale above "
-                + "the largest measured is not guessed.",
+            "Per store, the largest scale at which it stays within each budget an app lives by: the median over "
+                + "repetitions of the figure named, at that scale and every smaller one measured, and where it first "
+                + "went over. Where it stayed within at the largest scale measured, the power law of the figure "
+                + "against N (fitted to the scales measured) says where it would cross, marked extrapolated: a "
+                + "store that falls off a cliff beyond the scales measured is not foreseen. The limits: "
+                + sources.joined(separator: "; ") + ".",
             "",
-            "| workload | store | " + budgets.map { "p99 within \($0.name)" }.joined(separator: " | ") + " |",
-            "|---|---|" + String(repeating: "---|", count: budgets.count),
+            "| store | " + judged.map(\.1.name).joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---|", count: judged.count),
         ] + rows + [""]
     }
 
-    /// "100k (over at 1M: p99 231 ms)", "1M (the largest measured)", "none (over at 10k: p99 20.1 ms)".
-    private static func largestScale(within budget: UInt64, _ cells: [CellResult], scales: [Scale]) -> String {
+    /// "100k (over at 1M: 231 ms)", "≥ 1M measured; ≈ 14M extrapolated", "none (over at 10k: 20.1 ms)", "–".
+    private static func largestScale(within budget: AppBudget, _ cells: [CellResult], scales: [Scale]) -> String {
         var within: Scale?
+        var points: [(x: Double, y: Double)] = []
         for scale in scales {
-            let atScale = cells.filter { $0.scale == scale }
+            let atScale = cells.filter { $0.scale == scale && $0.status != .notApplicable }
             guard !atScale.isEmpty else { continue }
             let summary = CellSummary(cells: atScale)
-            let stop: String
-            if let p99 = summary.medianLatency(\.p99) {
-                guard p99 * 1000 > Double(budget) else {
-                    within = scale
-                    continue
-                }
-                stop = "over at \(scale): p99 \(Quantity.formatTime(p99 / 1e6))"
-            } else {
-                stop = "\(summary.failure?.status == .error ? "error" : "DNF") at \(scale)"
+            guard let figure = median(summary.finished.compactMap(budget.figure)) else {
+                let stop = "\(summary.failure?.status == .error ? "error" : "DNF") at \(scale)"
+                return "\(within.map { "\($0)" } ?? "none") (\(stop))"
             }
-            return "\(within.map { "\($0)" } ?? "none") (\(stop))"
+            guard figure <= budget.limit else {
+                return "\(within.map { "\($0)" } ?? "none") (over at \(scale): \(Quantity.formatTime(figure)))"
+            }
+            within = scale
+            points.append((Double(scale.records), figure))
         }
-        return within.map { "\($0) (the largest measured)" } ?? "–"
+        guard let within else { return "–" }
+        guard let law = PowerLaw(points), law.exponent > Self.flatBudgetExponent else {
+            return points.count > 1 ? "≥ \(within) measured (flat)" : "≥ \(within) measured"
+        }
+        let crossing = pow(budget.limit / law.coefficient, 1 / law.exponent)
+        guard crossing < Self.extrapolationCeiling else {
+            return "≥ \(within) measured; beyond \(Scale(records: Int(Self.extrapolationCeiling))) extrapolated"
+        }
+        guard crossing > Double(within.records) else { return "≥ \(within) measured" }
+        return "≥ \(within) measured; ≈ \(Scale(records: roundedScale(crossing))) extrapolated"
+    }
+
+    /// A figure that grows slower than this with N is not extrapolated to a crossing.
+    static let flatBudgetExponent = 0.02
+    /// Beyond this the extrapolation names no scale: no run here measured near it.
+    static let extrapolationCeiling = 1e9
+
+    /// `records` to two significant digits.
+    private static func roundedScale(_ records: Double) -> Int {
+        let unit = pow(10, floor(log10(records)) - 1)
+        return Int((records / unit).rounded(.down) * unit)
     }
 
     /// In a judged workload's section: each cell's latency in ms and its operations over each budget.

@@ -65,6 +65,35 @@ import Testing
         #expect(charts.contains { $0.name == "time-get.svg" && $0.svg.contains("1 µs") })
     }
 
+    /// The budget table: measured where measured, extrapolated beyond by the figure's power law, and marked so.
+    @Test func theBudgetTableExtrapolatesOnlyBeyondTheLargestScaleMeasured() {
+        var results = Self.run([:], scales: [10_000, 100_000])
+        results.configuration.stores = ["linear", "cliff"]
+        results.configuration.workloads = ["page"]
+        for (store, p99Milliseconds) in [("linear", [1.0, 10]), ("cliff", [1.0, 30])] {
+            for (scale, milliseconds) in zip([10_000, 100_000], p99Milliseconds) {
+                for repetition in 1...3 {
+                    results.cells.append(
+                        CellResult(
+                            store: store, workload: "page", scale: Scale(records: scale), repetition: repetition,
+                            status: .ok,
+                            metrics: CellMetrics(
+                                timedSeconds: 1, operations: 100,
+                                latency: LatencySummary(
+                                    nanoseconds: [UInt64](repeating: 100_000, count: 95)
+                                        + [UInt64](repeating: UInt64(milliseconds * 1e6), count: 5)),
+                                rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1,
+                                digest: Digest())))
+                }
+            }
+        }
+        let report = MarkdownReport.render(results)
+        #expect(report.contains("| store | page p99 ≤ a frame |"), "\(report)")
+        // p99 ∝ N reaches 16.7 ms at 167k: named to two digits, below the crossing.
+        #expect(report.contains("| `linear` | ≥ 100k measured; ≈ 160k extrapolated |"), "\(report)")
+        #expect(report.contains("| `cliff` | 10k (over at 100k: 30 ms) |"), "\(report)")
+    }
+
     @Test func oneScaleFitsNothing() {
         let results = Self.run(["a": { _, _ in 1e-6 }], scales: [10_000])
         #expect(Growth.fits(results).isEmpty)

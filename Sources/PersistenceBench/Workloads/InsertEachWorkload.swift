@@ -5,6 +5,10 @@ public struct InsertEachWorkload: ItemWorkload {
     public let name = "insert-each"
     public let summary = "add min(N, 10k) items to a store of N, one durable (fsynced) commit each"
     public var fixture: Fixture? { .items }
+    /// A save per user action: within a frame, as a save on the main thread must be.
+    public var appBudgets: [AppBudget] {
+        [.p99("save p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)]
+    }
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items

@@ -32,6 +32,15 @@ public struct ObserveWorkload: ItemWorkload {
     public var name: String { paced ? "observe" : "observe-burst" }
     /// The observed result holds a count of items per filter: a store that keeps it answers in O(1) and is labelled.
     public var countAsked: MaintainedCount? { .itemsPerFilter }
+    /// A view kept fresh: each changed result delivered within a frame (paced only: a burst measures coalescing).
+    public var appBudgets: [AppBudget] {
+        paced
+            ? [
+                .p99(
+                    "fresh result p99 ≤ a frame", kind: "FRESH", within: AppBudget.frame, source: AppBudget.frameSource)
+            ]
+            : []
+    }
     public var summary: String {
         paced
             ? "one query (first page of 20 and count of one priority) observed through the store's own change "

@@ -12,6 +12,14 @@ public struct OpenWorkload: ItemWorkload, OpeningWorkload {
     public let summary =
         "open a store of N items in a fresh process, its files dropped from the page cache, then one lookup"
     public var fixture: Fixture? { .items }
+    /// A cold launch: the store's open and its first query, within Apple's first-frame target and the watchdog's
+    /// allowance.
+    public var appBudgets: [AppBudget] {
+        [
+            .timedPhase("cold open + first query ≤ 400 ms", within: AppBudget.launch, source: AppBudget.launchSource),
+            .timedPhase("cold open + first query ≤ 20 s", within: AppBudget.watchdog, source: AppBudget.watchdogSource),
+        ]
+    }
 
     public func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
         -> (outcome: WorkloadOutcome, store: any Store)

@@ -5,6 +5,10 @@ public struct PageWorkload: ItemWorkload {
     public let name = "page"
     public let summary = "1,000 pages of 20: filter on the priority enum, sort by Bool isInStock then title, offset"
     public var fixture: Fixture? { .items }
+    /// A page a list shows as the user scrolls: within a frame.
+    public var appBudgets: [AppBudget] {
+        [.p99("page p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)]
+    }
 
     public static let queryCount = 1000
     public static let pageSize = 20

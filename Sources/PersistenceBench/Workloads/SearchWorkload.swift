@@ -10,6 +10,13 @@ public struct SearchWorkload: ItemWorkload {
         + "the count of titles containing the text (ASCII case-insensitive) and the first 20 by title, id"
     public var fixture: Fixture? { .items }
     public var judgedAgainstBudgets: Bool { true }
+    /// A keystroke's result: within a frame, and within the limit of feeling instantaneous.
+    public var appBudgets: [AppBudget] {
+        [
+            .p99("keystroke p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource),
+            .p99("keystroke p99 ≤ 100 ms", within: AppBudget.instant, source: AppBudget.instantSource),
+        ]
+    }
 
     public static let sessionCount = 50
     public static let pageSize = 20

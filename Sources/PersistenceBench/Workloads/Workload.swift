@@ -27,12 +27,15 @@ public protocol Workload: Sendable {
     /// reports judge its latency against a frame at 60 Hz and 100 ms (`LatencySummary.frameNanoseconds`,
     /// `lateNanoseconds`) and name, per store, the largest scale whose p99 stays within each.
     var judgedAgainstBudgets: Bool { get }
+    /// The limits of an app its cells are judged against in the report's budget table.
+    var appBudgets: [AppBudget] { get }
 }
 
 extension Workload {
     public var measuresMachine: Bool { false }
     public var countAsked: MaintainedCount? { nil }
     public var judgedAgainstBudgets: Bool { false }
+    public var appBudgets: [AppBudget] { [] }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A limit an app lives within, which a workload declares its cells are judged against (`Workload.appBudgets`): the
+/// report's budget table gives, per store, the largest scale whose median figure stays within it.
+public struct AppBudget: Sendable {
+    /// The table's column: "page p99 ≤ a frame".
+    public var name: String
+    /// The limit, seconds.
+    public var limit: Double
+    /// Where the limit comes from, for the report's note and docs/budgets.md.
+    public var source: String
+    /// A finished cell's figure held against the limit, seconds; nil when the cell has none.
+    public var figure: @Sendable (CellMetrics) -> Double?
+
+    public init(name: String, limit: Double, source: String, figure: @escaping @Sendable (CellMetrics) -> Double?) {
+        self.name = name
+        self.limit = limit
+        self.source = source
+        self.figure = figure
+    }
+
+    /// One frame of a 60 Hz display: what a UI read or a save on the main thread may take without a dropped frame.
+    public static let frame = 1.0 / 60
+    public static let frameSource = "one frame at 60 Hz (1/60 s): a longer wait on the main thread drops a frame"
+    /// The limit for a response to feel instantaneous.
+    public static let instant = 0.1
+    public static let instantSource =
+        "0.1 s, the limit for a reaction to feel instantaneous (Nielsen, Usability Engineering, 1993: "
+        + "nngroup.com/articles/response-times-3-important-limits)"
+    /// A cold launch's first frame, and the watchdog's allowance for a launch.
+    public static let launch = 0.4
+    public static let launchSource =
+        "0.4 s to a cold launch's first frame, Apple's target (WWDC 2019, session 423, Optimizing App Launch)"
+    public static let watchdog = 20.0
+    public static let watchdogSource =
+        "about 20 s, the allowance after which iOS's watchdog kills a launching app (0x8badf00d; Apple Technical "
+        + "Q&A QA1592 and Apple's developer forums, thread 100253: 'real (wall clock) time allowance of 19.69 seconds')"
+
+    /// The p99 of the cell's operations (of one kind, when named) within `limit`.
+    public static func p99(_ name: String, kind: String? = nil, within limit: Double, source: String) -> AppBudget {
+        AppBudget(name: name, limit: limit, source: source) { metrics in
+            let latency = kind.map { metrics.latencyByOperation?[$0] } ?? metrics.latency
+            return latency.map { $0.p99 / 1e6 }
+        }
+    }
+
+    /// The whole timed phase within `limit`.
+    public static func timedPhase(_ name: String, within limit: Double, source: String) -> AppBudget {
+        AppBudget(name: name, limit: limit, source: source) { $0.timedSeconds }
+    }
+}
