@@ -12,13 +12,17 @@ extension MarkdownReport {
         let judged = orderedUnique(results.cells.map(\.workload)).flatMap { workload in
             (WorkloadCatalog.workload(named: workload)?.appBudgets ?? []).map { (workload, $0) }
         }
-        guard !judged.isEmpty else { return [] }
+        guard !judged.isEmpty || results.configuration.memoryLimitBytes != nil else { return [] }
+        let limit = results.configuration.memoryLimitBytes
         var rows: [String] = []
         for store in stores {
-            let reaches = judged.map { workload, budget in
+            var reaches = judged.map { workload, budget in
                 largestScale(
                     within: budget, results.cells.filter { $0.store == store && $0.workload == workload },
                     scales: scales)
+            }
+            if limit != nil {
+                reaches.append(largestScaleUnderLimit(results.cells.filter { $0.store == store }, scales: scales))
             }
             guard reaches.contains(where: { $0 != "–" }) else { continue }
             rows.append("| `\(store)` | " + reaches.joined(separator: " | ") + " |")
@@ -33,11 +37,34 @@ extension MarkdownReport {
                 + "went over. Where it stayed within at the largest scale measured, the power law of the figure "
                 + "against N (fitted to the scales measured) says where it would cross, marked extrapolated: a "
                 + "store that falls off a cliff beyond the scales measured is not foreseen. The limits: "
-                + sources.joined(separator: "; ") + ".",
+                + sources.joined(separator: "; ") + "."
+                + (limit.map {
+                    " Every cell of this run ran under a memory limit of \(Quantity.formatBytes($0)), page cache "
+                        + "included (`run --memory-limit`): the last column gives the largest scale at which every "
+                        + "workload of the store finished under it, and the first it was killed at."
+                } ?? ""),
             "",
-            "| store | " + judged.map(\.1.name).joined(separator: " | ") + " |",
-            "|---|" + String(repeating: "---|", count: judged.count),
+            "| store | "
+                + (judged.map(\.1.name) + (limit.map { ["every workload within \(Quantity.formatBytes($0))"] } ?? []))
+                .joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---|", count: judged.count + (limit == nil ? 0 : 1)),
         ] + rows + [""]
+    }
+
+    /// Under `run --memory-limit`: "100k (killed at 1M: insert, scan)", "≥ 1M measured", "none (killed at 10k: …)".
+    private static func largestScaleUnderLimit(_ cells: [CellResult], scales: [Scale]) -> String {
+        var within: Scale?
+        for scale in scales {
+            let atScale = cells.filter { $0.scale == scale && $0.status != .notApplicable }
+            guard !atScale.isEmpty else { continue }
+            let killed = orderedUnique(
+                atScale.filter { $0.reason?.hasPrefix(CellResult.killedAtMemoryLimit) == true }.map(\.workload))
+            guard killed.isEmpty else {
+                return "\(within.map { "\($0)" } ?? "none") (killed at \(scale): \(killed.joined(separator: ", ")))"
+            }
+            within = scale
+        }
+        return within.map { "≥ \($0) measured" } ?? "–"
     }
 
     /// "100k (over at 1M: 231 ms)", "≥ 1M measured; ≈ 14M extrapolated", "none (over at 10k: 20.1 ms)", "–".

@@ -58,6 +58,14 @@ struct Run: ParsableCommand {
     @Option(help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
     var memoryBudget: String = "8GiB"
 
+    @Option(
+        help: ArgumentHelp(
+            "Run each cell's process in a memory cgroup of this limit, page cache included (root, cgroup v1 or v2): "
+                + "a mapped store pays for what the cap evicts, a heap-bound one is killed at it (DNF), as jetsam "
+                + "kills an app extension. Each cell's files start out of the page cache. 24MiB, 120MiB.",
+            valueName: "size"))
+    var memoryLimit: String?
+
     @Flag(help: "Keep each store's files from the last repetition under OUT/stores/<store>/<workload>-<scale>/.")
     var keepStores = false
 
@@ -153,6 +161,13 @@ struct Run: ParsableCommand {
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
             readRate: readRate, timeBoxSeconds: boxSeconds, counted: count ? true : nil)
+        if let memoryLimit {
+            guard let bytes = Quantity.bytes(parsing: memoryLimit) else {
+                throw ValidationError("invalid --memory-limit '\(memoryLimit)': use a size such as 24MiB or 120MiB")
+            }
+            if case .failure(let reason) = MemoryCgroup.parent() { throw ValidationError(reason.description) }
+            configuration.memoryLimitBytes = bytes
+        }
         if let shard {
             guard let parsed = Shard(parsing: shard) else {
                 throw ValidationError("invalid --shard '\(shard)': use K/N with 1 ≤ K ≤ N, such as 1/4")

@@ -33,6 +33,9 @@ public struct CellResult: Codable, Equatable, Sendable {
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
     public var shard: Int?
 
+    /// How the reason of a cell killed at `run --memory-limit` begins.
+    public static let killedAtMemoryLimit = "killed at the memory limit"
+
     /// The peak resident set that belongs to the cell's work: its timed phase's own where measured
     /// (`metrics.timedPeakRSSBytes`), else the whole process's (a DNF cell, or results from before it was
     /// recorded).
@@ -262,6 +265,9 @@ public struct ProcessUsage: Codable, Equatable, Sendable {
     public var systemCPUSeconds: Double
     /// Peak resident set of the process (ru_maxrss).
     public var peakRSSBytes: Int64
+    /// Under `run --memory-limit`: the most memory the kernel charged the cell's cgroup, page cache included (its
+    /// files read or mapped as well as its heap). Nil otherwise.
+    public var cappedPeakBytes: Int64?
 
     public init(wallSeconds: Double, userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: Int64) {
         self.wallSeconds = wallSeconds

@@ -105,6 +105,7 @@ extension RunResults {
         compare("batch sizes") { $0.configuration.batchSize }
         compare("time budgets") { $0.configuration.timeBudgetSeconds }
         compare("memory budgets") { $0.configuration.memoryBudgetBytes }
+        compare("memory limits") { $0.configuration.memoryLimitBytes.map { "\($0)" } ?? "none" }
         compare("time boxes") { $0.configuration.timeBoxSeconds.map { "\($0) s" } ?? "none" }
         compare("read rates") { $0.configuration.readRate.map { "\($0)" } ?? "default" }
         compare("counting") { $0.configuration.counted == true }

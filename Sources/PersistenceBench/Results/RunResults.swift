@@ -186,6 +186,9 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
     /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.
     public var counted: Bool?
+    /// The memory limit each cell's process ran under (`run --memory-limit`: a memory cgroup, page cache included);
+    /// nil for none.
+    public var memoryLimitBytes: Int64?
     /// The part of the matrix this run ran (`run --shard K/N`); nil for the whole matrix, and in a merged run.
     public var shard: Shard?
 

@@ -43,7 +43,11 @@ final class CellLauncher {
                     store: cell.store.name, workload: cell.workload.name, scale: cell.scale,
                     repetition: cell.repetition, status: status, reason: "fixture \(fixture.name): \(reason)")
                 return (result, nil)
-            case .ready(let source): try FileSystem.copyForCell(from: source, to: directory)
+            case .ready(let source):
+                try FileSystem.copyForCell(from: source, to: directory)
+                // Under a memory limit the cell's process must read its files itself, so the kernel charges it
+                // for them: none of them may be in the page cache already, charged to the parent's cgroup.
+                if configuration.memoryLimitBytes != nil { try FileSystem.dropFromPageCache(directory) }
             }
         } else {
             try FileSystem.makeDirectory(directory)
@@ -103,7 +107,8 @@ final class CellLauncher {
 
         var supervisor = CellSupervisor(
             executable: executable, outputPath: outputPath, reportPath: reportPath,
-            timeBudgetSeconds: configuration.timeBudgetSeconds, memoryBudgetBytes: configuration.memoryBudgetBytes)
+            timeBudgetSeconds: configuration.timeBudgetSeconds, memoryBudgetBytes: configuration.memoryBudgetBytes,
+            memoryLimitBytes: mode == .measure ? configuration.memoryLimitBytes : nil)
         let dumps = workDirectory.appendingPathComponent("callgrind")
         if counted, let counting {
             try FileSystem.remove(dumps)
@@ -116,6 +121,9 @@ final class CellLauncher {
         if counted, result.metrics != nil {
             result.metrics?.counts?.instructions = CountingLauncher.instructions(dumpedIn: dumps.path)
         }
-        return (result, outcome.overBudget)
+        // Killed at the memory limit: the same work at a larger scale would only need more.
+        return (
+            result, outcome.overBudget ?? outcome.killedAtLimit.map { _ in result.reason ?? "over the memory limit" }
+        )
     }
 }

@@ -10,6 +10,8 @@ struct CellSupervisor {
     let reportPath: URL
     let timeBudgetSeconds: Double
     let memoryBudgetBytes: Int64
+    /// Run the child in a memory cgroup of this limit (`MemoryCgroup`); nil: as it is.
+    var memoryLimitBytes: Int64? = nil
     /// Under callgrind with the operation counter (`run --count`), its dumps written into the directory this
     /// names; nil: directly.
     var counting: (launcher: CountingLauncher, dumpDirectory: String)? = nil
@@ -24,6 +26,9 @@ struct CellSupervisor {
         let overBudget: String?
         let report: CellReport?
         let crashMessage: String?
+        /// Under a memory limit: the cgroup's peak charge, and whether the kernel killed the child at the limit.
+        var cappedPeakBytes: Int64? = nil
+        var killedAtLimit: Int64? = nil
 
         /// The cell's result: its metrics, or why it did not finish (DNF) or failed (error).
         func result(store: String, workload: String, scale: Scale, repetition: Int) -> CellResult {
@@ -32,7 +37,13 @@ struct CellSupervisor {
             result.process = ProcessUsage(
                 wallSeconds: wallSeconds, userCPUSeconds: Self.seconds(usage.ru_utime),
                 systemCPUSeconds: Self.seconds(usage.ru_stime), peakRSSBytes: Int64(usage.ru_maxrss) * 1024)
-            if let overBudget {
+            result.process?.cappedPeakBytes = cappedPeakBytes
+            if let limit = killedAtLimit {
+                result.status = .dnf
+                result.reason =
+                    "\(CellResult.killedAtMemoryLimit) of \(Quantity.formatBytes(limit)) (page cache included), as "
+                    + "jetsam kills an app over its limit" + (recordsDone.map { ", after \($0) records" } ?? "")
+            } else if let overBudget {
                 result.status = .dnf
                 result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
             } else if case .signaled(let signal) = ending, Self.signalsFromOutside.contains(signal) {
@@ -67,12 +78,16 @@ struct CellSupervisor {
 
     /// Runs `_cell` on the job at `jobPath` and waits for it, telling `observer` how it goes.
     func run(jobPath: URL, observer: any RunObserver) throws -> Outcome {
+        let cgroup = try memoryLimitBytes.map { try MemoryCgroup(name: "persistbench-\(getpid())", limitBytes: $0) }
+        defer { try? cgroup?.remove() }
         let start = monotonicNanoseconds()
-        let child = try ChildProcess(
-            arguments: counting.map {
+        let arguments =
+            counting.map {
                 $0.launcher.arguments(executable: executable, jobPath: jobPath.path, dumpDirectory: $0.dumpDirectory)
-            } ?? [executable, "_cell", jobPath.path], outputPath: outputPath.path, progressPipe: true,
-            extraEnvironment: counting?.launcher.environment ?? [])
+            } ?? [executable, "_cell", jobPath.path]
+        let child = try ChildProcess(
+            arguments: cgroup.map { $0.wrapping(arguments) } ?? arguments, outputPath: outputPath.path,
+            progressPipe: true, extraEnvironment: counting?.launcher.environment ?? [])
         var recordsDone: Int?
         var overBudget: String?
         var ended: (ChildProcess.Ending, rusage)?
@@ -99,9 +114,14 @@ struct CellSupervisor {
         let report = try? JSONDecoder().decode(CellReport.self, from: Data(contentsOf: reportPath))
         var exitedCleanly = false
         if case .exited(0) = ending { exitedCleanly = report != nil }
-        return Outcome(
+        var outcome = Outcome(
             ending: ending, usage: usage, wallSeconds: wall, recordsDone: recordsDone, overBudget: overBudget,
             report: report, crashMessage: exitedCleanly ? nil : Self.crashMessage(at: outputPath))
+        if let cgroup {
+            outcome.cappedPeakBytes = cgroup.peakBytes
+            if case .signaled(SIGKILL) = ending, cgroup.oomKills > 0 { outcome.killedAtLimit = cgroup.limitBytes }
+        }
+        return outcome
     }
 
     /// The line of a crashed child's output that says why (Swift's "Fatal error: …"), without the stack trace.

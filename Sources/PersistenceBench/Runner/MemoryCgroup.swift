@@ -1,0 +1,128 @@
+import Foundation
+
+/// A memory cgroup for one cell's process (`run --memory-limit`): a limit the kernel enforces on the memory it
+/// charges the process, page cache included, so that a store whose files are mapped pays for what the cap evicts
+/// and a store that holds its data on the heap is killed at the cap, as jetsam kills an app extension. A child of
+/// the cgroup this tool runs in, made before the cell's process starts and removed after it ended. The cell's
+/// process starts as a shell that moves itself into the cgroup and then becomes the cell (`exec`), so that all it
+/// does is charged there (the kernel does not move what a process was charged before it joins).
+public struct MemoryCgroup {
+    /// Which interface the machine's memory controller speaks.
+    public enum Version: Sendable {
+        /// cgroup v1: /sys/fs/cgroup/memory/…: memory.limit_in_bytes, memory.max_usage_in_bytes, memory.oom_control.
+        case v1
+        /// cgroup v2 (unified): /sys/fs/cgroup/…: memory.max, memory.peak, memory.events.
+        case v2
+    }
+
+    let version: Version
+    public let directory: URL
+    public let limitBytes: Int64
+
+    /// The writable memory cgroup this process runs in, or why there is none: the message `run --memory-limit`
+    /// refuses with.
+    public static func parent() -> Result<(URL, Version), BenchError> {
+        guard let lines = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else {
+            return .failure(BenchError("--memory-limit needs cgroups: this kernel has no /proc/self/cgroup"))
+        }
+        var candidates: [(URL, Version)] = []
+        for line in lines.split(separator: "\n") {
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 else { continue }
+            if fields[1].split(separator: ",").contains("memory") {
+                candidates.append((URL(fileURLWithPath: "/sys/fs/cgroup/memory" + fields[2]), .v1))
+            } else if fields[0] == "0", fields[1].isEmpty,
+                (try? String(contentsOfFile: "/sys/fs/cgroup/cgroup.controllers", encoding: .utf8))?
+                    .split(separator: " ").contains(where: {
+                        $0.trimmingCharacters(in: .whitespacesAndNewlines) == "memory"
+                    })
+                    == true
+            {
+                candidates.append((URL(fileURLWithPath: "/sys/fs/cgroup" + fields[2]), .v2))
+            }
+        }
+        guard let found = candidates.first else {
+            return .failure(
+                BenchError(
+                    "--memory-limit needs the cgroup memory controller (v1 at /sys/fs/cgroup/memory, or v2's memory "
+                        + "in /sys/fs/cgroup/cgroup.controllers); this machine mounts neither"))
+        }
+        guard access(found.0.path, W_OK) == 0 else {
+            return .failure(
+                BenchError(
+                    "--memory-limit makes a memory cgroup under \(found.0.path), which this user cannot write: run as "
+                        + "root, or in a cgroup delegated to this user"))
+        }
+        return .success(found)
+    }
+
+    /// Makes the cgroup `name` under `parent` with the limit; throws naming what the kernel refused.
+    public init(name: String, limitBytes: Int64) throws {
+        let (parent, version) = try Self.parent().get()
+        self.version = version
+        self.limitBytes = limitBytes
+        directory = parent.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: directory.path) { try? Self.removeDirectory(directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        do {
+            switch version {
+            case .v1: try write("\(limitBytes)", to: "memory.limit_in_bytes")
+            case .v2:
+                try write("\(limitBytes)", to: "memory.max")
+                try? write("0", to: "memory.swap.max")
+            }
+        } catch {
+            try? Self.removeDirectory(directory)
+            throw error
+        }
+    }
+
+    /// `arguments` (a program and its arguments) started so that the process joins the cgroup before the program
+    /// runs: `/bin/sh -c 'echo $$ > cgroup.procs && exec "$@"'`.
+    public func wrapping(_ arguments: [String]) -> [String] {
+        ["/bin/sh", "-c", #"echo $$ > "$0" && exec "$@""#, directory.appendingPathComponent("cgroup.procs").path]
+            + arguments
+    }
+
+    /// The most memory the kernel charged the cgroup, page cache included; nil where the kernel does not say.
+    public var peakBytes: Int64? {
+        read(version == .v1 ? "memory.max_usage_in_bytes" : "memory.peak").flatMap {
+            Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
+    /// How many times the kernel's out-of-memory killer killed a process of the cgroup.
+    public var oomKills: Int {
+        let text = read(version == .v1 ? "memory.oom_control" : "memory.events") ?? ""
+        for line in text.split(separator: "\n") where line.hasPrefix("oom_kill ") {
+            return Int(line.dropFirst("oom_kill ".count)) ?? 0
+        }
+        return 0
+    }
+
+    /// Removes the cgroup (its process has ended; what it charged goes to the parent).
+    public func remove() throws { try Self.removeDirectory(directory) }
+
+    private static func removeDirectory(_ directory: URL) throws {
+        guard rmdir(directory.path) == 0 || errno == ENOENT else {
+            throw BenchError("cannot remove the memory cgroup \(directory.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func write(_ value: String, to file: String) throws {
+        let path = directory.appendingPathComponent(file).path
+        let descriptor = open(path, O_WRONLY)
+        guard descriptor >= 0 else {
+            throw BenchError("cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        let bytes = Array(value.utf8)
+        guard Glibc.write(descriptor, bytes, bytes.count) == bytes.count else {
+            throw BenchError("the kernel refused \(value) in \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    private func read(_ file: String) -> String? {
+        try? String(contentsOfFile: directory.appendingPathComponent(file).path, encoding: .utf8)
+    }
+}
