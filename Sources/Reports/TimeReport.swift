@@ -32,11 +32,12 @@ extension TimeCheck {
     /// The check's regressions, one line each: no cell compared at all, then each subject both rounds found slower,
     /// with both rounds' figures.
     public var regressions: [String] {
-        let before = Dictionary(first.slower.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let again = Dictionary(
+            (confirmation?.slower ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return (first.nothingCompared.map { [$0] } ?? [])
-            + (confirmation?.slower ?? []).compactMap { again in
-                before[again.name].map {
-                    $0.name + TimeComparison.figures($0) + "; timed again" + TimeComparison.figures(again)
+            + confirmed.compactMap { subject in
+                again[subject.name].map {
+                    subject.name + TimeComparison.figures(subject) + "; timed again" + TimeComparison.figures($0)
                 }
             }
     }

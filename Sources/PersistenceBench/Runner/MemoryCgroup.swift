@@ -32,11 +32,7 @@ public struct MemoryCgroup {
             if fields[1].split(separator: ",").contains("memory") {
                 candidates.append((URL(fileURLWithPath: "/sys/fs/cgroup/memory" + fields[2]), .v1))
             } else if fields[0] == "0", fields[1].isEmpty,
-                (try? String(contentsOfFile: "/sys/fs/cgroup/cgroup.controllers", encoding: .utf8))?
-                    .split(separator: " ").contains(where: {
-                        $0.trimmingCharacters(in: .whitespacesAndNewlines) == "memory"
-                    })
-                    == true
+                namesMemory(URL(fileURLWithPath: "/sys/fs/cgroup/cgroup.controllers"))
             {
                 candidates.append((URL(fileURLWithPath: "/sys/fs/cgroup" + fields[2]), .v2))
             }
@@ -47,6 +43,14 @@ public struct MemoryCgroup {
                     "--memory-limit needs the cgroup memory controller (v1 at /sys/fs/cgroup/memory, or v2's memory "
                         + "in /sys/fs/cgroup/cgroup.controllers); this machine mounts neither"))
         }
+        // v2 gives a child cgroup a memory.max only where the parent hands the controller down.
+        if found.1 == .v2, !namesMemory(found.0.appendingPathComponent("cgroup.subtree_control")) {
+            return .failure(
+                BenchError(
+                    "--memory-limit makes a memory cgroup under \(found.0.path), whose cgroup.subtree_control does not "
+                        + "hand the memory controller down (cgroup v2 allows that only to a cgroup without processes of "
+                        + "its own): run the tool in a cgroup of its own whose parent enables +memory"))
+        }
         guard access(found.0.path, W_OK) == 0 else {
             return .failure(
                 BenchError(
@@ -54,6 +58,12 @@ public struct MemoryCgroup {
                         + "root, or in a cgroup delegated to this user"))
         }
         return .success(found)
+    }
+
+    /// Whether a cgroup v2 controller list (`cgroup.controllers`, `cgroup.subtree_control`) names `memory`.
+    private static func namesMemory(_ file: URL) -> Bool {
+        ((try? String(contentsOfFile: file.path, encoding: .utf8)) ?? "").split(whereSeparator: \.isWhitespace)
+            .contains("memory")
     }
 
     /// Makes the cgroup `name` under `parent` with the limit; throws naming what the kernel refused.
