@@ -96,11 +96,6 @@ struct ItemRow {
         checksum = title.withUTF8 { checksum(title: UnsafeRawBufferPointer($0), notes: notes) }
     }
 
-    mutating func seal(title: String, notes: String) {
-        var notes = notes
-        notes.withUTF8 { seal(title: title, notes: UnsafeRawBufferPointer($0)) }
-    }
-
     /// Writes the row at `offset` of `buffer`.
     @inline(__always)
     func write(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) {

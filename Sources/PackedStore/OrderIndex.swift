@@ -55,26 +55,36 @@ struct OrderIndex {
         return OrderIndex(file: file, segmentStarts: starts)
     }
 
-    /// Sorts the live rows and writes the index for commit `sequence` (to a temporary file, flushed, then renamed
-    /// over the old one).
+    /// Sorts the live rows of `view`'s first `rowCount` and writes the index for commit `sequence` (to a temporary
+    /// file, flushed, then renamed over the old one). `liveCounts`, the live rows per `ItemFilter.code`, sizes the
+    /// buckets.
     static func build(
-        in directory: URL, sequence: UInt64, rows: UnsafeRawBufferPointer, rowCount: Int,
-        isDeleted: (Int) -> Bool, arena: UnsafeRawBufferPointer, flushes: Bool
+        in directory: URL, sequence: UInt64, view: PackedItemStore.MappedView, rowCount: Int, liveCounts: [Int],
+        flushes: Bool
     ) throws -> OrderIndex {
-        // One bucket per (priority, isInStock); a bucket sorts on the title's first 8 bytes, then whole titles.
-        var buckets = [[SortEntry]](repeating: [], count: 8)
-        for row in 0..<rowCount where !isDeleted(row) {
-            let item = ItemRow(rows, at: StoreHeader.rowsStart + row * ItemRow.size)
-            buckets[item.filterKey].append(SortEntry(prefix: prefix(of: item.title, in: arena), row: UInt32(row)))
+        // One bucket per (priority, isInStock); a bucket sorts on the title's first 16 bytes, then whole titles.
+        var buckets = liveCounts.map { count in
+            var bucket: [SortEntry] = []
+            bucket.reserveCapacity(count)
+            return bucket
+        }
+        let (rows, arena) = (view.rows, view.arena)
+        for row in 0..<rowCount where !view.isDeleted(row) {
+            let title = view.titleReference(ofRow: row)
+            let (high, low) = prefix(of: title, in: arena)
+            buckets[view.filterKey(ofRow: row)].append(SortEntry(high: high, low: low, row: UInt32(row)))
+        }
+        // Whole titles, then ids, for entries whose 16-byte prefixes tie.
+        let inOrder = { (a: SortEntry, b: SortEntry) -> Bool in
+            if a.high != b.high { return a.high < b.high }
+            if a.low != b.low { return a.low < b.low }
+            let first = ItemRow(rows, at: StoreHeader.rowsStart + Int(a.row) * ItemRow.size)
+            let second = ItemRow(rows, at: StoreHeader.rowsStart + Int(b.row) * ItemRow.size)
+            let order = compare(first.title, second.title, in: arena)
+            return order != 0 ? order < 0 : first.id < second.id
         }
         for index in buckets.indices {
-            buckets[index].sort { a, b in
-                if a.prefix != b.prefix { return a.prefix < b.prefix }
-                let first = ItemRow(rows, at: StoreHeader.rowsStart + Int(a.row) * ItemRow.size)
-                let second = ItemRow(rows, at: StoreHeader.rowsStart + Int(b.row) * ItemRow.size)
-                let order = compare(first.title, second.title, in: arena)
-                return order != 0 ? order < 0 : first.id < second.id
-            }
+            buckets[index].withUnsafeMutableBufferPointer { radixSort($0, byte: 0, by: inOrder) }
         }
         let total = buckets.reduce(0) { $0 + $1.count }
         var bytes = [UInt8](repeating: 0, count: headerSize + 4 * total)
@@ -85,11 +95,14 @@ struct OrderIndex {
             var offset = headerSize
             for priority in 0..<4 {
                 // Out of stock (bit 0 clear) before in stock.
-                let count = buckets[priority << 1].count + buckets[priority << 1 | 1].count
+                let keys = [priority << 1, priority << 1 | 1]
+                let count = keys.reduce(0) { $0 + buckets[$1].count }
                 buffer.storeBytes(of: UInt64(count).littleEndian, toByteOffset: 24 + 8 * priority, as: UInt64.self)
-                for entry in buckets[priority << 1] + buckets[priority << 1 | 1] {
-                    buffer.storeBytes(of: entry.row.littleEndian, toByteOffset: offset, as: UInt32.self)
-                    offset += 4
+                for key in keys {
+                    for entry in buckets[key] {
+                        buffer.storeBytes(of: entry.row.littleEndian, toByteOffset: offset, as: UInt32.self)
+                        offset += 4
+                    }
                 }
             }
         }
@@ -107,19 +120,86 @@ struct OrderIndex {
         return index
     }
 
+    /// A row and its title's first 16 bytes, as two big-endian integers: comparing them compares the bytes, so
+    /// that most comparisons never read the arena.
     private struct SortEntry {
-        var prefix: UInt64
+        var high: UInt64
+        var low: UInt64
         var row: UInt32
     }
 
-    /// A string's first 8 bytes as a big-endian integer, zero-padded: integer order is byte order for the prefix.
-    private static func prefix(of string: ItemRow.StringReference, in arena: UnsafeRawBufferPointer) -> UInt64 {
-        var value: UInt64 = 0
-        for index in 0..<8 {
-            value <<= 8
-            if index < string.length { value |= UInt64(arena[string.offset + index]) }
+    /// Sorts `entries`, which agree on their prefixes' first `byte` bytes, into `inOrder`'s order: a radix sort
+    /// on the prefix a byte at a time (in place, American flag), `inOrder` for short runs and for prefixes that
+    /// tie. A byte that every entry shares is skipped without moving any.
+    private static func radixSort(
+        _ entries: UnsafeMutableBufferPointer<SortEntry>, byte: Int, by inOrder: (SortEntry, SortEntry) -> Bool
+    ) {
+        if entries.count <= radixCutoff || byte == 16 {
+            var run = entries
+            run.sort(by: inOrder)
+            return
         }
-        return value
+        @inline(__always)
+        func digit(_ entry: SortEntry) -> Int {
+            Int(truncatingIfNeeded: (byte < 8 ? entry.high << (8 * byte) : entry.low << (8 * (byte - 8))) >> 56)
+        }
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * 256) { table in
+            let (counts, next, ends) = (table.baseAddress!, table.baseAddress! + 256, table.baseAddress! + 512)
+            counts.initialize(repeating: 0, count: 256)
+            for entry in entries { counts[digit(entry)] += 1 }
+            var start = 0
+            for value in 0..<256 {
+                next[value] = start
+                start += counts[value]
+                ends[value] = start
+            }
+            if counts[digit(entries[0])] < entries.count {
+                for value in 0..<256 {
+                    while next[value] < ends[value] {
+                        // Carry the entry at this bucket's next place to its own bucket, and so on, until one
+                        // that belongs here comes back.
+                        var entry = entries[next[value]]
+                        var target = digit(entry)
+                        while target != value {
+                            swap(&entry, &entries[next[target]])
+                            next[target] += 1
+                            target = digit(entry)
+                        }
+                        entries[next[value]] = entry
+                        next[value] += 1
+                    }
+                }
+            }
+            var lower = 0
+            for value in 0..<256 where ends[value] > lower {
+                radixSort(
+                    UnsafeMutableBufferPointer(rebasing: entries[lower..<ends[value]]), byte: byte + 1, by: inOrder)
+                lower = ends[value]
+            }
+        }
+    }
+
+    /// Runs this short are sorted by comparison.
+    private static let radixCutoff = 48
+
+    /// A string's first 16 bytes as two big-endian integers, zero-padded: integer order is byte order for the
+    /// prefix (a shorter string that the padding makes equal is told apart by the whole comparison).
+    @inline(__always)
+    private static func prefix(of string: ItemRow.StringReference, in arena: UnsafeRawBufferPointer) -> (
+        UInt64, UInt64
+    ) {
+        if string.length >= 16 {
+            return (
+                UInt64(bigEndian: arena.loadUnaligned(fromByteOffset: string.offset, as: UInt64.self)),
+                UInt64(bigEndian: arena.loadUnaligned(fromByteOffset: string.offset + 8, as: UInt64.self))
+            )
+        }
+        var padded: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &padded) { buffer in
+            buffer.copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: arena[string.offset..<string.offset + string.length]))
+        }
+        return (UInt64(bigEndian: padded.0), UInt64(bigEndian: padded.1))
     }
 
     /// Byte-wise comparison of two arena strings: negative, zero or positive.

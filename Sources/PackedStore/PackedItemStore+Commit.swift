@@ -1,8 +1,10 @@
 import Foundation
 import PersistenceBench
 
-/// The commit protocol: appended rows and strings and the journal of in-place changes flushed, then the header's
-/// other slot written and flushed; a crash at any step leaves the last committed header's state.
+/// The commit protocol: the journal of in-place changes flushed, then the header's other slot written and flushed;
+/// a crash at any step leaves the last committed header's state. Appended rows and strings are flushed before the
+/// slot when the commit also changes rows in place, and with it when the commit only appends (an insert): an open
+/// then trusts the slot only once the rows it appended read back whole (`recover()`).
 extension PackedItemStore {
     /// Journal records: 64 bytes each, `[row: UInt64][kind: UInt64][48-byte row image or zeros]`, little-endian.
     enum JournalKind: UInt64 {
@@ -16,6 +18,11 @@ extension PackedItemStore {
     func commit(_ next: StoreHeader, inPlace: [UInt8] = [], appendedRows: Bool, appendedStrings: Bool) throws {
         var next = next
         next.sequence = header.sequence + 1
+        next.appendedRowsFrom = header.rowCount
+        // An append alone needs no flush before its slot: the rows' checksums (which cover their strings) tell an
+        // open whether the append reached the disk whole. In-place changes refer to strings that no row check
+        // covers, so a commit with any flushes what it appended first.
+        next.appendedWithSlot = appendedRows && inPlace.isEmpty
         try stop(at: .afterAppending)
         if inPlaceUnflushed {
             // The journal is about to be overwritten: the changes it protects must be on disk first.
@@ -32,8 +39,10 @@ extension PackedItemStore {
             }
             try journal.sync()
         }
-        if appendedStrings { try arena.sync() }
-        if appendedRows { try rows.sync() }
+        if !next.appendedWithSlot {
+            if appendedStrings { try arena.sync() }
+            if appendedRows { try rows.sync() }
+        }
         try stop(at: .beforeHeader)
         let slot = next.encode()
         if crashAt == .tornHeader {
@@ -45,6 +54,7 @@ extension PackedItemStore {
             throw SimulatedCrash()
         }
         try slot.withUnsafeBytes { try rows.write($0, at: next.slot * StoreHeader.slotSize) }
+        if next.appendedWithSlot && appendedStrings { try arena.sync() }
         try rows.sync()
         header = next
         try stop(at: .afterHeader)

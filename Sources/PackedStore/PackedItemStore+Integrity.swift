@@ -16,31 +16,12 @@ extension PackedItemStore: IntegrityCheckingStore {
             func damage(_ problem: String) -> DamagedStore {
                 DamagedStore(file: path, place: "byte \(offset) (row \(index))", problem: problem)
             }
+            if let problem = view.damage(ofRow: index, arenaLength: state.arenaLength) { throw damage(problem) }
             let row = view.row(index)
-            guard row.flags & ~0b111 == 0, (41..<44).allSatisfy({ view.rows[offset + $0] == 0 }) else {
-                throw damage("flag or padding bits set")
-            }
-            guard row.id > 0, seen.insert(row.id).inserted else {
-                throw damage("id \(row.id) repeated or not positive")
-            }
+            guard seen.insert(row.id).inserted else { throw damage("id \(row.id) repeated") }
             if state.rowsAscendByID {
                 guard row.id > previous else { throw damage("id \(row.id) after \(previous): ids must ascend") }
                 previous = row.id
-            }
-            for reference in [row.title, row.notes] {
-                guard reference.offset >= FileMagic.headerSize, reference.offset <= state.arenaLength,
-                    reference.length <= state.arenaLength - reference.offset
-                else {
-                    throw damage(
-                        "a string at \(reference.offset)..<\(reference.offset + reference.length) of "
-                            + "\(state.arenaLength) committed arena bytes")
-                }
-            }
-            func bytes(_ reference: ItemRow.StringReference) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: view.arena[reference.offset..<reference.offset + reference.length])
-            }
-            guard row.checksum == row.checksum(title: bytes(row.title), notes: bytes(row.notes)) else {
-                throw damage("its checksum does not match its fields and strings")
             }
             if !view.isDeleted(index) { counts[row.filterKey] += 1 }
         }
@@ -48,5 +29,33 @@ extension PackedItemStore: IntegrityCheckingStore {
             throw DamagedStore(
                 file: path, place: "the header", problem: "per-filter counts \(state.counts), rows hold \(counts)")
         }
+    }
+}
+
+extension PackedItemStore.MappedView {
+    /// What is wrong with row `index` on its own, or nil: flag or padding bits set, an id not positive, a string
+    /// outside the first `arenaLength` bytes of the arena, or a checksum that does not match its fields and strings.
+    func damage(ofRow index: Int, arenaLength: Int) -> String? {
+        let offset = StoreHeader.rowsStart + index * ItemRow.size
+        let row = row(index)
+        guard row.flags & ~0b111 == 0, (41..<44).allSatisfy({ rows[offset + $0] == 0 }) else {
+            return "flag or padding bits set"
+        }
+        guard row.id > 0 else { return "id \(row.id) not positive" }
+        for reference in [row.title, row.notes] {
+            guard reference.offset >= FileMagic.headerSize, reference.offset <= arenaLength,
+                reference.length <= arenaLength - reference.offset
+            else {
+                return "a string at \(reference.offset)..<\(reference.offset + reference.length) of \(arenaLength) "
+                    + "committed arena bytes"
+            }
+        }
+        func bytes(_ reference: ItemRow.StringReference) -> UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(rebasing: arena[reference.offset..<reference.offset + reference.length])
+        }
+        guard row.checksum == row.checksum(title: bytes(row.title), notes: bytes(row.notes)) else {
+            return "its checksum does not match its fields and strings"
+        }
+        return nil
     }
 }

@@ -52,13 +52,19 @@ extension PackedItemStore: ItemStore {
         var rows = [UInt8](repeating: 0, count: batch.count * ItemRow.size)
         try rows.withUnsafeMutableBytes { buffer in
             for (index, item) in batch.enumerated() {
+                let start = strings.count
                 let title = try append(item.title, to: &strings, arenaLength: arenaLength, id: item.id)
                 let notes = try append(item.notes, to: &strings, arenaLength: arenaLength, id: item.id)
                 var row = ItemRow(
                     id: item.id, price: item.price, createdAt: item.createdAt.timeIntervalSinceReferenceDate,
                     title: title, notes: notes, flags: ItemFilter(matching: item).code
                 )
-                row.seal(title: item.title, notes: item.notes)
+                // Sealed from the bytes just appended: the title's, then the notes'.
+                row.checksum = strings.withUnsafeBytes { appended in
+                    row.checksum(
+                        title: UnsafeRawBufferPointer(rebasing: appended[start..<start + title.length]),
+                        notes: UnsafeRawBufferPointer(rebasing: appended[(start + title.length)...]))
+                }
                 row.write(into: buffer, at: index * ItemRow.size)
                 counts[row.filterKey] += 1
             }
@@ -85,7 +91,8 @@ extension PackedItemStore: ItemStore {
                 "item \(id): a string of \(reference.length) bytes at arena offset \(reference.offset) "
                     + "exceeds the row format (16 MiB strings, 1 TiB arena)")
         }
-        strings.append(contentsOf: string.utf8)
+        var string = string
+        string.withUTF8 { strings.append(contentsOf: $0) }
         return reference
     }
 
@@ -169,8 +176,8 @@ extension PackedItemStore: ItemStore {
         var next = header
         next.orderIndexSequence = header.sequence + 1
         let built = try OrderIndex.build(
-            in: generation, sequence: next.orderIndexSequence, rows: rows.bytes, rowCount: header.rowCount,
-            isDeleted: isDeleted, arena: arena.bytes, flushes: flushes)
+            in: generation, sequence: next.orderIndexSequence, view: view, rowCount: header.rowCount,
+            liveCounts: header.counts, flushes: flushes)
         try commit(next, appendedRows: false, appendedStrings: false)
         order = built
         return built

@@ -59,8 +59,19 @@ extension PackedItemStore {
                     rebasing: rows.bytes[slot * StoreHeader.slotSize..<(slot + 1) * StoreHeader.slotSize]),
                 path: rows.path)
         }
-        guard let committed = slots.max(by: { $0.sequence < $1.sequence }) else {
+        guard let newest = slots.max(by: { $0.sequence < $1.sequence }) else {
             throw PackedError.corrupted(rows.path, "neither header slot has a valid checksum")
+        }
+        var committed = newest
+        if newest.appendedWithSlot, let problem = damageToAppendedRows(of: newest) {
+            // The append's rows and strings were flushed with its slot: a crash before that flush finished left
+            // them partly written. The previous commit, flushed whole before this one began, is the state.
+            guard let previous = slots.first(where: { $0.sequence + 1 == newest.sequence }) else {
+                throw PackedError.corrupted(
+                    rows.path,
+                    "the rows its last commit appended are damaged (\(problem)) and no earlier commit is kept")
+            }
+            committed = previous
         }
         let rowBytes = StoreHeader.rowsStart + committed.rowCount * ItemRow.size
         guard rows.length >= rowBytes else {
@@ -79,6 +90,23 @@ extension PackedItemStore {
         try replayJournal()
         order = try OrderIndex.open(in: generation, sequence: header.orderIndexSequence)
         try publish()
+    }
+
+    /// What is wrong with the rows `state` appended, read back from the files: nil when they are all there, each
+    /// whole (see `MappedView.damage(ofRow:arenaLength:)`).
+    func damageToAppendedRows(of state: StoreHeader) -> String? {
+        let rowBytes = StoreHeader.rowsStart + state.rowCount * ItemRow.size
+        guard rows.length >= rowBytes else { return "\(rows.length) bytes of rows, \(rowBytes) committed" }
+        guard arena.length >= state.arenaLength else {
+            return "\(arena.length) bytes of strings, \(state.arenaLength) committed"
+        }
+        let view = self.view
+        for index in state.appendedRowsFrom..<state.rowCount {
+            if let problem = view.damage(ofRow: index, arenaLength: state.arenaLength) {
+                return "row \(index): \(problem)"
+            }
+        }
+        return nil
     }
 
     /// Applies the committed journal again (its changes are idempotent row images and tombstones) and flushes.

@@ -25,6 +25,21 @@ extension PackedItemStore {
                     fromByteOffset: StoreHeader.rowsStart + index * ItemRow.size, as: Int64.self))
         }
 
+        /// Where row `index`'s title is in the arena, read without decoding the rest of the row.
+        @inline(__always)
+        func titleReference(ofRow index: Int) -> ItemRow.StringReference {
+            ItemRow.StringReference(
+                packed: UInt64(
+                    littleEndian: rows.loadUnaligned(
+                        fromByteOffset: StoreHeader.rowsStart + index * ItemRow.size + 24, as: UInt64.self)))
+        }
+
+        /// Row `index`'s `ItemRow.filterKey`, read without decoding the rest of the row.
+        @inline(__always)
+        func filterKey(ofRow index: Int) -> Int {
+            Int(rows[StoreHeader.rowsStart + index * ItemRow.size + 40] & 0b111)
+        }
+
         @inline(__always)
         func isDeleted(_ index: Int) -> Bool {
             tombstones[FileMagic.headerSize + index / 8] & UInt8(1) << (index % 8) != 0

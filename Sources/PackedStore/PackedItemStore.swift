@@ -12,9 +12,12 @@ import PersistenceBench
 /// - `items.order`: the `OrderIndex` for `page`.
 ///
 /// A commit (1) flushes the previous commit's in-place changes, (2) writes this commit's in-place changes to the
-/// journal and flushes it with the appended rows and strings, (3) writes the header slot not in use and flushes
-/// it, (4) applies the in-place changes. Reopening after a crash at any step yields the last committed state:
-/// bytes beyond the committed lengths are cut off, and a journal whose checksum matches the header is replayed.
+/// journal and flushes it with any rows and strings it appended, (3) writes the header slot not in use and flushes
+/// it, (4) applies the in-place changes. An insert, which only appends, skips (2): its rows and strings are flushed
+/// with the slot, one `fdatasync` per file, and an open trusts the slot only once every row it appended reads back
+/// whole (checksums over fields and strings), else opens to the commit before it. Reopening after a crash at any
+/// step yields the last committed state: bytes beyond the committed lengths are cut off, and a journal whose
+/// checksum matches the header is replayed.
 ///
 /// Access paths: `count(where:)` reads one of eight counts kept in the header; `item(id:)` binary-searches the
 /// rows while ids ascend in row order (the usual case) and otherwise an id permutation built in memory; `page`
@@ -24,9 +27,10 @@ public final class PackedItemStore: Store, ByteLayoutStore {
         name: "packed",
         summary: "48-byte rows and a string arena in memory-mapped files, appended; a checksummed two-slot header "
             + "commits; sorted permutation arrays for pages",
-        durability: "every commit fsynced: appended data and journal, then the header (fdatasync each)",
+        durability: "every commit fsynced: the journal of in-place changes, then the header slot; an insert's rows "
+            + "and strings flushed with its slot (an open checks them) (fdatasync each file)",
         configuration: "read-only maps of its files (capacity doubled as they grow); writes through pwrite; page "
-            + "order arrays rebuilt in memory after a write",
+            + "order arrays rebuilt in memory after a write (radix-sorted on 16-byte title prefixes)",
         engine: { "packed format \(StoreHeader.formatVersion) (this package)" }, type: PackedItemStore.self,
         open: { try PackedItemStore(directory: $0) })
 
