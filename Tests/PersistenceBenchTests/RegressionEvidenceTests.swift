@@ -16,8 +16,7 @@ import Testing
     }
 
     static func counters(_ run: String) throws -> CounterComparison {
-        let baseline = try RunResults.load(
-            from: evidence.deletingLastPathComponent().appendingPathComponent("counter-baseline/results.json"))
+        let baseline = try RunResults.load(from: evidence.appendingPathComponent("counter-baseline/results.json"))
         return try CounterComparison(baseline: baseline, current: try load(run))
     }
 
