@@ -24,17 +24,18 @@ build: need-deps
 	cd $(TOOL_PACKAGE) && $(SWIFT) build -c release --product persistbench \
 		&& $(SWIFT) build -c release --product WriteRecorder && $(SWIFT) build -c release --product OperationCounter
 
-# The scale sweep (docs/scale-sweep.md): the default stores and the workloads an app lives by, 10k to 10M in steps of
-# √10, 3 repetitions, into results/sweep/. Hours on one 2-core machine: SHARD=K/N runs part K of N (each (workload,
-# scale) group whole) into results/sweep-K-of-N/, on this machine or another, and `make merge` joins the parts.
-# SWEEP_ARGS adds options (--repetitions 1, --scales 10k,…,1M, --time-budget 30m).
+# The scale sweep (README, "Runs split over machines"; docs/commands.md): the default stores and the workloads an app lives by, 10k to 10M in steps of
+# √10, 3 repetitions up to 1M and 1 above (SWEEP_REPETITIONS), into results/sweep/. Hours on one 2-core machine:
+# SHARD=K/N runs part K of N (each (workload, scale) group whole) into results/sweep-K-of-N/, on this machine or
+# another, and `make merge` joins the parts. SWEEP_ARGS adds options (--time-budget 30m, --stores …).
 SWEEP_SCALES ?= 10k,30k,100k,300k,1M,3M,10M
 SWEEP_WORKLOADS ?= insert,insert-each,get,page,update,observe,search,open,import
 SWEEP_ARGS ?=
+SWEEP_REPETITIONS ?= --repetitions 3 --single-repetition-above 1M
 SWEEP_OUT = results/sweep$(if $(SHARD),-$(subst /,-of-,$(SHARD)))
 sweep: build
-	$(TOOL) run --scales $(SWEEP_SCALES) --workloads $(SWEEP_WORKLOADS) $(if $(SHARD),--shard $(SHARD)) \
-		--out $(SWEEP_OUT) $(SWEEP_ARGS)
+	$(TOOL) run --scales $(SWEEP_SCALES) --workloads $(SWEEP_WORKLOADS) $(SWEEP_REPETITIONS) \
+		$(if $(SHARD),--shard $(SHARD)) --out $(SWEEP_OUT) $(SWEEP_ARGS)
 
 # Joins every results/sweep-K-of-N/ into results/sweep/ (SHARDS names other directories).
 SHARDS ?= $(wildcard results/sweep-*-of-*)

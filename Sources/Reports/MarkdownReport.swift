@@ -43,7 +43,7 @@ public enum MarkdownReport {
         }
         out.append("| Git commit | \(environment.gitCommit) |")
         out.append("| Seed | \(configuration.seed) |")
-        out.append("| Repetitions | \(configuration.repetitions) per cell, each in its own process |")
+        out.append("| Repetitions | \(configuration.repetitionsDescription), each in its own process |")
         out.append(
             "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell |"
         )

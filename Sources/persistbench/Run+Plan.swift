@@ -32,7 +32,7 @@ extension Run {
         print(
             "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(groups.count) (workload, scale) group(s)"
                 + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "") + ", \(stores.count) stores, "
-                + "\(configuration.repetitions) repetition(s)")
+                + "repetitions: \(configuration.repetitionsDescription)")
         let width = max(5, groups.map(\.description.count).max() ?? 0)
         print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")
         for group in groups {

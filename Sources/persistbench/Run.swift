@@ -30,6 +30,12 @@ struct Run: ParsableCommand {
     @Option(help: "Repetitions of every cell.")
     var repetitions: Int = RunConfiguration.defaultRepetitions
 
+    @Option(
+        help: ArgumentHelp(
+            "Run a single repetition of the cells at scales above this one (a sweep's largest scales): 1M.",
+            valueName: "scale"))
+    var singleRepetitionAbove: String?
+
     @Option(help: "Seed of the data set and key sequences.")
     var seed: UInt64 = RunConfiguration.defaultSeed
 
@@ -161,6 +167,13 @@ struct Run: ParsableCommand {
             stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
             readRate: readRate, timeBoxSeconds: boxSeconds, counted: count ? true : nil)
+        if let singleRepetitionAbove {
+            guard let scale = Scale(parsing: singleRepetitionAbove) else {
+                throw ValidationError(
+                    "invalid --single-repetition-above '\(singleRepetitionAbove)': use a record count such as 1M")
+            }
+            configuration.singleRepetitionAbove = scale
+        }
         if let memoryLimit {
             guard let bytes = Quantity.bytes(parsing: memoryLimit) else {
                 throw ValidationError("invalid --memory-limit '\(memoryLimit)': use a size such as 24MiB or 120MiB")

@@ -52,6 +52,7 @@ import Testing
         (["run", "--shard", "3/2"], "invalid --shard '3/2': use K/N with 1 ≤ K ≤ N"),
         (["run", "--estimate-from", "results/ci-baseline"], "--estimate-from goes with --dry-run"),
         (["run", "--memory-limit", "lots"], "invalid --memory-limit 'lots': use a size such as 24MiB or 120MiB"),
+        (["run", "--single-repetition-above", "big"], "invalid --single-repetition-above 'big': use a record count"),
         (["run", "--workloads", "insert", "--scales", "10k", "--shard", "1/2"], "has 1 (workload, scale) group(s)"),
         (["merge", "results/counter-baseline", "--out", "/tmp/x"], "is not a shard: it was run without --shard"),
         (["merge", "no-such-shard", "--out", "/tmp/x"], "no such file or directory: 'no-such-shard'"),

@@ -1,4 +1,5 @@
 import Foundation
+import MemoryStore
 import Testing
 
 @testable import PersistenceBench
@@ -38,6 +39,29 @@ import Testing
         let four = Shard.deal(sweep, into: 4)
         #expect(four.map { $0.filter { $0.scale.records == 10_000_000 }.count } == [3, 2, 2, 2])
         #expect(Shard(index: 2, count: 4).groups(of: sweep) == four[1])
+    }
+
+    /// A sweep repeats its cells 3 times up to 1M and once above: one configuration, so one run (or one set of
+    /// shards) holds it, and the cut weighs each group by records × repetitions.
+    @Test func scalesAboveTheLimitRunOneRepetitionAndWeighAccordingly() {
+        var sweep = Self.configuration(scales: [100_000, 1_000_000, 3_000_000], workloads: ["insert", "scan"])
+        sweep.repetitions = 3
+        #expect(sweep.repetitionsDescription == "3 per cell")
+        sweep.singleRepetitionAbove = Scale(records: 1_000_000)
+        #expect(sweep.repetitionsDescription == "3 per cell up to 1M, 1 above")
+        let plan = Runner.plan(sweep, stores: [MemoryItemStore.kind], workloads: [InsertWorkload(), ScanWorkload()])
+        for scale in sweep.scales {
+            let repetitions = Set(plan.filter { $0.scale == scale }.map(\.repetition))
+            #expect(repetitions == Set(1...(scale.records > 1_000_000 ? 1 : 3)), "\(scale)")
+        }
+        // 1M × 3 repetitions costs more than 2M × 1: the 1M groups are dealt first (by records alone, 2M's were).
+        var uneven = Self.configuration(scales: [1_000_000, 2_000_000], workloads: ["insert", "get", "page"])
+        uneven.repetitions = 3
+        uneven.singleRepetitionAbove = Scale(records: 1_000_000)
+        #expect(
+            Shard.deal(uneven, into: 2).map { $0.map(\.description) } == [
+                ["insert 1M", "page 1M", "page 2M"], ["get 1M", "insert 2M", "get 2M"],
+            ])
     }
 
     @Test(arguments: ["0/2", "3/2", "1/0", "1", "a/b", "1/2/3", "-1/2", ""])

@@ -101,7 +101,7 @@ extension RunResults {
         compare("stores") { $0.configuration.stores }
         compare("workloads") { $0.configuration.workloads }
         compare("scales") { $0.configuration.scales.map(\.description) }
-        compare("repetitions") { $0.configuration.repetitions }
+        compare("repetitions") { $0.configuration.repetitionsDescription }
         compare("batch sizes") { $0.configuration.batchSize }
         compare("time budgets") { $0.configuration.timeBudgetSeconds }
         compare("memory budgets") { $0.configuration.memoryBudgetBytes }

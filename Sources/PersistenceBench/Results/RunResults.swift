@@ -191,6 +191,23 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     public var memoryLimitBytes: Int64?
     /// The part of the matrix this run ran (`run --shard K/N`); nil for the whole matrix, and in a merged run.
     public var shard: Shard?
+    /// Scales above this one run a single repetition (`run --single-repetition-above`: a sweep whose largest scales
+    /// cost too much to repeat); nil when every scale runs `repetitions`.
+    public var singleRepetitionAbove: Scale?
+
+    /// The repetitions of every cell at `scale`.
+    public func repetitions(at scale: Scale) -> Int {
+        if let singleRepetitionAbove, scale.records > singleRepetitionAbove.records { return 1 }
+        return repetitions
+    }
+
+    /// "3 per cell", or "3 per cell up to 1M, 1 above".
+    public var repetitionsDescription: String {
+        guard let singleRepetitionAbove, scales.contains(where: { repetitions(at: $0) != repetitions }) else {
+            return "\(repetitions) per cell"
+        }
+        return "\(repetitions) per cell up to \(singleRepetitionAbove), 1 above"
+    }
 
     public static let defaultTimeBudgetSeconds = 600.0
     public static let defaultMemoryBudgetBytes: Int64 = 8 << 30

@@ -114,7 +114,7 @@ public final class Runner {
             workloads.enumerated().filter { _, workload in
                 groups?.contains(Shard.Group(workload: workload.name, scale: scale)) ?? true
             }.flatMap { workloadIndex, workload in
-                (1...configuration.repetitions).flatMap { repetition in
+                (1...configuration.repetitions(at: scale)).flatMap { repetition in
                     Self.storeOrder(
                         stores, seed: configuration.seed,
                         round: UInt64(
@@ -282,7 +282,7 @@ public final class Runner {
                     + "cell does at least as much")
         }
         let keep =
-            configuration.keepStores && cell.repetition == configuration.repetitions
+            configuration.keepStores && cell.repetition == configuration.repetitions(at: cell.scale)
             ? outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
                 .appendingPathComponent("\(cell.workload.name)-\(cell.scale)") : nil
         // Announced after the fixture is ready, so that a live display shows the cell, not the load.

@@ -46,20 +46,19 @@ public struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The groups dealt to `count` shards: largest scale first (a group's cells load and work on its records for
-    /// every store, so they cost about in proportion), each to the shard with the fewest records so far, ties to
-    /// the lower index. Only the configuration's scales and workloads decide it, so every machine given the same
+    /// The groups dealt to `count` shards: costliest first (a group's cells load and work on its records for every
+    /// store and repetition, so they cost about records × repetitions), each to the shard with the least cost so
+    /// far, ties to the lower index. Only the configuration's scales and workloads decide it, so every machine given the same
     /// options computes the same cut. Each shard's groups keep the run's order.
     public static func deal(_ configuration: RunConfiguration, into count: Int) -> [[Group]] {
         let all = groups(of: configuration)
-        let byCost = all.indices.sorted {
-            all[$0].scale.records > all[$1].scale.records || (all[$0].scale == all[$1].scale && $0 < $1)
-        }
+        let cost = all.map { $0.scale.records * configuration.repetitions(at: $0.scale) }
+        let byCost = all.indices.sorted { cost[$0] > cost[$1] || (cost[$0] == cost[$1] && $0 < $1) }
         var load = [Int](repeating: 0, count: count)
         var dealt = [[Int]](repeating: [], count: count)
         for group in byCost {
             let shard = load.indices.min { load[$0] < load[$1] || (load[$0] == load[$1] && $0 < $1) } ?? 0
-            load[shard] += all[group].scale.records
+            load[shard] += cost[group]
             dealt[shard].append(group)
         }
         return dealt.map { $0.sorted().map { all[$0] } }
