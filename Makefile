@@ -124,7 +124,7 @@ format:
 	$(SWIFT) format --in-place --recursive Package.swift Plugins Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 lint:
-	$(SWIFT) format lint --recursive Package.swift Plugins Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
+	$(SWIFT) format lint --strict --recursive Package.swift Plugins Sources Tests Benchmarks/Package.swift Benchmarks/Benchmarks
 
 # Validates .github/workflows/ against GitHub's workflow schema with check-jsonschema (from PyPI, in a virtual
 # environment under .build/; the schema ships with it).

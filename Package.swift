@@ -50,14 +50,15 @@ let package = Package(
             dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]
         ),
         // A thin wrapper of the SQLite C API (connection, prepared statements) shared by `sqlite` and `orm`, so
-        // that neither store imports the other and the C API is wrapped once.
-        .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
+        // that neither store imports the other and the C API is wrapped once; and what every SQLite-based store
+        // shares, `grdb` too: the busy timeout, the reading of `PRAGMA integrity_check`.
+        .target(name: "SQLiteSupport", dependencies: ["PersistenceBench", "CSQLite"]),
         .target(name: "SQLiteStore", dependencies: ["PersistenceBench", "SQLiteSupport"]),
         .target(name: "ORMStore", dependencies: ["PersistenceBench", "SQLiteSupport"]),
         .target(
             name: "GRDBStore",
             dependencies: [
-                "PersistenceBench", .product(name: "GRDB", package: "GRDB.swift"),
+                "PersistenceBench", "SQLiteSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 // For sqlite3_libversion(): GRDB links the system SQLite through this module.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],

@@ -44,19 +44,19 @@ extension GRDBItemStore: AssociationStore {
         }
     }
 
-    public func insert(sports: [Sport]) throws {
+    package func insert(sports: [Sport]) throws {
         try database.write { db in
             for sport in sports { try SportRecord(id: sport.id, name: sport.name).insert(db) }
         }
     }
 
-    public func insert(teams: [Team]) throws {
+    package func insert(teams: [Team]) throws {
         try database.write { db in
             for team in teams { try TeamRecord(id: team.id, sportId: team.sportID, name: team.name).insert(db) }
         }
     }
 
-    public func teamCountsBySport() throws -> [TeamCount] {
+    package func teamCountsBySport() throws -> [TeamCount] {
         try database.read { db in
             switch flavor {
             case .records, .codable:

@@ -81,7 +81,7 @@ extension GRDBItemStore: HouseStore {
     /// Houses per query of `forEachHouse`: each page is three queries (houses, their floors, those floors' rooms).
     static let housesPerPage = 1_000
 
-    public func insert(houses: [House]) throws {
+    package func insert(houses: [House]) throws {
         try database.write { db in
             for house in houses {
                 try HouseRecord(id: house.id, address: house.address).insert(db)
@@ -100,7 +100,7 @@ extension GRDBItemStore: HouseStore {
     }
 
     /// Pages of `housesPerPage` houses in one read transaction, each page with its floors and rooms prefetched.
-    public func forEachHouse(_ body: (House) throws -> Void) throws {
+    package func forEachHouse(_ body: (House) throws -> Void) throws {
         try database.read { db in
             var lastID = Int64.min
             while true {
@@ -115,11 +115,11 @@ extension GRDBItemStore: HouseStore {
         }
     }
 
-    public func deleteHouses(ids: [Int64]) throws {
+    package func deleteHouses(ids: [Int64]) throws {
         try database.write { db in _ = try HouseRecord.deleteAll(db, keys: ids) }
     }
 
-    public func houseCounts() throws -> HouseCounts {
+    package func houseCounts() throws -> HouseCounts {
         try database.read { db in
             switch flavor {
             case .records, .codable:

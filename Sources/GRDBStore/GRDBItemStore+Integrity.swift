@@ -1,9 +1,10 @@
 import GRDB
 import PersistenceBench
+import SQLiteSupport
 
 /// After a crash: SQLite's own check of every page, b-tree and index, through the pool.
 extension GRDBItemStore: IntegrityCheckingStore {
-    public func checkIntegrity() throws {
+    package func checkIntegrity() throws {
         try DamagedStore.checking(database.path) {
             let (lines, pageSize) = try database.read { db in
                 (

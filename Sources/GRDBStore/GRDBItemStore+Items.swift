@@ -10,13 +10,13 @@ extension GRDBItemStore: ItemStore {
     /// The item columns in `ItemRecord.databaseSelection`'s order, for the cached statements of `grdb+statements`.
     static let columns = "id, title, notes, isInStock, priority, price, createdAt"
 
-    public func insert(_ batch: [Item]) throws {
+    package func insert(_ batch: [Item]) throws {
         try database.write { db in
             for item in batch { try insert(item, in: db) }
         }
     }
 
-    public func insertDurably(_ item: Item) throws {
+    package func insertDurably(_ item: Item) throws {
         try database.write { db in try insert(item, in: db) }
     }
 
@@ -36,13 +36,13 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func item(id: Int64) throws -> Item? {
+    package func item(id: Int64) throws -> Item? {
         try database.read { db in try item(id: id, in: db) }
     }
 
     /// One `read {}` for the batch, each item fetched as `item(id:)` fetches it: the README's advice ("batch
     /// lookups into one read"), measured by `get-batch`.
-    public func items(ids: [Int64]) throws -> [Item?] {
+    package func items(ids: [Int64]) throws -> [Item?] {
         try database.read { db in try ids.map { try item(id: $0, in: db) } }
     }
 
@@ -56,7 +56,7 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
+    package func forEachItem(_ body: (Item) throws -> Void) throws {
         try database.read { db in
             switch flavor {
             case .records:
@@ -73,7 +73,7 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func count(where filter: ItemFilter) throws -> Int {
+    package func count(where filter: ItemFilter) throws -> Int {
         try database.read { db in try Self.count(where: filter, flavor: flavor, in: db) }
     }
 
@@ -97,7 +97,7 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func count(pricedIn range: PriceRange) throws -> Int {
+    package func count(pricedIn range: PriceRange) throws -> Int {
         try database.read { db in
             switch flavor {
             case .records, .codable:
@@ -111,7 +111,7 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+    package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
         try database.read { db in
             switch flavor {
             case .records:
@@ -129,7 +129,7 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
+    package func page(_ query: ItemPageQuery) throws -> [Item] {
         try database.read { db in try Self.page(query, flavor: flavor, in: db) }
     }
 
@@ -160,7 +160,7 @@ extension GRDBItemStore: ItemStore {
 
     // The query interface's updateAll and deleteOne decode no record, so both record flavors issue the
     // same statements; only `grdb+statements` goes through cached statements.
-    public func update(_ updates: [ItemUpdate]) throws {
+    package func update(_ updates: [ItemUpdate]) throws {
         try database.write { db in
             for update in updates {
                 switch flavor {
@@ -178,7 +178,7 @@ extension GRDBItemStore: ItemStore {
         }
     }
 
-    public func delete(ids: [Int64]) throws {
+    package func delete(ids: [Int64]) throws {
         try database.write { db in
             for id in ids {
                 switch flavor {

@@ -4,7 +4,7 @@ import PersistenceBench
 extension GRDBItemStore: ConcurrentReadStore {
     /// The pool itself: `item(id:)` is a `database.read`, which runs on one of the pool's reader connections while
     /// `database.write` commits on the writer, as SQLiteData reads and writes.
-    public func makeConcurrentReader() throws -> any ItemReader { PoolReader(store: self) }
+    package func makeConcurrentReader() throws -> any ItemReader { PoolReader(store: self) }
 }
 
 /// Reads through the store's `DatabasePool`, which serves any thread.

@@ -7,7 +7,7 @@ import Synchronization
 extension GRDBItemStore: MigrationStore {
     /// A migration registered after the store's own and run by the migrator, as a GRDB app ships a schema change:
     /// the query interface deletes every item whose id is not its title's smallest, then a unique index.
-    public func migrateToUniqueTitles() throws -> Int {
+    package func migrateToUniqueTitles() throws -> Int {
         let deleted = DeletedRows()
         var migrator = Self.migrator(fullText: fullText)
         migrator.registerMigration("unique titles") { db in

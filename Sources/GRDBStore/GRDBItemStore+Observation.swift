@@ -11,7 +11,7 @@ extension GRDBItemStore: ObservableItemStore {
     /// the write returns. `grdb+statements` uses `trackingConstantRegion`, GRDB's advice for a region that never
     /// changes (as here): the fetch runs on one of the pool's readers, concurrently with the next write. The fetch
     /// is the flavor's own `page` and `count(where:)`.
-    public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
+    package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         let counts = ObservationCounts()

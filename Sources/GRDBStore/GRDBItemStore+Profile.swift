@@ -43,7 +43,7 @@ extension GRDBItemStore: ProfileStore {
         }
     }
 
-    public func insert(samples: [Sample]) throws {
+    package func insert(samples: [Sample]) throws {
         let interner = try stackInterner()
         let known = interner.count
         do {
@@ -68,7 +68,7 @@ extension GRDBItemStore: ProfileStore {
 
     /// One SQL request with GRDB's SQL interpolation (`grdb+statements`: a cached statement): the window by
     /// primary key, joined, grouped by leaf.
-    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+    package func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
         try database.read { db in
             let rows: [Row]
             switch flavor {
@@ -93,7 +93,7 @@ extension GRDBItemStore: ProfileStore {
         }
     }
 
-    public func forEachSample(_ body: (Sample) throws -> Void) throws {
+    package func forEachSample(_ body: (Sample) throws -> Void) throws {
         try database.read { db in
             let cursor = try SampleWithFrames.fetchCursor(
                 db,

@@ -16,7 +16,7 @@ extension GRDBItemStore: SearchStore {
         }
     }
 
-    public func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+    package func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
         let indexed = fullText && search.text.utf8.count >= TitleSearch.shortestIndexedText
         return try database.read { db in
             switch flavor {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import PersistenceBench
+import SQLiteSupport
 import Synchronization
 
 /// `grdb`, `grdb+codable`, `grdb+statements` and `grdb+queue`: GRDB 7 used the way its users write it.
@@ -15,22 +16,22 @@ import Synchronization
 ///
 /// Where a `grdb` lookup's time goes beside `sqlite`'s, per call (valgrind's callgrind, instructions, 10k items):
 /// `docs/stores.md` ("GRDB against the C API").
-public final class GRDBItemStore: Store {
-    public enum Flavor: String, CaseIterable, Sendable {
+package final class GRDBItemStore: Store {
+    package enum Flavor: String, CaseIterable, Sendable {
         case records = "grdb"
         case codable = "grdb+codable"
         case statements = "grdb+statements"
     }
 
     /// The GRDB connection type a store opens: what its threads share and how reads wait for writes.
-    public enum Connection: Sendable {
+    package enum Connection: Sendable {
         /// `DatabasePool`: one writer, readers on demand, WAL; reads run beside a write.
         case pool
         /// `DatabaseQueue`: one connection for reads and writes, serialized; here in WAL mode, as every store.
         case queue
     }
 
-    public static let kinds: [StoreKind] =
+    package static let kinds: [StoreKind] =
         Flavor.allCases.map { flavor in
             kind(
                 name: flavor.rawValue, summary: flavor.summary, connection: .pool,
@@ -77,12 +78,12 @@ public final class GRDBItemStore: Store {
     /// Whether the schema has the titles' FTS5 index (`grdb+fts`, `GRDBItemStore+Search.swift`).
     let fullText: Bool
 
-    public init(directory: URL, flavor: Flavor, connection: Connection = .pool, fullText: Bool = false) throws {
+    package init(directory: URL, flavor: Flavor, connection: Connection = .pool, fullText: Bool = false) throws {
         var configuration = Configuration()
         // As the other SQLite stores' connections (`busy_timeout`): a write or a checkpoint that finds a reader in
         // its way (an observation's fetch still running on a pool reader) waits for it rather than fails. A pool
         // used from one thread never waits.
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(TimeInterval(SQLiteConnection.busyTimeoutSeconds))
         let path = directory.appendingPathComponent("store.sqlite").path
         switch connection {
         case .pool:
@@ -126,7 +127,7 @@ public final class GRDBItemStore: Store {
     /// The settings that make a SQLite store comparable to another, read from the writer connection, where
     /// commits happen: `threading=multi-thread journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0
     /// temp_store=0`.
-    public func pragmaSettings() throws -> String {
+    package func pragmaSettings() throws -> String {
         try database.writeWithoutTransaction { db in
             // SQLite gives a connection a mutex of its own only in serialized mode.
             "threading=\(db.sqliteConnection.flatMap(sqlite3_db_mutex) == nil ? "multi-thread" : "serialized") "
@@ -136,12 +137,12 @@ public final class GRDBItemStore: Store {
         }
     }
 
-    public func close() throws {
+    package func close() throws {
         try database.close()
     }
 
     /// Checkpoints the WAL and truncates it on the writer connection (`Database.checkpoint(.truncate)`).
-    public func settle() throws {
+    package func settle() throws {
         try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
     }
 }

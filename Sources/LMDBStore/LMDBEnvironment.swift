@@ -11,9 +11,9 @@ import PersistenceBench
 ///
 /// Not thread-safe: one environment per store, used from one thread at a time (`MDB_NOTLS`); other threads read
 /// through an `LMDBReader` of their own (`LMDBItemStore+Live.swift`).
-public final class LMDBEnvironment {
+package final class LMDBEnvironment {
     /// The linked library's version: "LMDB 0.9.24".
-    public static var version: String {
+    package static var version: String {
         var major: Int32 = 0
         var minor: Int32 = 0
         var patch: Int32 = 0
@@ -28,9 +28,9 @@ public final class LMDBEnvironment {
     /// Reads in progress; the map cannot move under them.
     private var activeReads = 0
     /// The current map size in bytes: the most the file can grow to before the next resize.
-    public private(set) var mapSize: Int
+    package private(set) var mapSize: Int
     /// How many times a full map was doubled since this environment opened.
-    public private(set) var resizeCount = 0
+    package private(set) var resizeCount = 0
     /// Held to read by `LMDBReader`s on other threads during each read, and alone while the map is resized: LMDB
     /// remaps in place, and a read in progress would be left pointing into the old map.
     let resizeLock = ReadWriteLock()
@@ -43,7 +43,7 @@ public final class LMDBEnvironment {
     ///   - maxDatabases: how many named databases the environment may hold.
     ///   - mapSize: the initial map size; an existing, larger environment keeps its own.
     ///   - flags: more `mdb_env_open` flags (`MDB_NOMETASYNC`), besides `MDB_NOTLS`.
-    public init(directory: URL, maxDatabases: UInt32, mapSize: Int, flags: Int32 = 0) throws {
+    package init(directory: URL, maxDatabases: UInt32, mapSize: Int, flags: Int32 = 0) throws {
         path = directory.path
         let opened: (OpaquePointer, Int)
         do {
@@ -102,7 +102,7 @@ public final class LMDBEnvironment {
     deinit { close() }
 
     /// Ends the idle read handle and closes the environment; the files stay. Calling it twice does nothing.
-    public func close() {
+    package func close() {
         if let idleReader { mdb_txn_abort(idleReader) }
         idleReader = nil
         if let pointer { mdb_env_close(pointer) }
@@ -117,7 +117,7 @@ public final class LMDBEnvironment {
     /// Opens the named database, creating it if missing.
     ///
     /// - Parameter flags: `MDB_DUPSORT` and the like, as the C constants.
-    public func openDatabase(_ name: String, flags: Int32 = 0) throws -> LMDBDatabase {
+    package func openDatabase(_ name: String, flags: Int32 = 0) throws -> LMDBDatabase {
         try write { transaction in
             var handle: MDB_dbi = 0
             try LMDBError.check(
@@ -129,7 +129,7 @@ public final class LMDBEnvironment {
     /// Runs `body` in a read-only transaction (a snapshot), then resets it.
     ///
     /// Bytes that `body` reads point into the map: decode or copy them before `body` returns.
-    public func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+    package func read<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         let transaction: OpaquePointer
         if let idle = idleReader {
             idleReader = nil
@@ -159,7 +159,7 @@ public final class LMDBEnvironment {
     ///
     /// When the map is full, the transaction is aborted, the map doubled and `body` run again from the start:
     /// `body` must have no effect outside the transaction that a second run would repeat.
-    public func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
+    package func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         while true {
             let transaction = try begin(flags: 0, operation: "mdb_txn_begin(read-write)")
             let result: T
@@ -217,7 +217,7 @@ public final class LMDBEnvironment {
 }
 
 /// A named database inside an environment.
-public struct LMDBDatabase: Sendable {
-    public let name: String
+package struct LMDBDatabase: Sendable {
+    package let name: String
     let handle: MDB_dbi
 }

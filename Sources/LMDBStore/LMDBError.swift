@@ -1,13 +1,13 @@
 import CLMDB
 
 /// A failed LMDB call: the operation, its return code, and `mdb_strerror`'s message for that code.
-public struct LMDBError: Error, CustomStringConvertible, Sendable {
+package struct LMDBError: Error, CustomStringConvertible, Sendable {
     /// What was being done: "mdb_put into item", "decoding item 42".
-    public let operation: String
+    package let operation: String
     /// The LMDB return code (`MDB_NOTFOUND`, `MDB_MAP_FULL`, …) or an `errno` value.
-    public let code: Int32
+    package let code: Int32
     /// `mdb_strerror(code)`, or what was wrong with a record that failed to decode.
-    public let message: String
+    package let message: String
 
     init(_ code: Int32, operation: String) {
         self.operation = operation
@@ -27,7 +27,7 @@ public struct LMDBError: Error, CustomStringConvertible, Sendable {
         self.message = message
     }
 
-    public var description: String { "LMDB: \(operation) failed (\(code)): \(message)" }
+    package var description: String { "LMDB: \(operation) failed (\(code)): \(message)" }
 
     /// Throws an `LMDBError` unless `code` is `MDB_SUCCESS`.
     @inline(__always)

@@ -4,7 +4,7 @@ import PersistenceBench
 
 /// `lmdb`'s sports and teams, in the databases and layouts of `LMDBGraphDatabases.swift`.
 extension LMDBItemStore: AssociationStore {
-    public func insert(sports: [Sport]) throws {
+    package func insert(sports: [Sport]) throws {
         try environment.write { transaction in
             for sport in sports {
                 try ItemCodec.withKey(sport.id) { key in
@@ -14,7 +14,7 @@ extension LMDBItemStore: AssociationStore {
         }
     }
 
-    public func insert(teams: [Team]) throws {
+    package func insert(teams: [Team]) throws {
         try environment.write { transaction in
             for team in teams {
                 try ItemCodec.withKey(team.id) { teamKey in
@@ -27,7 +27,7 @@ extension LMDBItemStore: AssociationStore {
         }
     }
 
-    public func teamCountsBySport() throws -> [TeamCount] {
+    package func teamCountsBySport() throws -> [TeamCount] {
         try environment.read { transaction in
             try transaction.withCursor(on: graph.sports) { sports in
                 try transaction.withCursor(on: graph.teamsBySport) { index in

@@ -4,7 +4,7 @@ import PersistenceBench
 
 /// `lmdb`'s houses, floors and rooms, in the databases and layouts of `LMDBGraphDatabases.swift`.
 extension LMDBItemStore: HouseStore {
-    public func insert(houses: [House]) throws {
+    package func insert(houses: [House]) throws {
         try environment.write { transaction in
             for house in houses {
                 try ItemCodec.withKey(house.id) { houseKey in
@@ -31,7 +31,7 @@ extension LMDBItemStore: HouseStore {
     }
 
     /// One read transaction; the house, floor and room cursors move forward together.
-    public func forEachHouse(_ body: (House) throws -> Void) throws {
+    package func forEachHouse(_ body: (House) throws -> Void) throws {
         try environment.read { transaction in
             try transaction.withCursor(on: graph.houses) { houses in
                 try transaction.withCursor(on: graph.floors) { floors in
@@ -75,7 +75,7 @@ extension LMDBItemStore: HouseStore {
     }
 
     /// Deletes each house's key and the key ranges of its floors and rooms, in one write transaction.
-    public func deleteHouses(ids: [Int64]) throws {
+    package func deleteHouses(ids: [Int64]) throws {
         try environment.write { transaction in
             for id in ids {
                 try ItemCodec.withKey(id) { houseKey in
@@ -102,7 +102,7 @@ extension LMDBItemStore: HouseStore {
         }
     }
 
-    public func houseCounts() throws -> HouseCounts {
+    package func houseCounts() throws -> HouseCounts {
         try environment.read { transaction in
             try HouseCounts(
                 houses: transaction.entryCount(in: graph.houses), floors: transaction.entryCount(in: graph.floors),

@@ -4,7 +4,7 @@ import PersistenceBench
 /// After a crash: a cursor walk of every database in the environment (each page reached, each entry counted
 /// against the count in its root), every item decoded, and the title index holding one entry per item.
 extension LMDBItemStore: IntegrityCheckingStore {
-    public func checkIntegrity() throws {
+    package func checkIntegrity() throws {
         let file = environment.path + "/data.mdb"
         try DamagedStore.checking(file) {
             try environment.read { transaction in

@@ -5,7 +5,7 @@ import PersistenceBench
 /// `lmdb`'s items: one write transaction per batch (`MDB_APPEND` when ids arrive in order), the record and its
 /// title-index entry in the same transaction; reads in a reused read transaction.
 extension LMDBItemStore: ItemStore {
-    public func insert(_ batch: [Item]) throws {
+    package func insert(_ batch: [Item]) throws {
         try environment.write { transaction in
             let flags = try appendsInOrder(batch, in: transaction) ? MDB_APPEND : MDB_NOOVERWRITE
             for item in batch { try putRecord(item, in: transaction, flags: flags) }
@@ -19,7 +19,7 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func insertDurably(_ item: Item) throws {
+    package func insertDurably(_ item: Item) throws {
         // One write transaction, and LMDB syncs every commit.
         try insert([item])
     }
@@ -78,16 +78,16 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func item(id: Int64) throws -> Item? {
+    package func item(id: Int64) throws -> Item? {
         try environment.read { try storedItem(id: id, in: $0) }
     }
 
     /// One read transaction for the batch.
-    public func items(ids: [Int64]) throws -> [Item?] {
+    package func items(ids: [Int64]) throws -> [Item?] {
         try environment.read { transaction in try ids.map { try storedItem(id: $0, in: transaction) } }
     }
 
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
+    package func forEachItem(_ body: (Item) throws -> Void) throws {
         try environment.read { transaction in
             try transaction.withCursor(on: items) { cursor in
                 var entry = try cursor.move(MDB_FIRST)
@@ -99,7 +99,7 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+    package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
         try environment.read { transaction in
             try transaction.withCursor(on: items) { cursor in
                 var found: [Item] = []
@@ -115,7 +115,7 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func count(where filter: ItemFilter) throws -> Int {
+    package func count(where filter: ItemFilter) throws -> Int {
         try environment.read { try count(where: filter, in: $0) }
     }
 
@@ -130,7 +130,7 @@ extension LMDBItemStore: ItemStore {
     }
 
     /// A cursor walk over every item, reading only the price from each value's fixed-width head.
-    public func count(pricedIn range: PriceRange) throws -> Int {
+    package func count(pricedIn range: PriceRange) throws -> Int {
         try environment.read { transaction in
             try transaction.withCursor(on: items) { cursor in
                 var count = 0
@@ -144,7 +144,7 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
+    package func page(_ query: ItemPageQuery) throws -> [Item] {
         try environment.read { try page(query, in: $0) }
     }
 
@@ -181,7 +181,7 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func update(_ updates: [ItemUpdate]) throws {
+    package func update(_ updates: [ItemUpdate]) throws {
         try environment.write { transaction in
             for update in updates {
                 // As SQL's UPDATE … WHERE id = ?, an id that is not stored changes nothing.
@@ -204,7 +204,7 @@ extension LMDBItemStore: ItemStore {
         }
     }
 
-    public func delete(ids: [Int64]) throws {
+    package func delete(ids: [Int64]) throws {
         try environment.write { transaction in
             for id in ids {
                 guard let item = try storedItem(id: id, in: transaction) else { continue }

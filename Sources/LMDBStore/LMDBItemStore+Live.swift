@@ -5,7 +5,7 @@ import PersistenceBench
 extension LMDBItemStore: ConcurrentReadStore {
     /// A read transaction of the reader's own (`MDB_NOTLS` lets it live on any thread), renewed for every read: a
     /// reader sees the last commit and never waits for the writer, nor the writer for it.
-    public func makeConcurrentReader() throws -> any ItemReader {
+    package func makeConcurrentReader() throws -> any ItemReader {
         LMDBItemReader(store: self, reader: LMDBReader(environment: environment))
     }
 }

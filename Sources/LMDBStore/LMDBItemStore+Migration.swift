@@ -10,7 +10,7 @@ extension LMDBItemStore: MigrationStore {
     /// database with `MDB_NOOVERWRITE`; an item whose title is already there is a later duplicate and is deleted
     /// (with its entry in the title index). The new database is then the unique index that inserts and updates
     /// keep, recorded in `meta` so that a reopened store keeps it.
-    public func migrateToUniqueTitles() throws -> Int {
+    package func migrateToUniqueTitles() throws -> Int {
         let deleted = try environment.write { transaction in
             var duplicates: [Item] = []
             try transaction.withCursor(on: items) { cursor in

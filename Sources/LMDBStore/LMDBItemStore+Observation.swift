@@ -3,7 +3,7 @@ import PersistenceBench
 extension LMDBItemStore: ObservableItemStore {
     /// An observer thread that waits for the environment's commit sequence and re-queries in a read transaction of
     /// its own (`LMDBReader`): the title index for the page, its duplicate counts for the count.
-    public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
+    package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         let reader = LMDBReader(environment: environment)

@@ -20,7 +20,7 @@ struct LMDBProfileDatabases {
 }
 
 extension LMDBItemStore: ProfileStore {
-    public func insert(samples: [Sample]) throws {
+    package func insert(samples: [Sample]) throws {
         let interner = try stackInterner()
         let known = interner.count
         do {
@@ -52,7 +52,7 @@ extension LMDBItemStore: ProfileStore {
         }
     }
 
-    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+    package func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
         try environment.read { transaction in
             var stackCounts: [UInt32: Int] = [:]
             try transaction.withCursor(on: profile.samples) { cursor in
@@ -77,7 +77,7 @@ extension LMDBItemStore: ProfileStore {
         }
     }
 
-    public func forEachSample(_ body: (Sample) throws -> Void) throws {
+    package func forEachSample(_ body: (Sample) throws -> Void) throws {
         try environment.read { transaction in
             var frames: [UInt32: [UInt64]] = [:]
             try transaction.withCursor(on: profile.samples) { cursor in

@@ -5,7 +5,7 @@ import PersistenceBench
 /// title and id, and nothing else, so a scan of titles reads no notes), compares each title's bytes in the map
 /// with the text, and reads the page's items by id, all in one read transaction.
 extension LMDBItemStore: SearchStore {
-    public func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+    package func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
         try environment.read { transaction in
             var scan = TitleSearchScan<Int64>(search)
             try transaction.withCursor(on: titleIndex) { cursor in

@@ -7,12 +7,12 @@ import PersistenceBench
 ///
 /// Reads decode every field into the same `Item` values the other stores return: the decoding is part of what a
 /// user of a key-value store pays.
-public final class LMDBItemStore: Store {
+package final class LMDBItemStore: Store {
     static let configuration =
         "MDB_NOTLS; a read-only map of the whole file, 256 MiB at first, doubled when full; no cache of its own (the "
         + "kernel's page cache)"
 
-    public static let kinds = [
+    package static let kinds = [
         StoreKind(
             name: "lmdb",
             summary: "LMDB via liblmdb: compact binary records under big-endian ids, a DUPSORT title index, cursors",
@@ -45,14 +45,14 @@ public final class LMDBItemStore: Store {
     ]
 
     /// The initial map: enough for about a million items. Larger stores grow it as they fill it.
-    public static let defaultMapSize = 256 << 20
+    package static let defaultMapSize = 256 << 20
 
     /// A DUPSORT key's duplicate count is kept in its sub-database's header: `count(where:)` and
     /// `teamCountsBySport()` read it (`mdb_cursor_count`) after one seek instead of counting entries.
-    public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter, .teamsPerSport] }
+    package static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter, .teamsPerSport] }
 
     /// The environment, for tests that look at its map.
-    public let environment: LMDBEnvironment
+    package let environment: LMDBEnvironment
     /// id → `ItemCodec` value.
     let items: LMDBDatabase
     /// `[priority, isInStock]` → title, 0, id: answers `count(where:)` and `page(_:)` without a table scan.
@@ -62,15 +62,15 @@ public final class LMDBItemStore: Store {
     let meta: LMDBDatabase
     /// Whether `titles` is in force: recorded in `meta` by the migration.
     var titlesAreUnique: Bool
-    /// Sports, teams and houses (`LMDBGraphStore.swift`).
+    /// Sports, teams and houses (`LMDBGraphDatabases.swift`).
     let graph: LMDBGraphDatabases
-    /// Samples and stacks (`LMDBProfileStore.swift`).
+    /// Samples and stacks (`LMDBItemStore+Profile.swift`).
     let profile: LMDBProfileDatabases
     /// The profile's distinct stacks by id, loaded by the first profile write.
     var profileStacks: StackInterner?
 
     /// Opens the store in `directory` (an LMDB environment: `data.mdb` and `lock.mdb`), creating it if empty.
-    public init(directory: URL, mapSize: Int = defaultMapSize, flags: Int32 = 0) throws {
+    package init(directory: URL, mapSize: Int = defaultMapSize, flags: Int32 = 0) throws {
         environment = try LMDBEnvironment(
             directory: directory, maxDatabases: 4 + LMDBGraphDatabases.count + LMDBProfileDatabases.count,
             mapSize: mapSize, flags: flags)
@@ -107,7 +107,7 @@ public final class LMDBItemStore: Store {
         }
     }
 
-    public func close() throws {
+    package func close() throws {
         environment.close()
     }
 }

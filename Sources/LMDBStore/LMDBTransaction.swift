@@ -5,11 +5,11 @@ import Foundation
 ///
 /// Bytes returned by `value(in:forKey:)` and cursors point into the memory map: they are valid until the next
 /// change in this transaction or its end, whichever comes first.
-public struct LMDBTransaction {
+package struct LMDBTransaction {
     let pointer: OpaquePointer
 
     /// The value stored under `key`, or nil.
-    public func value(in database: LMDBDatabase, forKey key: UnsafeRawBufferPointer) throws
+    package func value(in database: LMDBDatabase, forKey key: UnsafeRawBufferPointer) throws
         -> UnsafeRawBufferPointer?
     {
         var keyValue = MDB_val(key)
@@ -23,7 +23,7 @@ public struct LMDBTransaction {
     /// Stores `value` under `key`.
     ///
     /// - Parameter flags: `MDB_NOOVERWRITE`, `MDB_APPEND`, `MDB_NODUPDATA`, … as the C constants.
-    public func put(
+    package func put(
         in database: LMDBDatabase, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: Int32 = 0
     ) throws {
         var keyValue = MDB_val(key)
@@ -35,7 +35,7 @@ public struct LMDBTransaction {
     /// Makes room for `count` bytes under `key` and returns it, for the caller to fill before any other change
     /// (`MDB_RESERVE`: the value is written straight into the map, never into a buffer first).
     /// Not for `MDB_DUPSORT` databases.
-    public func reserve(in database: LMDBDatabase, key: UnsafeRawBufferPointer, count: Int, flags: Int32 = 0) throws
+    package func reserve(in database: LMDBDatabase, key: UnsafeRawBufferPointer, count: Int, flags: Int32 = 0) throws
         -> UnsafeMutableRawBufferPointer
     {
         var keyValue = MDB_val(key)
@@ -50,7 +50,7 @@ public struct LMDBTransaction {
     ///
     /// - Returns: false when there was nothing to delete.
     @discardableResult
-    public func delete(in database: LMDBDatabase, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil)
+    package func delete(in database: LMDBDatabase, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil)
         throws -> Bool
     {
         var keyValue = MDB_val(key)
@@ -67,7 +67,7 @@ public struct LMDBTransaction {
     }
 
     /// Runs `body` with a cursor on `database`, closed when `body` returns or throws.
-    public func withCursor<T>(on database: LMDBDatabase, _ body: (LMDBCursor) throws -> T) throws -> T {
+    package func withCursor<T>(on database: LMDBDatabase, _ body: (LMDBCursor) throws -> T) throws -> T {
         var cursor: OpaquePointer?
         try LMDBError.check(mdb_cursor_open(pointer, database.handle, &cursor), "mdb_cursor_open on \(database.name)")
         guard let cursor else { throw LMDBError(ENOMEM, operation: "mdb_cursor_open on \(database.name)") }
@@ -77,19 +77,19 @@ public struct LMDBTransaction {
 }
 
 /// A cursor, valid only inside the `withCursor` body that received it.
-public struct LMDBCursor {
+package struct LMDBCursor {
     let pointer: OpaquePointer
     let database: LMDBDatabase
 
     /// One key/value pair under the cursor; the bytes point into the map.
-    public struct Entry {
-        public let key: UnsafeRawBufferPointer
-        public let value: UnsafeRawBufferPointer
+    package struct Entry {
+        package let key: UnsafeRawBufferPointer
+        package let value: UnsafeRawBufferPointer
     }
 
     /// Moves the cursor (`MDB_FIRST`, `MDB_NEXT`, `MDB_SET` with a `key`, …) and returns the entry it lands on,
     /// or nil when there is none (`MDB_NOTFOUND`).
-    public func move(_ operation: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws -> Entry? {
+    package func move(_ operation: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws -> Entry? {
         var keyValue = key.map(MDB_val.init) ?? MDB_val()
         var value = MDB_val()
         let code = mdb_cursor_get(pointer, &keyValue, &value, operation)
@@ -99,7 +99,7 @@ public struct LMDBCursor {
     }
 
     /// How many values the current key holds (`MDB_DUPSORT` databases).
-    public func duplicateCount() throws -> Int {
+    package func duplicateCount() throws -> Int {
         var count = 0
         try LMDBError.check(mdb_cursor_count(pointer, &count), "mdb_cursor_count on \(database.name)")
         return count
@@ -121,7 +121,7 @@ extension UnsafeRawBufferPointer {
 
 extension LMDBTransaction {
     /// How many entries `database` holds (`mdb_stat`): O(1), kept in the database's root.
-    public func entryCount(in database: LMDBDatabase) throws -> Int {
+    package func entryCount(in database: LMDBDatabase) throws -> Int {
         var stat = MDB_stat()
         try LMDBError.check(mdb_stat(pointer, database.handle, &stat), "mdb_stat on \(database.name)")
         return stat.ms_entries

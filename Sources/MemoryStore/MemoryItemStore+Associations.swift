@@ -3,12 +3,12 @@ import PersistenceBench
 /// The league on the heap stores: sports and teams in arrays; the aggregate is one pass over the teams.
 extension MemoryItemStore: AssociationStore {
     /// Part of the league's bulk load, in the heap only (as `insert(_:)`): `finishInserting` commits it.
-    public func insert(sports: [Sport]) throws {
+    package func insert(sports: [Sport]) throws {
         try append(sports, to: &self.sports, id: \.id, what: "sports")
     }
 
     /// One batch of the league's bulk load, in the heap only.
-    public func insert(teams: [Team]) throws {
+    package func insert(teams: [Team]) throws {
         try append(teams, to: &self.teams, id: \.id, what: "teams")
     }
 
@@ -27,7 +27,7 @@ extension MemoryItemStore: AssociationStore {
         unsaved = true
     }
 
-    public func teamCountsBySport() throws -> [TeamCount] {
+    package func teamCountsBySport() throws -> [TeamCount] {
         var counts: [Int64: Int] = [:]
         for team in teams { counts[team.sportID, default: 0] += 1 }
         return sports.map { TeamCount(sportID: $0.id, sportName: $0.name, teams: counts[$0.id] ?? 0) }

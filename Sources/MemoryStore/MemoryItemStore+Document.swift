@@ -5,12 +5,12 @@ import PersistenceBench
 /// store holds is one Codable value, decoded whole at open into the heap structures `memory` answers from, and
 /// encoded whole at every commit, written by an atomic replace: a temporary file written and fsynced, renamed over
 /// the document, the directory fsynced. A commit costs O(N) whatever it changed; reads cost what `memory`'s do.
-public enum DocumentFormat: String, CaseIterable, Sendable {
+package enum DocumentFormat: String, CaseIterable, Sendable {
     case json, plist
 
     var fileName: String { "store.\(rawValue)" }
 
-    public var kind: StoreKind {
+    package var kind: StoreKind {
         let format = self
         let encoder =
             switch self {

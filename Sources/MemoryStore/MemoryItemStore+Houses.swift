@@ -4,7 +4,7 @@ import PersistenceBench
 /// cascading delete empties the slot.
 extension MemoryItemStore: HouseStore {
     /// One batch of a bulk load, in the heap only (as `insert(_:)`).
-    public func insert(houses batch: [House]) throws {
+    package func insert(houses batch: [House]) throws {
         for house in batch {
             guard house.id > 0, house.id < Int64(UInt32.max) else { throw BenchError("\(name): house id \(house.id)") }
             let id = Int(house.id)
@@ -15,11 +15,11 @@ extension MemoryItemStore: HouseStore {
         unsaved = true
     }
 
-    public func forEachHouse(_ body: (House) throws -> Void) throws {
+    package func forEachHouse(_ body: (House) throws -> Void) throws {
         for case let house? in houses { try body(house) }
     }
 
-    public func deleteHouses(ids: [Int64]) throws {
+    package func deleteHouses(ids: [Int64]) throws {
         for id in ids {
             guard id > 0, id < Int64(houses.count), houses[Int(id)] != nil else {
                 throw BenchError("\(name): no house \(id) to delete")
@@ -31,7 +31,7 @@ extension MemoryItemStore: HouseStore {
     }
 
     /// Counted by a pass over the houses: floors and rooms live inside them, so none can be orphaned.
-    public func houseCounts() throws -> HouseCounts {
+    package func houseCounts() throws -> HouseCounts {
         var counts = HouseCounts(houses: 0, floors: 0, rooms: 0)
         for case let house? in houses {
             counts.houses += 1

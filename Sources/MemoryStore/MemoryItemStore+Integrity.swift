@@ -3,7 +3,7 @@ import PersistenceBench
 /// After a crash: the open decoded the whole document (a torn or flipped file fails there) and checked what the heap
 /// structures rely on (`load`); this checks the one reference it does not: every team's sport is stored.
 extension MemoryItemStore: IntegrityCheckingStore {
-    public func checkIntegrity() throws {
+    package func checkIntegrity() throws {
         let sportIDs = Set(sports.map(\.id))
         if let team = teams.first(where: { !sportIDs.contains($0.sportID) }) {
             throw DamagedStore(

@@ -6,7 +6,7 @@ import PersistenceBench
 extension MemoryItemStore: ItemStore {
     /// One batch of a bulk load: in the heap only. The load's end (`finishInserting`) commits it, as an app that
     /// imports into its model saves once, and as `orm` saves its context once.
-    public func insert(_ batch: [Item]) throws {
+    package func insert(_ batch: [Item]) throws {
         for item in batch {
             guard item.id > 0, item.id < Int64(UInt32.max) else { throw BenchError("\(name): item id \(item.id)") }
             if Int(item.id) < slots.count, slots[Int(item.id)] != nil {
@@ -26,19 +26,27 @@ extension MemoryItemStore: ItemStore {
         wrote(batch.lazy.map(\.id))
     }
 
-    public func insertDurably(_ item: Item) throws {
+    package func insertDurably(_ item: Item) throws {
         try insert([item])
+        try commit()
+    }
+
+    /// One commit of an import: the items, then the commit (the whole document, for `json` and `plist`). Readers
+    /// see the items as soon as they are in the heap, as an app's interface sees its model: before the file holds
+    /// them.
+    package func insertCommitted(_ batch: [Item]) throws {
+        try insert(batch)
         try commit()
     }
 
     /// Sorts the page orders at the end of a bulk load, as `packed` builds its order index then, and commits the
     /// load.
-    public func finishInserting() throws {
+    package func finishInserting() throws {
         if slots.count > 1 { _ = pageOrder(priorityCode: 0) }
         try commit()
     }
 
-    public func update(_ updates: [ItemUpdate]) throws {
+    package func update(_ updates: [ItemUpdate]) throws {
         for update in updates where slot(update.id) == nil {
             throw BenchError("\(name): no item \(update.id) to update")
         }
@@ -58,7 +66,7 @@ extension MemoryItemStore: ItemStore {
         try commit()
     }
 
-    public func delete(ids: [Int64]) throws {
+    package func delete(ids: [Int64]) throws {
         remove(ids: ids)
         try commit()
     }
@@ -95,27 +103,27 @@ extension MemoryItemStore: ItemStore {
         id > 0 && id < Int64(slots.count) ? slots[Int(id)] : nil
     }
 
-    public func item(id: Int64) throws -> Item? { slot(id) }
+    package func item(id: Int64) throws -> Item? { slot(id) }
 
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
+    package func forEachItem(_ body: (Item) throws -> Void) throws {
         for case let item? in slots { try body(item) }
     }
 
-    public func count(where filter: ItemFilter) throws -> Int { filterCounts[Int(filter.code)] }
+    package func count(where filter: ItemFilter) throws -> Int { filterCounts[Int(filter.code)] }
 
-    public func count(pricedIn range: PriceRange) throws -> Int {
+    package func count(pricedIn range: PriceRange) throws -> Int {
         var count = 0
         for case let item? in slots where range.contains(item.price) { count += 1 }
         return count
     }
 
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
+    package func page(_ query: ItemPageQuery) throws -> [Item] {
         let order = pageOrder(priorityCode: Int(ItemFilter.priorityCode(query.priority)))
         guard query.offset < order.count else { return [] }
         return order[query.offset..<min(order.count, query.offset + query.limit)].map { slots[Int($0)]! }
     }
 
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+    package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
         var found: [Item] = []
         found.reserveCapacity(limit)
         var next = max(1, Int(clamping: id))

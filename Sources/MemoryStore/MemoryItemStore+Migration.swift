@@ -3,7 +3,7 @@ import PersistenceBench
 /// `unique-title` on the heap stores: one pass with a set of the titles seen; from then on every write checks the
 /// set. One commit: the deletions and the constraint together.
 extension MemoryItemStore: MigrationStore {
-    public func migrateToUniqueTitles() throws -> Int {
+    package func migrateToUniqueTitles() throws -> Int {
         var seen = Set<String>()
         var duplicates: [Int64] = []
         for case let item? in slots where !seen.insert(item.title).inserted { duplicates.append(item.id) }

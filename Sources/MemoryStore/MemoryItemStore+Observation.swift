@@ -3,7 +3,7 @@ import PersistenceBench
 extension MemoryItemStore: ObservableItemStore {
     /// An observer thread that waits for the store's commit sequence and re-queries under the items lock: one pass
     /// over the items for the page (the page orders belong to the writer's thread), the counts kept by the store.
-    public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
+    package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         SignalledObservation(

@@ -4,7 +4,7 @@ import PersistenceBench
 /// distinct stack kept once (found by hashing it); a window is found by binary search.
 extension MemoryItemStore: ProfileStore {
     /// One batch of an ingest, in the heap only (as `insert(_:)`).
-    public func insert(samples batch: [Sample]) throws {
+    package func insert(samples batch: [Sample]) throws {
         var previous = samples.last?.timestamp ?? Int64.min
         samples.reserveCapacity(samples.count + batch.count)
         for sample in batch {
@@ -25,7 +25,7 @@ extension MemoryItemStore: ProfileStore {
         unsaved = true
     }
 
-    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+    package func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
         var low = 0
         var high = samples.count
         while low < high {
@@ -39,7 +39,7 @@ extension MemoryItemStore: ProfileStore {
         return FrameCount.top(limit, of: leafCounts)
     }
 
-    public func forEachSample(_ body: (Sample) throws -> Void) throws {
+    package func forEachSample(_ body: (Sample) throws -> Void) throws {
         for sample in samples {
             try body(
                 Sample(

@@ -3,7 +3,7 @@ import PersistenceBench
 /// Search as you type with no index: every keystroke scans every title in the heap, counting the matches and
 /// keeping the first page as it goes (`TitleSearchScan`), as a Swift app that filters its model array writes it.
 extension MemoryItemStore: SearchStore {
-    public func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+    package func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
         var scan = TitleSearchScan<Int>(search)
         slots.withUnsafeBufferPointer { slots in
             for index in slots.indices {

@@ -13,8 +13,8 @@ import PersistenceBench
 /// written items taken out, sorted and merged back in), a set of titles once they are unique. `memory`'s close
 /// writes a binary dump of everything (untimed, after the cell), and its open reads it, so that a fixture loaded
 /// once can be copied for each cell like any store's: its `open` cells time that decode, not a floor.
-public final class MemoryItemStore: Store {
-    public static let kind = StoreKind(
+package final class MemoryItemStore: Store {
+    package static let kind = StoreKind(
         name: StoreKind.harnessFloorName,
         summary: "the harness floor: items in a Swift array indexed by id, counts kept, page orders sorted on "
             + "demand; nothing persisted while it runs (YCSB's BasicDB)",
@@ -25,10 +25,10 @@ public final class MemoryItemStore: Store {
         open: { try MemoryItemStore(directory: $0, persistence: .dumpAtClose) })
 
     /// The Codable documents, then the floor, which reports list last.
-    public static let kinds = DocumentFormat.allCases.map(\.kind) + [kind]
+    package static let kinds = DocumentFormat.allCases.map(\.kind) + [kind]
 
     /// The per-filter counts are kept up to date by every write, as `packed` keeps them.
-    public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
+    package static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
 
     /// How the store's contents reach its directory.
     enum Persistence {
@@ -91,7 +91,7 @@ public final class MemoryItemStore: Store {
         unsaved = !FileManager.default.fileExists(atPath: file.path)
     }
 
-    public func close() throws {
+    package func close() throws {
         guard unsaved else { return }
         switch persistence {
         case .dumpAtClose: try FileSystem.writeAtomically(Data(encoded()), to: file)

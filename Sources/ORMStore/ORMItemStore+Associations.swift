@@ -5,7 +5,7 @@ import SQLiteSupport
 /// The association workloads done the object-graph way (`ObjectGraphStore.swift` says how reads fault or prefetch).
 extension ObjectGraphStore {
     /// Inserts and saves the sports: the teams that follow fetch them as saved objects.
-    public func insert(sports: [Sport]) throws {
+    package func insert(sports: [Sport]) throws {
         for sport in sports {
             let object = Model.Sport(context: context)
             object.id = sport.id
@@ -16,7 +16,7 @@ extension ObjectGraphStore {
     }
 
     /// Fetches the batch's sports and inserts its teams into them.
-    public func insert(teams: [Team]) throws {
+    package func insert(teams: [Team]) throws {
         let sportIDs = Array(Set(teams.map(\.sportID)))
         let sports = Dictionary(
             try context.fetch(FetchDescriptor<Model.Sport>(predicate: Model.Sport.id.isIn(sportIDs))).map {
@@ -35,7 +35,7 @@ extension ObjectGraphStore {
         try endBatch()
     }
 
-    public func teamCountsBySport() throws -> [TeamCount] {
+    package func teamCountsBySport() throws -> [TeamCount] {
         let sports = try context.fetch(
             FetchDescriptor<Model.Sport>(
                 sortBy: [FetchSortDescriptor(Model.Sport.id)],

@@ -4,7 +4,7 @@ import SQLiteSupport
 
 /// The house workloads done the object-graph way: ordered to-manys, cascading deletes at save.
 extension ObjectGraphStore {
-    public func insert(houses: [House]) throws {
+    package func insert(houses: [House]) throws {
         for house in houses {
             let houseObject = Model.House(context: context)
             houseObject.id = house.id
@@ -28,7 +28,7 @@ extension ObjectGraphStore {
 
     /// Fetches every house (all in memory, as a SwiftData fetch returns them) and walks its relationships.
     /// Prefetching fetches every floor with its rooms first, then the houses with their floors: three queries.
-    public func forEachHouse(_ body: (House) throws -> Void) throws {
+    package func forEachHouse(_ body: (House) throws -> Void) throws {
         // Held until the walk ends: the context registers objects weakly.
         let floors =
             prefetchesRelationships
@@ -50,7 +50,7 @@ extension ObjectGraphStore {
         withExtendedLifetime(floors) {}
     }
 
-    public func deleteHouses(ids: [Int64]) throws {
+    package func deleteHouses(ids: [Int64]) throws {
         let houses = try context.fetch(
             FetchDescriptor<Model.House>(
                 predicate: Model.House.id.isIn(ids),
@@ -62,7 +62,7 @@ extension ObjectGraphStore {
         try context.save()
     }
 
-    public func houseCounts() throws -> HouseCounts {
+    package func houseCounts() throws -> HouseCounts {
         try HouseCounts(
             houses: context.fetchCount(FetchDescriptor<Model.House>()),
             floors: context.fetchCount(FetchDescriptor<Model.Floor>()),

@@ -1,9 +1,10 @@
 import PersistenceBench
+import SQLiteSupport
 
 /// After a crash: SQLite's check of the file, then Core Data's own invariant: no entity's rows use a primary key
 /// above the highest one `Z_PRIMARYKEY` handed out (the next insert would collide with a stored row).
 extension ORMItemStore: IntegrityCheckingStore {
-    public func checkIntegrity() throws {
+    package func checkIntegrity() throws {
         try DamagedStore.checking(container.connection.path) {
             let (lines, pageSize) = try container.connection.integrityCheck()
             if let damage = DamagedStore.sqlite(

@@ -4,7 +4,7 @@ import SQLiteSupport
 
 /// `orm`'s items through the context: objects inserted, fetched, changed or deleted, then saved.
 extension ORMItemStore: ItemStore {
-    public func insert(_ batch: [Item]) throws {
+    package func insert(_ batch: [Item]) throws {
         for item in batch { _ = Model.Item(item, context: context) }
         if savesEveryBatch {
             try context.save()
@@ -12,22 +12,30 @@ extension ORMItemStore: ItemStore {
         }
     }
 
-    public func finishInserting() throws {
+    package func finishInserting() throws {
         try context.save()
     }
 
-    public func insertDurably(_ item: Item) throws {
+    package func insertDurably(_ item: Item) throws {
         _ = Model.Item(item, context: context)
         try context.save()
     }
 
-    public func item(id: Int64) throws -> Item? {
+    /// One save per commit, then a reset, as a background import saves in chunks (and `orm+batched` saves every
+    /// batch of a bulk load).
+    package func insertCommitted(_ batch: [Item]) throws {
+        for item in batch { _ = Model.Item(item, context: context) }
+        try context.save()
+        resetContext()
+    }
+
+    package func item(id: Int64) throws -> Item? {
         try Self.item(id: id, in: context)
     }
 
     /// One fetch for the batch, as a SwiftData user writes it (`#Predicate { ids.contains($0.id) }`), its objects
     /// handed back in the order asked.
-    public func items(ids: [Int64]) throws -> [Item?] {
+    package func items(ids: [Int64]) throws -> [Item?] {
         let distinct = Array(Set(ids))
         let fetched = try context.fetch(
             FetchDescriptor<Model.Item>(predicate: Model.Item.id.isIn(distinct)))
@@ -46,13 +54,13 @@ extension ORMItemStore: ItemStore {
 
     /// Fetches every item, as a SwiftData user's `fetch(FetchDescriptor<Model.Item>(sortBy: [SortDescriptor(\.id)]))`:
     /// all objects are in memory at once.
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
+    package func forEachItem(_ body: (Item) throws -> Void) throws {
         for object in try context.fetch(FetchDescriptor<Model.Item>(sortBy: [FetchSortDescriptor(Model.Item.id)])) {
             try body(object.value)
         }
     }
 
-    public func count(where filter: ItemFilter) throws -> Int {
+    package func count(where filter: ItemFilter) throws -> Int {
         try Self.count(where: filter, in: context)
     }
 
@@ -61,12 +69,12 @@ extension ORMItemStore: ItemStore {
             FetchDescriptor(predicate: predicate(filter.priority) && Model.Item.isInStock == filter.isInStock))
     }
 
-    public func count(pricedIn range: PriceRange) throws -> Int {
+    package func count(pricedIn range: PriceRange) throws -> Int {
         try context.fetchCount(
             FetchDescriptor(predicate: Model.Item.price >= range.lower && Model.Item.price < range.upper))
     }
 
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
+    package func page(_ query: ItemPageQuery) throws -> [Item] {
         try Self.page(query, in: context)
     }
 
@@ -81,7 +89,7 @@ extension ORMItemStore: ItemStore {
         return try context.fetch(descriptor).map(\.value)
     }
 
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+    package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
         let descriptor = FetchDescriptor<Model.Item>(
             predicate: Model.Item.id >= id, sortBy: [FetchSortDescriptor(Model.Item.id)], fetchLimit: limit)
         return try context.fetch(descriptor).map(\.value)
@@ -89,7 +97,7 @@ extension ORMItemStore: ItemStore {
 
     /// Fetches the batch's objects, sets their attributes (in the batch's order, so an id named twice ends with
     /// its last update) and saves.
-    public func update(_ updates: [ItemUpdate]) throws {
+    package func update(_ updates: [ItemUpdate]) throws {
         let objects = try fetchByID(updates.map(\.id))
         for update in updates {
             guard let object = objects[update.id] else { throw ORMError.objectNotFound("item \(update.id) to update") }
@@ -100,7 +108,7 @@ extension ORMItemStore: ItemStore {
         try context.save()
     }
 
-    public func delete(ids: [Int64]) throws {
+    package func delete(ids: [Int64]) throws {
         let objects = try fetchByID(ids)
         for id in ids {
             guard let object = objects[id] else { throw ORMError.objectNotFound("item \(id) to delete") }

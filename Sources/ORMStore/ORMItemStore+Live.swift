@@ -6,16 +6,8 @@ import PersistenceBench
 /// then on behind the coordinator's lock; before each fetch it merges the background context's saves
 /// (`automaticallyMergesChangesFromParent`).
 extension ORMItemStore: ConcurrentReadStore {
-    public func makeConcurrentReader() throws -> any ItemReader {
+    package func makeConcurrentReader() throws -> any ItemReader {
         ORMItemReader(context: try container.makeMergingContext())
-    }
-
-    /// One save per commit, then a reset, as a background import saves in chunks (and `orm+batched` saves every
-    /// batch of a bulk load).
-    public func insertCommitted(_ batch: [Item]) throws {
-        for item in batch { _ = Model.Item(item, context: context) }
-        try context.save()
-        resetContext()
     }
 }
 

@@ -6,7 +6,7 @@ import SQLiteSupport
 extension ORMItemStore: MigrationStore {
     /// The custom stage of a SwiftData migration: every object fetched, the titles seen remembered, the later
     /// duplicates deleted, one save; then the next model version's unique constraint.
-    public func migrateToUniqueTitles() throws -> Int {
+    package func migrateToUniqueTitles() throws -> Int {
         var seen = Set<String>()
         var deleted = 0
         for object in try context.fetch(FetchDescriptor<Model.Item>(sortBy: [FetchSortDescriptor(Model.Item.id)]))

@@ -5,7 +5,7 @@ extension ORMItemStore: ObservableItemStore {
     /// model's own, here on an observer thread with a read connection of its own, told of every save of the
     /// store's context by its notification (the saved objects' identifiers), merges it and refetches the page and
     /// the count. The notification names objects, not what they match, so every save is refetched.
-    public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
+    package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         let observer = try container.makeMergingContext()

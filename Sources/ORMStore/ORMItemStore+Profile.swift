@@ -7,7 +7,7 @@ import SQLiteSupport
 extension ObjectGraphStore {
     /// Inserts a sample object per sample, each pointing at its `CallStack` (fetched for the batch, or inserted
     /// when new).
-    public func insert(samples: [Sample]) throws {
+    package func insert(samples: [Sample]) throws {
         let stacks = try loadedStacks()
         var missing: [Int64] = []
         let objects = samples.map { sample in
@@ -43,7 +43,7 @@ extension ObjectGraphStore {
 
     /// Fetches the window's samples (sorted, limited) and counts their stacks' leaves: one fault per distinct
     /// stack, or one prefetch query.
-    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+    package func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
         let samples = try context.fetch(
             FetchDescriptor<Model.Sample>(
                 predicate: Model.Sample.timestamp >= timestamp, sortBy: [FetchSortDescriptor(Model.Sample.timestamp)],
@@ -58,7 +58,7 @@ extension ObjectGraphStore {
 
     /// Pages of 100,000 samples, the context reset after each, so that reading a large profile back holds one
     /// page of objects.
-    public func forEachSample(_ body: (Sample) throws -> Void) throws {
+    package func forEachSample(_ body: (Sample) throws -> Void) throws {
         var last = Int64.min
         while true {
             let page = try context.fetch(

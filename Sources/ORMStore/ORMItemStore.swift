@@ -8,8 +8,8 @@ import SQLiteSupport
 /// Inserts create objects in the context; `orm` saves once at the end of the load, as SwiftData users do,
 /// `orm+batched` saves and resets every batch. Reads fetch objects and read their attributes; updates and
 /// deletes fetch the objects, change or delete them, and save.
-public final class ORMItemStore: ObjectGraphStore {
-    public static let kinds =
+package final class ORMItemStore: ObjectGraphStore {
+    package static let kinds =
         [
             kind(
                 "orm",
@@ -77,7 +77,7 @@ public final class ORMItemStore: ObjectGraphStore {
     var prefetchesRelationships: Bool { false }
     var profileStacks: ProfileStacks?
 
-    public init(directory: URL, savesEveryBatch: Bool, mechanisms: SwiftDataMechanisms = []) throws {
+    package init(directory: URL, savesEveryBatch: Bool, mechanisms: SwiftDataMechanisms = []) throws {
         container = try ModelContainer(
             model: Self.makeModel(), url: directory.appendingPathComponent("store.sqlite"), mechanisms: mechanisms)
         context = ModelContext(container)
@@ -85,12 +85,12 @@ public final class ORMItemStore: ObjectGraphStore {
     }
 
     /// Closes without saving: like a process that ends, it drops what was not saved.
-    public func close() throws {
+    package func close() throws {
         resetContext()
         try container.close()
     }
 
-    public func settle() throws {
+    package func settle() throws {
         try container.checkpoint()
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// A failure of the `packed` store: what was being done, to which file, and why.
-public struct PackedError: Error, CustomStringConvertible, Sendable {
-    public let description: String
+package struct PackedError: Error, CustomStringConvertible, Sendable {
+    package let description: String
 
     init(_ description: String) { self.description = description }
 

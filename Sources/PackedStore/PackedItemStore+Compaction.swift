@@ -5,7 +5,7 @@ import PersistenceBench
 extension PackedItemStore {
     /// Rewrites the store without deleted rows and unreferenced strings, into a new generation directory that
     /// replaces the old one atomically (`CURRENT` is renamed over). A crash before the rename leaves the old store.
-    public func compact() throws {
+    package func compact() throws {
         let number = Int(generation.lastPathComponent.dropFirst()) ?? 1
         let target = directory.appendingPathComponent("g\(number + 1)")
         try FileSystem.remove(target)

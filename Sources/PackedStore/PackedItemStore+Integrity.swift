@@ -5,7 +5,7 @@ import PersistenceBench
 /// header says so), strings inside the arena's committed bytes, its checksum against its fields and strings; and
 /// the header's per-filter counts against the live rows.
 extension PackedItemStore: IntegrityCheckingStore {
-    public func checkIntegrity() throws {
+    package func checkIntegrity() throws {
         let view = self.view
         let path = view.arenaPath.replacingOccurrences(of: "strings.arena", with: "items.rows")
         var counts = [Int](repeating: 0, count: 8)

@@ -4,7 +4,7 @@ import PersistenceBench
 /// `packed`'s items: appended rows and strings, updates through the journal, deletes as tombstones, pages from
 /// sorted permutation arrays rebuilt when a query needs them.
 extension PackedItemStore: ItemStore {
-    public func insert(_ batch: [Item]) throws {
+    package func insert(_ batch: [Item]) throws {
         guard !batch.isEmpty else { return }
         guard header.rowCount + batch.count <= Int(UInt32.max) else {
             throw PackedError("\(rows.path) holds at most \(UInt32.max) rows; inserting \(batch.count) more exceeds it")
@@ -73,7 +73,7 @@ extension PackedItemStore: ItemStore {
     }
 
     /// The rows and strings an insert of `batch` appends.
-    public func storedBytes(of batch: [Item]) throws -> [UInt8] {
+    package func storedBytes(of batch: [Item]) throws -> [UInt8] {
         var counts = header.counts
         let (rows, strings) = try Self.encode(batch, arenaLength: header.arenaLength, counts: &counts)
         return rows + strings
@@ -96,20 +96,20 @@ extension PackedItemStore: ItemStore {
         return reference
     }
 
-    public func insertDurably(_ item: Item) throws {
+    package func insertDurably(_ item: Item) throws {
         try insert([item])
     }
 
     /// Builds the page index at the end of a bulk load, so that the load's time includes it.
-    public func finishInserting() throws {
+    package func finishInserting() throws {
         try ensureOrderIndex()
     }
 
-    public func item(id: Int64) throws -> Item? {
+    package func item(id: Int64) throws -> Item? {
         try liveRow(id: id).map { try view.item(at: $0) }
     }
 
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
+    package func forEachItem(_ body: (Item) throws -> Void) throws {
         // `body` must not change the store: the view is valid until the next write.
         let view = self.view
         if header.rowsAscendByID {
@@ -119,7 +119,7 @@ extension PackedItemStore: ItemStore {
         }
     }
 
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+    package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
         let view = self.view
         var items: [Item] = []
         items.reserveCapacity(limit)
@@ -139,12 +139,12 @@ extension PackedItemStore: ItemStore {
         return items
     }
 
-    public func count(where filter: ItemFilter) throws -> Int {
+    package func count(where filter: ItemFilter) throws -> Int {
         header.counts[Int(filter.code)]
     }
 
     /// A pass over every live row's price: no counter or index covers prices.
-    public func count(pricedIn range: PriceRange) throws -> Int {
+    package func count(pricedIn range: PriceRange) throws -> Int {
         let view = self.view
         var count = 0
         for index in 0..<header.rowCount where !view.isDeleted(index) && range.contains(view.row(index).price) {
@@ -153,7 +153,7 @@ extension PackedItemStore: ItemStore {
         return count
     }
 
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
+    package func page(_ query: ItemPageQuery) throws -> [Item] {
         let order = try ensureOrderIndex()
         let segment = order.segment(priorityCode: Int(ItemFilter.priorityCode(query.priority)))
         let count = segment.count / 4
@@ -188,7 +188,7 @@ extension PackedItemStore: ItemStore {
         order = nil
     }
 
-    public func update(_ updates: [ItemUpdate]) throws {
+    package func update(_ updates: [ItemUpdate]) throws {
         if header.titlesAreUnique {
             try checkUniqueTitles(updates.map { ($0.id, $0.title) }, replacing: Set(updates.map(\.id)))
         }
@@ -237,7 +237,7 @@ extension PackedItemStore: ItemStore {
         liveTitles = nil
     }
 
-    public func delete(ids: [Int64]) throws {
+    package func delete(ids: [Int64]) throws {
         var next = header
         try delete(ids: ids, committing: &next)
     }

@@ -13,7 +13,7 @@ import PersistenceBench
 /// or after, never half rewritten; the commit waits for the read in progress (a lookup holds the lock for one
 /// lookup, an observer for one pass).
 extension PackedItemStore: ConcurrentReadStore {
-    public func makeConcurrentReader() throws -> any ItemReader { PackedItemReader(store: self) }
+    package func makeConcurrentReader() throws -> any ItemReader { PackedItemReader(store: self) }
 }
 
 /// A committed state of `packed` and the mappings that cover it.

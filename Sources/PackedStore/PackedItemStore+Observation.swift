@@ -4,7 +4,7 @@ extension PackedItemStore: ObservableItemStore {
     /// An observer thread that waits for the store's commit sequence and re-queries the published snapshot
     /// (`+Live`): one pass over its rows for the page, as an array store finds a first page without a sorted index
     /// (the order index belongs to the writer's thread), and the counts its header keeps.
-    public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
+    package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         SignalledObservation(

@@ -3,7 +3,7 @@ import PersistenceBench
 /// Search as you type with no index: every keystroke reads every live row's title reference and compares the
 /// title's bytes in the mapped arena with the text, no `String` made but for the page's items.
 extension PackedItemStore: SearchStore {
-    public func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+    package func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
         let view = self.view
         var scan = TitleSearchScan<Int>(search)
         for index in 0..<header.rowCount where !view.isDeleted(index) {

@@ -22,8 +22,8 @@ import PersistenceBench
 /// Access paths: `count(where:)` reads one of eight counts kept in the header; `item(id:)` binary-searches the
 /// rows while ids ascend in row order (the usual case) and otherwise an id permutation built in memory; `page`
 /// reads the `OrderIndex`.
-public final class PackedItemStore: Store, ByteLayoutStore {
-    public static let kind = StoreKind(
+package final class PackedItemStore: Store, ByteLayoutStore {
+    package static let kind = StoreKind(
         name: "packed",
         summary: "48-byte rows and a string arena in memory-mapped files, appended; a checksummed two-slot header "
             + "commits; sorted permutation arrays for pages",
@@ -35,7 +35,7 @@ public final class PackedItemStore: Store, ByteLayoutStore {
         open: { try PackedItemStore(directory: $0) })
 
     /// `packed`, then `packed+nosync`: the same files and commits without a single flush until a clean close.
-    public static let kinds = [
+    package static let kinds = [
         kind,
         StoreKind(
             name: "packed+nosync",
@@ -50,7 +50,7 @@ public final class PackedItemStore: Store, ByteLayoutStore {
     ]
 
     /// The header keeps the number of live items per (priority, stock) filter, updated by every commit.
-    public static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
+    package static var maintainedCounts: Set<MaintainedCount> { [.itemsPerFilter] }
 
     /// A point in a commit where a test can stop it, as a crash would.
     enum CommitStep: CaseIterable, Sendable {
@@ -59,7 +59,7 @@ public final class PackedItemStore: Store, ByteLayoutStore {
 
     struct SimulatedCrash: Error {}
 
-    public let directory: URL
+    package let directory: URL
     /// Whether commits flush (`packed`) or not (`packed+nosync`, which flushes everything at a clean close only).
     let flushes: Bool
     var generation: URL
@@ -94,7 +94,7 @@ public final class PackedItemStore: Store, ByteLayoutStore {
     /// The committed state, for tests.
     var state: StoreHeader { header }
 
-    public init(directory: URL, flushes: Bool = true) throws {
+    package init(directory: URL, flushes: Bool = true) throws {
         self.directory = directory
         self.flushes = flushes
         generation = try Self.currentGeneration(in: directory)
@@ -105,7 +105,7 @@ public final class PackedItemStore: Store, ByteLayoutStore {
 
     deinit { closeFiles() }
 
-    public func close() throws {
+    package func close() throws {
         readersLock.writing { published = nil }
         if !flushes {
             // The clean close `packed+nosync` promises: everything its commits left unflushed, now.

@@ -5,7 +5,7 @@ import PersistenceBench
 /// (store, workload, scale) that finished, its value the median time per operation in microseconds, its range half
 /// the repetitions' spread, and in `extra` what a reader of the chart needs to trust the point (repetitions, the
 /// labels the report gives, the commit and machine). The action keeps the history and draws one chart per entry.
-public enum BenchmarkActionExport {
+package enum BenchmarkActionExport {
     /// One point of the action's chart.
     struct Entry: Encodable {
         let name: String
@@ -15,7 +15,7 @@ public enum BenchmarkActionExport {
         let extra: String
     }
 
-    public static func render(_ results: RunResults) throws -> String {
+    package static func render(_ results: RunResults) throws -> String {
         var entries: [Entry] = []
         for scale in results.configuration.scales {
             for workload in results.configuration.workloads {

@@ -2,8 +2,8 @@ import Foundation
 import PersistenceBench
 
 /// `results.csv`: one row per cell repetition. The README documents every column.
-public enum CSVReport {
-    public static let columns = [
+package enum CSVReport {
+    package static let columns = [
         "store", "workload", "scale", "repetition", "status", "reason", "timed_seconds", "operations",
         "ops_per_second", "latency_p50_us", "latency_p95_us", "latency_p99_us", "latency_p999_us", "latency_max_us",
         "user_cpu_seconds", "sys_cpu_seconds", "peak_rss_bytes", "rss_anon_bytes", "rss_file_bytes",
@@ -14,7 +14,7 @@ public enum CSVReport {
         "harness_seconds",
     ]
 
-    public static func render(_ results: RunResults) -> String {
+    package static func render(_ results: RunResults) -> String {
         var lines = [columns.joined(separator: ",")]
         for cell in results.cells {
             let metrics = cell.metrics
@@ -44,7 +44,7 @@ public enum CSVReport {
     }
 
     /// RFC 4180: a field with a comma, quote, or line break is quoted, and its quotes doubled.
-    public static func quote(_ field: String) -> String {
+    package static func quote(_ field: String) -> String {
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

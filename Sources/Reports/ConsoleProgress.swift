@@ -2,27 +2,27 @@ import Foundation
 import PersistenceBench
 
 /// Shows a run's progress: a live, rewritten line on a terminal; one plain line per cell otherwise.
-public final class ConsoleProgress: RunObserver {
+package final class ConsoleProgress: RunObserver {
     private let isTerminal: Bool
     private var label = ""
     private var lastDraw: UInt64 = 0
     /// " · 12 min 05 s elapsed, about 1 h 20 min left", from the runner's last `runProgress`.
     private var timing = ""
 
-    public init(isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
+    package init(isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
         self.isTerminal = isTerminal
     }
 
-    public func fixtureStarted(store: String, fixture: String, scale: Scale) {
+    package func fixtureStarted(store: String, fixture: String, scale: Scale) {
         label = "loading \(fixture) fixture for \(store) at \(scale) (untimed)"
         if !isTerminal { emit("       \(label)") }
     }
 
-    public func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {
+    package func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {
         label = "[\(index)/\(total)] \(cell.store.name) \(cell.workload.name) \(cell.scale) rep \(cell.repetition)"
     }
 
-    public func progress(elapsedSeconds: Double, recordsDone: Int?) {
+    package func progress(elapsedSeconds: Double, recordsDone: Int?) {
         guard isTerminal else { return }
         let now = monotonicNanoseconds()
         guard now - lastDraw > 200_000_000 else { return }
@@ -31,13 +31,13 @@ public final class ConsoleProgress: RunObserver {
         draw("\(label)  \(String(format: "%.1f", elapsedSeconds)) s\(records)\(timing)")
     }
 
-    public func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {
+    package func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {
         timing =
             " · \(Quantity.formatDuration(elapsedSeconds)) elapsed"
             + (remainingSeconds.map { ", about \(Quantity.formatDuration($0)) left" } ?? "")
     }
 
-    public func cellFinished(_ result: CellResult, index: Int, total: Int) {
+    package func cellFinished(_ result: CellResult, index: Int, total: Int) {
         let label = "[\(index)/\(total)] \(result.store) \(result.workload) \(result.scale) rep \(result.repetition)"
         var line: String
         switch result.status {

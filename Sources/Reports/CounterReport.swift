@@ -3,7 +3,7 @@ import PersistenceBench
 
 extension CounterComparison {
     /// Every regression, one line each: cells, stores, every cell together, digests that disagree.
-    public var regressions: [String] {
+    package var regressions: [String] {
         var lines: [String] = []
         for cell in cells {
             for change in cell.changes where change.verdict == .worse {
@@ -24,8 +24,8 @@ extension CounterComparison {
 
 /// A counter comparison as Markdown: the verdict, the regressions, instructions by store, then every cell's
 /// counters. Fit for a terminal and a CI job summary.
-public enum CounterReport {
-    public static func render(_ comparison: CounterComparison, baseline: String, current: String) -> String {
+package enum CounterReport {
+    package static func render(_ comparison: CounterComparison, baseline: String, current: String) -> String {
         let bands = comparison.bands
         let regressions = comparison.regressions
         var out = [

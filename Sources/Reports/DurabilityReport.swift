@@ -2,8 +2,8 @@ import Foundation
 import PersistenceBench
 
 /// crash.md: what each store promises, and what the kills, power-loss crash states and faults found.
-public enum DurabilityReport {
-    public static func render(_ results: CrashResults) -> String {
+package enum DurabilityReport {
+    package static func render(_ results: CrashResults) -> String {
         var lines = [
             "# Durability checks", "",
             "`\(results.environment.command)` on \(results.environment.cpuModel) (\(results.environment.cores) cores), "

@@ -2,8 +2,8 @@ import Foundation
 import PersistenceBench
 
 /// `report.md`: per workload a table of stores × scales, with the environment and the command on top.
-public enum MarkdownReport {
-    public static func render(_ results: RunResults) -> String {
+package enum MarkdownReport {
+    package static func render(_ results: RunResults) -> String {
         var out: [String] = []
         let environment = results.environment
         let configuration = results.configuration

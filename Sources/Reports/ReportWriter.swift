@@ -2,10 +2,10 @@ import Foundation
 import PersistenceBench
 
 /// The formats a run is written in.
-public enum ReportFormat: String, CaseIterable, Sendable {
+package enum ReportFormat: String, CaseIterable, Sendable {
     case json, csv, md
 
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .json: "results.json"
         case .csv: "results.csv"
@@ -16,8 +16,8 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 
 /// Writes a run's results to a directory, each file replaced atomically; with `report.md`, its SVG charts in
 /// `charts/`.
-public enum ReportWriter {
-    public static func write(_ results: RunResults, to directory: URL, formats: [ReportFormat] = ReportFormat.allCases)
+package enum ReportWriter {
+    package static func write(_ results: RunResults, to directory: URL, formats: [ReportFormat] = ReportFormat.allCases)
         throws
     {
         try FileSystem.makeDirectory(directory)
@@ -45,18 +45,18 @@ public enum ReportWriter {
 /// each cell encoded once (`IncrementalResultsEncoder`), the CSV, the Markdown report and its charts at most every
 /// `interval` seconds and when the run has finished. Rendering every report after every cell took a third of the
 /// default run's time.
-public final class RunningReportWriter {
+package final class RunningReportWriter {
     private let directory: URL
     private let intervalNanoseconds: UInt64
     private var lastFullWrite: UInt64?
     private var json = IncrementalResultsEncoder()
 
-    public init(directory: URL, intervalSeconds: Double = 10) {
+    package init(directory: URL, intervalSeconds: Double = 10) {
         self.directory = directory
         intervalNanoseconds = UInt64(intervalSeconds * 1e9)
     }
 
-    public func write(_ results: RunResults) throws {
+    package func write(_ results: RunResults) throws {
         try FileSystem.makeDirectory(directory)
         try FileSystem.writeAtomically(
             try json.jsonData(of: results), to: directory.appendingPathComponent(ReportFormat.json.fileName))

@@ -153,12 +153,12 @@ struct LogLogChart {
 }
 
 /// The charts a run's report links: throughput against scale per workload, and memory per record against scale.
-public enum Charts {
+package enum Charts {
     /// The directory, beside `report.md`, that holds the charts.
-    public static let directoryName = "charts"
+    package static let directoryName = "charts"
 
     /// File name → SVG, for every workload with a finished cell, and the memory chart.
-    public static func render(_ results: RunResults) -> [(name: String, svg: String)] {
+    package static func render(_ results: RunResults) -> [(name: String, svg: String)] {
         let stores = results.stores
         var charts: [(String, String)] = []
         for workload in orderedUnique(results.cells.map(\.workload)) {
@@ -231,13 +231,13 @@ public enum Charts {
         return charts
     }
 
-    public static func throughputFileName(_ workload: String) -> String { "throughput-\(workload).svg" }
-    public static func timeFileName(_ workload: String) -> String { "time-\(workload).svg" }
-    public static func timelineFileName(_ workload: String, _ scale: Scale) -> String {
+    package static func throughputFileName(_ workload: String) -> String { "throughput-\(workload).svg" }
+    package static func timeFileName(_ workload: String) -> String { "time-\(workload).svg" }
+    package static func timelineFileName(_ workload: String, _ scale: Scale) -> String {
         "timeline-\(workload)-\(scale).svg"
     }
     /// Cells whose timed phase ran longer than this get a throughput-over-time chart.
-    public static let timelineSeconds = 5.0
+    package static let timelineSeconds = 5.0
 
     /// Per store, in `stores`' order, the timeline of its first finished repetition among `cells` (one workload at
     /// one scale), where that repetition's timed phase ran longer than `timelineSeconds`.
@@ -249,7 +249,7 @@ public enum Charts {
             return (store, timeline)
         }
     }
-    public static let memoryFileName = "memory-per-record.svg"
+    package static let memoryFileName = "memory-per-record.svg"
 
     private static func scales(of cells: [CellResult]) -> [Scale] {
         orderedUnique(cells.map(\.scale)).sorted()

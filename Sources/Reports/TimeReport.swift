@@ -4,7 +4,7 @@ import PersistenceBench
 extension TimeComparison {
     /// Every regression of this one round, one line each (as `compare` judges two runs): no cell compared at all,
     /// then each subject found slower.
-    public var regressions: [String] {
+    package var regressions: [String] {
         (nothingCompared.map { [$0] } ?? []) + slower.map { $0.name + Self.figures($0) }
     }
 
@@ -31,7 +31,7 @@ extension TimeComparison {
 extension TimeCheck {
     /// The check's regressions, one line each: no cell compared at all, then each subject both rounds found slower,
     /// with both rounds' figures.
-    public var regressions: [String] {
+    package var regressions: [String] {
         let again = Dictionary(
             (confirmation?.slower ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         return (first.nothingCompared.map { [$0] } ?? [])
@@ -46,9 +46,10 @@ extension TimeCheck {
 /// An interleaved time check as Markdown: the verdict, the regressions, each store and every store together, then
 /// every cell with both sides' medians, the ratio, its interval, the test and each side's spread; for a check, the
 /// first round's and the confirmation round's.
-public enum TimeReport {
+package enum TimeReport {
     /// One round judged on its own (`compare` of two timed runs).
-    public static func render(_ comparison: TimeComparison, base: String, current: String, repetitions: Int) -> String {
+    package static func render(_ comparison: TimeComparison, base: String, current: String, repetitions: Int) -> String
+    {
         let regressions = comparison.regressions
         var out =
             headline(regressions) + [rule(comparison.rule, base: base, current: current, repetitions: repetitions)]
@@ -57,7 +58,7 @@ public enum TimeReport {
     }
 
     /// The check's two rounds: what both found slower, what only the first did, and each round's tables.
-    public static func render(_ check: TimeCheck, base: String, current: String, repetitions: Int) -> String {
+    package static func render(_ check: TimeCheck, base: String, current: String, repetitions: Int) -> String {
         let regressions = check.regressions
         var out =
             headline(regressions) + [

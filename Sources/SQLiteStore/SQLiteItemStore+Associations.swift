@@ -13,7 +13,7 @@ extension SQLiteItemStore: AssociationStore {
         CREATE INDEX IF NOT EXISTS "team_on_sportId" ON "team"("sportId");
         """
 
-    public func insert(sports: [Sport]) throws {
+    package func insert(sports: [Sport]) throws {
         try connection.transaction {
             try withStatement("INSERT INTO sport (id, name) VALUES (?, ?)") { statement in
                 for sport in sports {
@@ -24,7 +24,7 @@ extension SQLiteItemStore: AssociationStore {
         }
     }
 
-    public func insert(teams: [Team]) throws {
+    package func insert(teams: [Team]) throws {
         try connection.transaction {
             try withStatement("INSERT INTO team (id, sportId, name) VALUES (?, ?, ?)") { statement in
                 for team in teams {
@@ -36,7 +36,7 @@ extension SQLiteItemStore: AssociationStore {
         }
     }
 
-    public func teamCountsBySport() throws -> [TeamCount] {
+    package func teamCountsBySport() throws -> [TeamCount] {
         try withStatement(
             "SELECT sport.id, sport.name, COUNT(team.id) FROM sport LEFT JOIN team ON team.sportId = sport.id "
                 + "GROUP BY sport.id ORDER BY sport.id"

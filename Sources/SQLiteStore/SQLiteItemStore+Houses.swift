@@ -25,7 +25,7 @@ extension SQLiteItemStore: HouseStore {
         ORDER BY house.id, floor.position, floor.id, room.position, room.id
         """
 
-    public func insert(houses: [House]) throws {
+    package func insert(houses: [House]) throws {
         try connection.transaction {
             let insertHouse = try connection.prepare("INSERT INTO house (id, address) VALUES (?, ?)")
             let insertFloor = try connection.prepare(
@@ -53,7 +53,7 @@ extension SQLiteItemStore: HouseStore {
         }
     }
 
-    public func forEachHouse(_ body: (House) throws -> Void) throws {
+    package func forEachHouse(_ body: (House) throws -> Void) throws {
         try withStatement(Self.housesInOrder) { row in
             var current: House?
             while try row.step() {
@@ -75,7 +75,7 @@ extension SQLiteItemStore: HouseStore {
         }
     }
 
-    public func deleteHouses(ids: [Int64]) throws {
+    package func deleteHouses(ids: [Int64]) throws {
         try connection.transaction {
             try withStatement("DELETE FROM house WHERE id = ?") { statement in
                 for id in ids {
@@ -86,7 +86,7 @@ extension SQLiteItemStore: HouseStore {
         }
     }
 
-    public func houseCounts() throws -> HouseCounts {
+    package func houseCounts() throws -> HouseCounts {
         let counts = try ["house", "floor", "room"].map { table in
             try withStatement("SELECT COUNT(*) FROM \(table)") { statement in
                 _ = try statement.step()

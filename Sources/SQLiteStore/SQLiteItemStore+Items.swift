@@ -6,13 +6,13 @@ import SQLiteSupport
 /// bulk write is one transaction per batch, a batch of lookups one read transaction; `sqlite+txn` runs every read
 /// call in a read transaction of its own (`reading`).
 extension SQLiteItemStore: ItemStore {
-    public func insert(_ batch: [Item]) throws {
+    package func insert(_ batch: [Item]) throws {
         try connection.transaction {
             for item in batch { try insertRow(item) }
         }
     }
 
-    public func insertDurably(_ item: Item) throws {
+    package func insertDurably(_ item: Item) throws {
         try connection.transaction { try insertRow(item) }
     }
 
@@ -35,11 +35,11 @@ extension SQLiteItemStore: ItemStore {
         }
     }
 
-    public func item(id: Int64) throws -> Item? {
+    package func item(id: Int64) throws -> Item? {
         try reading { try lookUp(id) }
     }
 
-    public func items(ids: [Int64]) throws -> [Item?] {
+    package func items(ids: [Int64]) throws -> [Item?] {
         try connection.readTransaction { try ids.map(lookUp) }
     }
 
@@ -49,14 +49,14 @@ extension SQLiteItemStore: ItemStore {
         return try selectByID.step() ? Self.item(from: selectByID) : nil
     }
 
-    public func forEachItem(_ body: (Item) throws -> Void) throws {
+    package func forEachItem(_ body: (Item) throws -> Void) throws {
         try reading {
             defer { selectAll.reset() }
             while try selectAll.step() { try body(Self.item(from: selectAll)) }
         }
     }
 
-    public func count(where filter: ItemFilter) throws -> Int {
+    package func count(where filter: ItemFilter) throws -> Int {
         try reading { try count(filter) }
     }
 
@@ -75,7 +75,7 @@ extension SQLiteItemStore: ItemStore {
         return Int(statement.int64(at: 0))
     }
 
-    public func count(pricedIn range: PriceRange) throws -> Int {
+    package func count(pricedIn range: PriceRange) throws -> Int {
         try reading { try count(range) }
     }
 
@@ -87,7 +87,7 @@ extension SQLiteItemStore: ItemStore {
         return Int(countPriced.int64(at: 0))
     }
 
-    public func page(_ query: ItemPageQuery) throws -> [Item] {
+    package func page(_ query: ItemPageQuery) throws -> [Item] {
         try reading { try rows(of: query) }
     }
 
@@ -110,7 +110,7 @@ extension SQLiteItemStore: ItemStore {
         return items
     }
 
-    public func items(startingAt id: Int64, limit: Int) throws -> [Item] {
+    package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
         try reading {
             selectRange.bind(id, at: 1)
             selectRange.bind(Int64(limit), at: 2)
@@ -122,7 +122,7 @@ extension SQLiteItemStore: ItemStore {
         }
     }
 
-    public func update(_ updates: [ItemUpdate]) throws {
+    package func update(_ updates: [ItemUpdate]) throws {
         let statement = updateStatement
         try connection.transaction {
             for update in updates {
@@ -137,7 +137,7 @@ extension SQLiteItemStore: ItemStore {
         }
     }
 
-    public func delete(ids: [Int64]) throws {
+    package func delete(ids: [Int64]) throws {
         let statement = deleteStatement
         try connection.transaction {
             for id in ids {

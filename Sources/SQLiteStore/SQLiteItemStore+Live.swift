@@ -5,7 +5,7 @@ import SQLiteSupport
 extension SQLiteItemStore: ConcurrentReadStore {
     /// A second connection to the same file, for the reader's thread: in WAL mode it reads the last commit while
     /// this connection writes, and neither waits for the other.
-    public func makeConcurrentReader() throws -> any ItemReader {
+    package func makeConcurrentReader() throws -> any ItemReader {
         try openSecondConnection()
     }
 

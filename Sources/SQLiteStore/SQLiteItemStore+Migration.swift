@@ -5,7 +5,7 @@ import SQLiteSupport
 /// `sqlite`'s migration to unique titles (`unique-title`).
 extension SQLiteItemStore: MigrationStore {
     /// One statement deletes the duplicates, a unique index enforces the rule, in one transaction.
-    public func migrateToUniqueTitles() throws -> Int {
+    package func migrateToUniqueTitles() throws -> Int {
         try connection.transaction {
             try connection.execute("DELETE FROM item WHERE id NOT IN (SELECT min(id) FROM item GROUP BY title)")
             let deleted = connection.changes

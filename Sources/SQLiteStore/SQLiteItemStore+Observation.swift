@@ -8,7 +8,7 @@ extension SQLiteItemStore: ObservableItemStore {
     /// and rowid, not the columns, so any change to `item` counts), the commit hook carries it to the commit, and
     /// once COMMIT has returned the observer is signalled. The observer re-queries on a connection of its own
     /// (`openSecondConnection`) with `page` and `count(where:)`.
-    public func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
+    package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
         let observer = try openSecondConnection()

@@ -19,7 +19,7 @@ extension SQLiteItemStore: ProfileStore {
         JOIN stack ON stack.id = window.stackId GROUP BY stack.leaf ORDER BY samples DESC, stack.leaf LIMIT ?
         """
 
-    public func insert(samples: [Sample]) throws {
+    package func insert(samples: [Sample]) throws {
         let interner = try stackInterner()
         let known = interner.count
         do {
@@ -51,7 +51,7 @@ extension SQLiteItemStore: ProfileStore {
         }
     }
 
-    public func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
+    package func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount] {
         let statement = try connection.prepare(Self.topLeafFramesSQL)
         defer { statement.finalize() }
         statement.bind(timestamp, at: 1)
@@ -65,7 +65,7 @@ extension SQLiteItemStore: ProfileStore {
         return top
     }
 
-    public func forEachSample(_ body: (Sample) throws -> Void) throws {
+    package func forEachSample(_ body: (Sample) throws -> Void) throws {
         let statement = try connection.prepare(
             "SELECT sample.timestamp, sample.pid, sample.tid, stack.frames FROM sample "
                 + "JOIN stack ON stack.id = sample.stackId ORDER BY sample.timestamp")

@@ -45,7 +45,7 @@ extension SQLiteItemStore: SearchStore {
         var all: [SQLiteStatement] { [count, page] + [indexedCount, indexedPage].compactMap { $0 } }
     }
 
-    public func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+    package func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
         let statements = searchStatements
         let (count, page, argument) =
             if let indexedCount = statements.indexedCount, let indexedPage = statements.indexedPage,

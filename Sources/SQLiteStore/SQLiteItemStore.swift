@@ -7,13 +7,13 @@ import SQLiteSupport
 /// Same file name, schema, indexes, pragmas and threading mode as `grdb` (multi-thread, WAL, synchronous=FULL).
 /// What still differs from a `grdb` call is GRDB's layer: the connection's dispatch queue, an explicit read
 /// transaction per call (`sqlite+txn` pays it too), and statements compiled per call; `docs/stores.md` splits it.
-public final class SQLiteItemStore: Store {
+package final class SQLiteItemStore: Store {
     /// What a performance-minded user sets: a page cache and a memory map that hold the data (1 GiB each asked;
     /// SQLite caps the map at its compile-time limit) and temporary tables in memory. Durability is unchanged.
     static let tunedPragmas =
         "PRAGMA cache_size = -1048576; PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY"
 
-    public static let kinds = [
+    package static let kinds = [
         StoreKind(
             name: "sqlite",
             summary: "SQLite C API directly: prepared statements, sqlite3_step, column getters; WAL",
@@ -94,7 +94,7 @@ public final class SQLiteItemStore: Store {
     let deleteStatement: SQLiteStatement
     let searchStatements: SearchStatements
 
-    public init(
+    package init(
         directory: URL, tuned: Bool, synchronous: String = "FULL", readsInTransactions: Bool = false,
         fullText: Bool = false
     ) throws {
@@ -130,7 +130,7 @@ public final class SQLiteItemStore: Store {
 
     /// The settings that make a SQLite store comparable to another, read from the live connection:
     /// `threading=multi-thread journal_mode=wal synchronous=2 cache_size=-2000 mmap_size=0 temp_store=0`.
-    public func pragmaSettings() throws -> String {
+    package func pragmaSettings() throws -> String {
         "threading=\(connection.threadingMode) "
             + (try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
                 let statement = try connection.prepare("PRAGMA \(name)")
@@ -140,7 +140,7 @@ public final class SQLiteItemStore: Store {
             }.joined(separator: " "))
     }
 
-    public func close() throws {
+    package func close() throws {
         // Statements must be finalized before the connection closes.
         for statement in [
             insertStatement, selectByID, selectAll, selectRange, countWithPriority, countWithoutPriority, countPriced,
@@ -150,7 +150,7 @@ public final class SQLiteItemStore: Store {
         try connection.close()
     }
 
-    public func settle() throws {
+    package func settle() throws {
         try connection.checkpoint()
     }
 

@@ -58,10 +58,8 @@ struct Crash: ParsableCommand {
     @Option(help: "Output directory for crash.json and crash.md.")
     var out = "results/crash-latest"
 
-    /// Stores with an integrity check; memory promises nothing.
-    static var checkable: [StoreKind] {
-        allStores.filter { $0.type is any IntegrityCheckingStore.Type && $0.promise != .nothing }
-    }
+    /// Stores with an integrity check and a promise (memory promises nothing).
+    static var checkable: [StoreKind] { allStores.filter(\.isCrashChecked) }
 
     func validate() throws {
         _ = try parsed()
@@ -142,22 +140,5 @@ struct Crash: ParsableCommand {
         }
         print("Wrote \(output.path)/crash.md and crash.json")
         if results.failed { throw ExitCode.failure }
-    }
-}
-
-/// The child side of `crash`: one writer, loader or verifier. Not for users.
-struct CrashChild: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "_crash", abstract: "Run one crash-check child (started by `persistbench crash`).",
-        shouldDisplay: false)
-
-    @Argument(help: "The job file the parent wrote.")
-    var job: String
-
-    func run() throws {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: job)),
-            let job = try? JSONDecoder().decode(CrashJob.self, from: data)
-        else { throw ValidationError("'\(self.job)' is not a crash job") }
-        guard CrashExecution.run(job, stores: allStores) else { throw ExitCode.failure }
     }
 }

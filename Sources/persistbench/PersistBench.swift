@@ -14,18 +14,17 @@ struct PersistBench: ParsableCommand {
         subcommands: [
             Run.self, Merge.self, List.self, Report.self, Export.self, Compare.self, Check.self, Keys.self, Crash.self,
             Verify.self,
-            Cell.self,
-            CrashChild.self,
+            Child.self,
         ])
 
     /// Bad input exits with status 2 and a message naming it; runtime failures exit with 1.
     static func main() {
         do {
-            // A cell's child skips the parser: building the command tree took 6 of its 80 ms of fixed cost, paid
-            // by each of the default run's 588 children.
+            // A child skips the parser: building the command tree took 6 of a cell's 80 ms of fixed cost, paid by
+            // each of the default run's 588 children.
             let arguments = CommandLine.arguments
-            if arguments.count == 3, arguments[1] == Cell.configuration.commandName {
-                try Cell.run(jobPath: arguments[2])
+            if arguments.count == 3, arguments[1] == ChildExecution.commandName {
+                try Child.run(requestPath: arguments[2])
                 return
             }
             var command = try parseAsRoot()

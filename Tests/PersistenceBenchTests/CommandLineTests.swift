@@ -4,7 +4,7 @@ import Testing
 
 /// The real executable: its output and exit status.
 @Suite struct CommandLineTests {
-    @Test func listNamesEveryStoreAndWorkload() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func listNamesEveryStoreAndWorkload() throws {
         let run = try runTool(["list"])
         #expect(run.status == 0)
         for name in allStoreNames + WorkloadCatalog.all.map(\.name) {
@@ -13,59 +13,71 @@ import Testing
         #expect(run.output.contains("Durability"))
     }
 
-    @Test(arguments: [
-        (["run", "--stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
-        (["run", "--workloads", "scan,teleport"], "unknown workload 'teleport'"),
-        (["run", "--scales", "10k,10q"], "invalid scale '10q'"),
-        (["run", "--scales", "0"], "invalid scale '0'"),
-        (["run", "--repetitions", "0"], "invalid --repetitions 0"),
-        (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
-        (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
-        (["run", "--time-box", "never"], "invalid --time-box 'never'"),
-        (["run", "--skip-stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
-        (["run", "--stores", "sqlite", "--skip-stores", "sqlite"], "--skip-stores leaves no store to run"),
-        (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
-        (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
-        (["frobnicate"], "Unexpected argument 'frobnicate'"),
-        (["keys", "--workload", "insert", "--scale", "1k"], "'insert' is not a workload whose keys are drawn"),
-        (["keys", "--workload", "get-zipfian", "--scale", "lots"], "'lots' is not a scale"),
-        (["keys", "--workload", "ycsb-a", "--scale", "1k", "--count", "0"], "--count must be at least 1, not 0"),
-        (["run", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
-        (["crash", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
-        (
-            ["check", "--counters", "results/counter-baseline", "--summary", "/dev/null/x/check.md"],
-            "cannot write to --summary '/dev/null/x/check.md': Not a directory"
-        ),
-        (
-            ["check", "--counters", "results/counter-baseline", "--out", "/dev/null/x"],
-            "cannot write to --out '/dev/null/x': Not a directory"
-        ),
-        (
-            [
-                "check", "--counters", "results/counter-baseline", "--current", "results/counter-baseline", "--summary",
-                "/tmp",
-            ],
-            "cannot write to --summary '/tmp': it is a directory"
-        ),
-        (["check", "--counters", "results/ci-baseline"], "is not a counted run (made without `run --count`)"),
-        (["run", "--jobs", "2"], "--jobs goes with --count"),
-        (["run", "--shard", "3/2"], "invalid --shard '3/2': use K/N with 1 ≤ K ≤ N"),
-        (["run", "--estimate-from", "results/ci-baseline"], "--estimate-from goes with --dry-run"),
-        (["run", "--memory-limit", "lots"], "invalid --memory-limit 'lots': use a size such as 24MiB or 120MiB"),
-        (["run", "--single-repetition-above", "big"], "invalid --single-repetition-above 'big': use a record count"),
-        (["run", "--workloads", "insert", "--scales", "10k", "--shard", "1/2"], "has 1 (workload, scale) group(s)"),
-        (["merge", "results/counter-baseline", "--out", "/tmp/x"], "is not a shard: it was run without --shard"),
-        (["merge", "no-such-shard", "--out", "/tmp/x"], "no such file or directory: 'no-such-shard'"),
-        (["check", "--base", "HEAD", "--counters", "results/counter-baseline"], "name one of --counters and --base"),
-        (["check", "--base", "HEAD", "--repetitions", "3"], "invalid --repetitions 3: at least 5"),
-        (["check", "--base", "HEAD", "--stores", "nosuch"], "unknown store 'nosuch'"),
-        (["check", "--base", "no-such-revision-here"], "unknown revision 'no-such-revision-here'"),
-        (["compare", "results/counter-baseline", "results/ci-baseline"], "one run is counted"),
-        (
-            ["export", "--format", "github-action-benchmark", "--run", "results/ci-baseline", "/dev/null/x.json"],
-            "cannot write to the export file '/dev/null/x.json': /dev/null is not a directory"
-        ),
-    ])
+    @Test(
+        .tags(.endToEnd), .timeLimit(.minutes(10)),
+        arguments: [
+            (["run", "--stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
+            (["run", "--workloads", "scan,teleport"], "unknown workload 'teleport'"),
+            (["run", "--scales", "10k,10q"], "invalid scale '10q'"),
+            (["run", "--scales", "0"], "invalid scale '0'"),
+            (["run", "--repetitions", "0"], "invalid --repetitions 0"),
+            (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
+            (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
+            (["run", "--time-box", "never"], "invalid --time-box 'never'"),
+            (["run", "--skip-stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
+            (["run", "--stores", "sqlite", "--skip-stores", "sqlite"], "--skip-stores leaves no store to run"),
+            (["report", "/nonexistent-dir"], "no results.json in '/nonexistent-dir'"),
+            (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
+            (["frobnicate"], "Unexpected argument 'frobnicate'"),
+            (["keys", "--workload", "insert", "--scale", "1k"], "'insert' is not a workload whose keys are drawn"),
+            (["keys", "--workload", "get-zipfian", "--scale", "lots"], "'lots' is not a scale"),
+            (["keys", "--workload", "ycsb-a", "--scale", "1k", "--count", "0"], "--count must be at least 1, not 0"),
+            (["run", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
+            (["crash", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
+            (
+                ["check", "--counters", "results/counter-baseline", "--summary", "/dev/null/x/check.md"],
+                "cannot write to --summary '/dev/null/x/check.md': Not a directory"
+            ),
+            (
+                ["check", "--counters", "results/counter-baseline", "--out", "/dev/null/x"],
+                "cannot write to --out '/dev/null/x': Not a directory"
+            ),
+            (
+                [
+                    "check", "--counters", "results/counter-baseline", "--current", "results/counter-baseline",
+                    "--summary",
+                    "/tmp",
+                ],
+                "cannot write to --summary '/tmp': it is a directory"
+            ),
+            (["check", "--counters", "results/ci-baseline"], "is not a counted run (made without `run --count`)"),
+            (["run", "--jobs", "2"], "--jobs goes with --count"),
+            (["run", "--shard", "3/2"], "invalid --shard '3/2': use K/N with 1 ≤ K ≤ N"),
+            (["run", "--estimate-from", "results/ci-baseline"], "--estimate-from goes with --dry-run"),
+            (["run", "--memory-limit", "lots"], "invalid --memory-limit 'lots': use a size such as 24MiB or 120MiB"),
+            (
+                ["run", "--single-repetition-above", "big"],
+                "invalid --single-repetition-above 'big': use a record count"
+            ),
+            (
+                ["run", "--workloads", "insert", "--scales", "10k", "--shard", "1/2"],
+                "has 1 (workload, scale) group(s)"
+            ),
+            (["merge", "results/counter-baseline", "--out", "/tmp/x"], "is not a shard: it was run without --shard"),
+            (["merge", "no-such-shard", "--out", "/tmp/x"], "no such file or directory: 'no-such-shard'"),
+            (
+                ["check", "--base", "HEAD", "--counters", "results/counter-baseline"],
+                "name one of --counters and --base"
+            ),
+            (["check", "--base", "HEAD", "--repetitions", "3"], "invalid --repetitions 3: at least 5"),
+            (["check", "--base", "HEAD", "--stores", "nosuch"], "unknown store 'nosuch'"),
+            (["check", "--base", "no-such-revision-here"], "unknown revision 'no-such-revision-here'"),
+            (["compare", "results/counter-baseline", "results/ci-baseline"], "one run is counted"),
+            (
+                ["export", "--format", "github-action-benchmark", "--run", "results/ci-baseline", "/dev/null/x.json"],
+                "cannot write to the export file '/dev/null/x.json': /dev/null is not a directory"
+            ),
+        ])
     func badInputIsRejectedWithItsName(arguments: [String], message: String) throws {
         let run = try runTool(arguments)
         #expect(run.status == 2, "\(arguments): status \(run.status)")
@@ -73,7 +85,7 @@ import Testing
         #expect(!run.output.contains("Fatal error"))
     }
 
-    @Test func keysPrintsWhatACellWouldUse() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func keysPrintsWhatACellWouldUse() throws {
         let keys = try runTool(["keys", "--workload", "get-zipfian", "--scale", "1k", "--count", "3", "--seed", "5"])
         #expect(keys.status == 0, "\(keys.output)")
         let expected = GetWorkload(distribution: .zipfian).keyTrace(scale: 1000, seed: 5).prefix(3).map(\.line)
@@ -90,7 +102,7 @@ import Testing
         #expect(summary.output.hasPrefix("ycsb-c at 100k, seed 42: 100.0k draws: hottest key "), "\(summary.output)")
     }
 
-    @Test func aSmallRunWritesReportsWithAgreeingDigests() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aSmallRunWritesReportsWithAgreeingDigests() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
         let run = try runTool([
@@ -168,7 +180,7 @@ import Testing
     /// A time box stops insert-each and get after their minimum; the group's count is the fewest steps a first
     /// repetition did, and every cell of the group, in every repetition, did exactly that count: the same
     /// operations, the same answers, compared whole.
-    @Test func timeBoxedCellsOfAGroupDoTheSameSteps() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func timeBoxedCellsOfAGroupDoTheSameSteps() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
         let run = try runTool([
@@ -200,7 +212,7 @@ import Testing
         #expect(markdown.contains("insert-each at 1k 10.0 steps"), "\(markdown)")
     }
 
-    @Test func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
         let arguments = [
@@ -218,7 +230,7 @@ import Testing
         #expect(strict.status == 1)
     }
 
-    @Test func aCellOverItsMemoryBudgetIsDNF() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellOverItsMemoryBudgetIsDNF() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
         // Any Swift process is resident beyond 1 MiB, so the first check stops it.
@@ -240,7 +252,7 @@ import Testing
         }
     }
 
-    @Test func aMalformedResultsFileIsReportedNotCrashedOn() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aMalformedResultsFileIsReportedNotCrashedOn() throws {
         let directory = try TemporaryDirectory()
         try Data("{\"schemaVersion\": 1, \"cells\": 3}".utf8).write(
             to: directory.url.appendingPathComponent("results.json"))
@@ -276,7 +288,8 @@ import Testing
         #expect(process.terminationReason == .uncaughtSignal, "the run ended before it could be killed")
     }
 
-    @Test func aRunKilledTwiceResumesToTheCellsOfAnUninterruptedRun() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aRunKilledTwiceResumesToTheCellsOfAnUninterruptedRun() throws
+    {
         let temporary = try TemporaryDirectory()
         let matrix = [
             "run", "--stores", "sqlite,packed,memory", "--workloads", "get,count-where,update", "--scales", "1k",
@@ -308,7 +321,7 @@ import Testing
     }
 
     /// A cell stopped from outside the run (Ctrl-C reaches the cell before the run) is not a result: it runs again.
-    @Test func aCellStoppedFromOutsideRunsAgainOnResume() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellStoppedFromOutsideRunsAgainOnResume() throws {
         let temporary = try TemporaryDirectory()
         let out = temporary.url.appendingPathComponent("out")
         let run = try runTool([
@@ -332,7 +345,7 @@ import Testing
         #expect(again.cells.count == 2 && again.cells.allSatisfy { $0.status == .ok && $0.interrupted == nil })
     }
 
-    @Test func resumingADirectoryWithoutARunIsNamed() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func resumingADirectoryWithoutARunIsNamed() throws {
         let run = try runTool(["run", "--resume", "/nonexistent-dir"])
         #expect(run.status == 2)
         #expect(run.output.contains("cannot resume '/nonexistent-dir'"), "\(run.output)")
@@ -341,7 +354,8 @@ import Testing
 
 /// A run whose disk fills up: a small tmpfs as `--out` (mounting one needs root, as CI runs).
 @Suite(.enabled(if: getuid() == 0, "mounting a tmpfs needs root")) struct FullDiskTests {
-    @Test func aRunOnAFullDiskStopsWithAClearMessageAndKeepsItsFinishedCells() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
+    func aRunOnAFullDiskStopsWithAClearMessageAndKeepsItsFinishedCells() throws {
         let temporary = try TemporaryDirectory()
         let mountPoint = try temporary.subdirectory("tiny")
         func mount(_ arguments: [String]) throws {

@@ -6,17 +6,17 @@ import Testing
 /// `persistbench crash` and `verify`: the plan's verdicts, the crash states built from a log, and the real tool
 /// killing, cutting the power of and failing real writers.
 @Suite struct CrashTests {
-    /// A packed store of the `get` fixture at `scale`, open.
-    private func fixture(_ name: String, scale: Int, in directory: URL) throws -> any ConcurrentReadStore {
+    /// A store of the `get` fixture at `scale`, open.
+    private func fixture(_ name: String, scale: Int, in directory: URL) throws -> any ItemStore {
         let kind = try storeKind(name)
         let context = WorkloadContext(
             scale: scale, seed: 7, batchSize: 1_000, stopwatch: Stopwatch(), progress: ProgressReporter())
         try CellExecution.loadFixture(
             of: try #require(WorkloadCatalog.workload(named: "get")), into: kind, at: directory, context: context)
-        return try #require(try kind.open(directory) as? any ConcurrentReadStore)
+        return try #require(try kind.open(directory) as? any ItemStore)
     }
 
-    @Test(arguments: ["sqlite", "packed", "lmdb", "orm"])
+    @Test(arguments: crashCheckedStoreNames)
     func theVerdictNamesTheCommittedStateFoundAndCatchesAPartialTransaction(store name: String) throws {
         let temporary = try TemporaryDirectory()
         let store = try fixture(name, scale: 500, in: temporary.url)
@@ -100,7 +100,8 @@ import Testing
         #expect(try Data(contentsOf: temporary.url.appendingPathComponent("store")) == Data([1, 2, 3]))
     }
 
-    @Test func theToolKillsCutsThePowerAndFailsWritesAndEveryStoreKeepsItsPromise() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
+    func theToolKillsCutsThePowerAndFailsWritesAndEveryStoreKeepsItsPromise() throws {
         let temporary = try TemporaryDirectory()
         let run = try runTool([
             "crash", "--stores", "sqlite,grdb,orm,lmdb,packed", "--kills", "3", "--power-loss", "12", "--faults", "2",
@@ -127,7 +128,8 @@ import Testing
                 .contains("| packed | power-loss |"))
     }
 
-    @Test func aStoreThatMayLoseItsLastCommitsLosesWholeTransactionsAndKeepsItsPromise() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
+    func aStoreThatMayLoseItsLastCommitsLosesWholeTransactionsAndKeepsItsPromise() throws {
         let temporary = try TemporaryDirectory()
         let run = try runTool([
             "crash", "--stores", "sqlite+normal,lmdb+nometasync", "--kills", "0", "--power-loss", "40",
@@ -149,7 +151,7 @@ import Testing
     /// A store writing through a writable map is checked like any other (the recorder reads what each msync
     /// flushes from the map); the JSON documents keep every commit through both; a store that never flushes
     /// survives kills, and what a power cut leaves of it is measured (it loses or damages some), not promised.
-    @Test func eachDurabilitySettingIsCheckedAgainstItsOwnPromise() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func eachDurabilitySettingIsCheckedAgainstItsOwnPromise() throws {
         let temporary = try TemporaryDirectory()
         let run = try runTool([
             "crash", "--stores", "lmdb+writemap,json,packed+nosync", "--kills", "2", "--power-loss", "20", "--faults",
@@ -175,15 +177,17 @@ import Testing
                 .contains("New names under POSIX's rule"))
     }
 
-    @Test(arguments: [
-        (["crash", "--stores", "memory"], "memory promises nothing to check"),
-        (["crash", "--kills=-1"], "invalid --kills -1"),
-        (["crash", "--kills", "0"], "nothing to check"),
-        (["crash", "--scale", "many"], "invalid --scale 'many'"),
-        (["crash", "--new-files", "zfs"], "invalid --new-files 'zfs': posix or ext4"),
-        (["verify", "--store", "nosuch", "/tmp"], "unknown store 'nosuch'"),
-        (["verify", "--store", "packed", "/nonexistent-dir"], "'/nonexistent-dir' is not a store directory"),
-    ])
+    @Test(
+        .tags(.endToEnd), .timeLimit(.minutes(10)),
+        arguments: [
+            (["crash", "--stores", "memory"], "memory promises nothing to check"),
+            (["crash", "--kills=-1"], "invalid --kills -1"),
+            (["crash", "--kills", "0"], "nothing to check"),
+            (["crash", "--scale", "many"], "invalid --scale 'many'"),
+            (["crash", "--new-files", "zfs"], "invalid --new-files 'zfs': posix or ext4"),
+            (["verify", "--store", "nosuch", "/tmp"], "unknown store 'nosuch'"),
+            (["verify", "--store", "packed", "/nonexistent-dir"], "'/nonexistent-dir' is not a store directory"),
+        ])
     func badInputIsNamed(arguments: [String], message: String) throws {
         let run = try runTool(arguments)
         #expect(run.status == 2)
@@ -205,7 +209,9 @@ import Testing
                 == nil)
     }
 
-    @Test func verifyPassesASoundStoreAndNamesTheFileAndPlaceOfDamage() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func verifyPassesASoundStoreAndNamesTheFileAndPlaceOfDamage()
+        throws
+    {
         let temporary = try TemporaryDirectory()
         let directory = try temporary.subdirectory("packed")
         try fixture("packed", scale: 200, in: directory).close()

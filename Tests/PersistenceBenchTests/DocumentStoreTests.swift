@@ -42,9 +42,8 @@ import Testing
         expected.append(added)
         #expect(try itemsOnDisk(name, in: directory.url) == expected)
 
-        let concurrent = try #require(store as? any ConcurrentReadStore)
         let imported = generator.items(302...310)
-        try concurrent.insertCommitted(imported)
+        try store.insertCommitted(imported)
         #expect(try itemsOnDisk(name, in: directory.url) == expected + imported)
         try store.close()
         // The atomic replace leaves the document and nothing else.

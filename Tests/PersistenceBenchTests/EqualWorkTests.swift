@@ -12,27 +12,32 @@ import Testing
         let kind = try storeKind(store)
         let workload = try #require(WorkloadCatalog.workload(named: workloadName))
         let directory = try TemporaryDirectory()
-        func context() -> WorkloadContext {
-            WorkloadContext(
-                scale: scale, seed: 3, batchSize: 500, stopwatch: Stopwatch(), progress: ProgressReporter(),
-                timeBox: timeBox)
-        }
-        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
-        return try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
+        return try measureCell(
+            workload, on: kind, in: directory.url, scale: scale, seed: 3, batchSize: 500, timeBox: timeBox)
     }
 
-    /// `lmdb`, `packed` and `memory` keep a count per filter; the SQL stores count index entries. `count-range`
-    /// is answered by counting everywhere.
-    @Test func maintainedCountsAreRecordedPerCell() throws {
-        for store in ["lmdb", "packed", "memory"] {
-            #expect(try measure("count-where", on: store).maintainedCount == true, "\(store)")
-            #expect(try measure("count-range", on: store).maintainedCount == nil, "\(store)")
+    /// A count cell is labelled where its store declares a maintained count (`lmdb`, `packed` and `memory` keep one
+    /// per filter; the SQL stores count index entries), and nowhere else. `count-range` is answered by counting
+    /// everywhere.
+    @Test(arguments: itemStoreNames)
+    func maintainedCountsAreRecordedPerCell(store name: String) throws {
+        let maintained = try storeKind(name).type.maintainedCounts.contains(.itemsPerFilter)
+        #expect(try measure("count-where", on: name).maintainedCount == (maintained ? true : nil))
+        #expect(try measure("count-range", on: name).maintainedCount == nil)
+    }
+
+    @Test(arguments: associationStoreNames)
+    func maintainedTeamCountsAreRecordedPerCell(store name: String) throws {
+        let maintained = try storeKind(name).type.maintainedCounts.contains(.teamsPerSport)
+        #expect(try measure("teams-per-sport", on: name).maintainedCount == (maintained ? true : nil))
+    }
+
+    /// Both kinds of count are in the catalogue, so that the two tests above see each label given and withheld.
+    @Test func theCatalogueHasMaintainedAndCountedCounts() throws {
+        for count in [MaintainedCount.itemsPerFilter, .teamsPerSport] {
+            let maintaining = allStoreKinds.filter { $0.type.maintainedCounts.contains(count) }
+            #expect(!maintaining.isEmpty && maintaining.count < allStoreKinds.count, "\(count)")
         }
-        for store in ["sqlite", "grdb+statements", "orm"] {
-            #expect(try measure("count-where", on: store).maintainedCount == nil, "\(store)")
-        }
-        #expect(try measure("teams-per-sport", on: "lmdb").maintainedCount == true)
-        #expect(try measure("teams-per-sport", on: "sqlite").maintainedCount == nil)
     }
 
     /// A count cell with a clock keeps asking until it has timed 100 ms (or a cap of answers): 32 answers of a

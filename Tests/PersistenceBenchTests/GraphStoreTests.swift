@@ -111,8 +111,6 @@ func open<Capability>(_ name: String, as capability: Capability.Type, at directo
     }
 }
 
-let migrationStoreNames = allStoreKinds.filter { $0.type is any MigrationStore.Type }.map(\.name)
-
 /// `unique-title` in every store that migrates: the first item of each title stays, and the rule holds after.
 @Suite struct UniqueTitleMigrationTests {
     @Test(arguments: migrationStoreNames)
@@ -150,8 +148,6 @@ let migrationStoreNames = allStoreKinds.filter { $0.type is any MigrationStore.T
         try last.close()
     }
 }
-
-let profileStoreNames = allStoreKinds.filter { $0.type is any ProfileStore.Type }.map(\.name)
 
 /// The time profile, every store that keeps one: samples read back exactly, windows answered as the generator's
 /// own count says.

@@ -8,7 +8,8 @@ import Testing
 /// killed at the limit and its cell says so, while a store that reads through the page cache finishes under it,
 /// charged no more than the limit; elsewhere the option is refused, naming what is missing.
 @Suite struct MemoryLimitTests {
-    @Test func aHeapBoundStoreIsKilledAtTheLimitAndAMappedOneFinishesUnderIt() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
+    func aHeapBoundStoreIsKilledAtTheLimitAndAMappedOneFinishesUnderIt() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("capped").path
         let run = try runTool([

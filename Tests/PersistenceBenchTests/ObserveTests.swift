@@ -4,7 +4,6 @@ import Testing
 @testable import PersistenceBench
 
 /// The stores whose queries can be observed.
-let observableStoreNames = allStoreKinds.filter { $0.type is any ObservableItemStore.Type }.map(\.name)
 
 /// `observe` and `observe-burst`: the plan's expected results, and what every store's observer delivers.
 @Suite struct ObserveTests {
@@ -34,12 +33,7 @@ let observableStoreNames = allStoreKinds.filter { $0.type is any ObservableItemS
     func theObserverDeliversEveryChangedResult(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
-        func context() -> WorkloadContext {
-            WorkloadContext(scale: 600, seed: 42, batchSize: 128, stopwatch: Stopwatch(), progress: ProgressReporter())
-        }
-        let workload = ObserveWorkload(paced: true)
-        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
-        let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
+        let metrics = try measureCell(ObserveWorkload(paced: true), on: kind, in: directory.url, scale: 600)
         let observed = try #require(metrics.observe)
         #expect(observed.commits == ObserveWorkload.commits)
         #expect(metrics.latencyByOperation?["FRESH"]?.count == observed.commitsChangingResult)

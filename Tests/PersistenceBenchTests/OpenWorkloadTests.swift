@@ -14,16 +14,11 @@ import Testing
         #expect(try FileSystem.cachedBytes(under: directory.url) == 0)
     }
 
-    @Test(arguments: ["sqlite", "lmdb", "packed"])
+    @Test(arguments: itemStoreNames)
     func openTimesTheOpenAndTheFirstQueryApart(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
-        func context() -> WorkloadContext {
-            WorkloadContext(scale: 2000, seed: 42, batchSize: 500, stopwatch: Stopwatch(), progress: ProgressReporter())
-        }
-        let workload = OpenWorkload()
-        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
-        let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
+        let metrics = try measureCell(OpenWorkload(), on: kind, in: directory.url, scale: 2_000, batchSize: 500)
         #expect(metrics.operations == 2)
         let byKind = try #require(metrics.latencyByOperation)
         #expect(Set(byKind.keys) == ["OPEN", "FIRST-QUERY"])

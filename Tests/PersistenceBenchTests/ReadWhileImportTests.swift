@@ -5,7 +5,6 @@ import Synchronization
 import Testing
 
 /// The stores that read on a second thread while their own thread writes.
-let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentReadStore.Type }.map(\.name)
 
 /// `read-while-import` and the concurrent readers under it, for every store that has one.
 @Suite struct ReadWhileImportTests {
@@ -29,14 +28,8 @@ let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentR
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
         let scale = 600
-        func context() -> WorkloadContext {
-            WorkloadContext(
-                scale: scale, seed: 42, batchSize: 128, stopwatch: Stopwatch(), progress: ProgressReporter(),
-                readRate: 4_000)
-        }
-        let workload = ReadWhileImportWorkload()
-        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
-        let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
+        let metrics = try measureCell(
+            ReadWhileImportWorkload(), on: kind, in: directory.url, scale: scale, readRate: 4_000)
 
         let reads = ReadWhileImportWorkload.readCount(scale: scale)
         let imported = ReadWhileImportWorkload.importCount(scale: scale)

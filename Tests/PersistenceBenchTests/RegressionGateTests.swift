@@ -167,7 +167,7 @@ import Testing
 
     /// A real counted run: every cell under callgrind with libOperationCounter, twice. Counts repeat exactly or
     /// nearly (instructions), and say what each store does: sqlite flushes at every durable insert, memory never.
-    @Test(.timeLimit(.minutes(5))) func aCountedRunCountsWhatEachStoreDoesAndRepeatsIt() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aCountedRunCountsWhatEachStoreDoesAndRepeatsIt() throws {
         let directory = try TemporaryDirectory()
         let run = try runTool([
             "run", "--count", "--jobs", "1", "--stores", "sqlite,memory", "--workloads", "get,insert-each", "--scales",
@@ -232,7 +232,8 @@ import Testing
 
 /// `check` and `compare` as a user runs them: exit 0, 1 or 2, and the summary written.
 @Suite struct CheckCommandTests {
-    @Test func theCounterCheckExitsZeroOneOrTwoAndWritesItsSummary() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func theCounterCheckExitsZeroOneOrTwoAndWritesItsSummary() throws
+    {
         let directory = try TemporaryDirectory()
         func write(_ allocations: UInt64, seed: UInt64 = 1, _ name: String) throws -> String {
             var run = RegressionGateTests.timedRun(["a get": [1e-6]])
@@ -270,7 +271,7 @@ import Testing
 
     /// The time check end to end, this build against itself (A/A): two builds' worth of cells in turn, each side's
     /// run written, no regression.
-    @Test(.timeLimit(.minutes(3))) func theTimeCheckTimesBothBuildsInTurnAndPassesItself() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(3))) func theTimeCheckTimesBothBuildsInTurnAndPassesItself() throws {
         let directory = try TemporaryDirectory()
         let run = try runTool([
             "check", "--base-tool", toolExecutable.path, "--stores", "memory,sqlite", "--workloads", "get,insert",

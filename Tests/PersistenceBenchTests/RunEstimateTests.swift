@@ -34,7 +34,7 @@ import Testing
         #expect(RunEstimate(measured: []).seconds(store: "a", workload: "insert", scale: Scale(records: 1)) == nil)
     }
 
-    @Test func aDryRunPrintsThePlanAndRunsNothing() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aDryRunPrintsThePlanAndRunsNothing() throws {
         let directory = try TemporaryDirectory()
         let earlier = directory.url.appendingPathComponent("earlier").path
         #expect(

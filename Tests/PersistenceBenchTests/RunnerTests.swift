@@ -15,13 +15,14 @@ import Testing
             1 0x000055556 GetWorkload.run(on:context:) + 99 in persistbench
             """
         try Data(crash.utf8).write(to: output)
-        let message = try #require(CellSupervisor.crashMessage(at: output))
+        let message = try #require(ChildSupervisor.crashMessage(at: output))
         #expect(message.hasSuffix("Fatal error: Unexpectedly found nil while unwrapping an Optional value"))
         #expect(!message.contains("Thread 0"))
-        #expect(CellSupervisor.crashMessage(at: directory.url.appendingPathComponent("missing.txt")) == nil)
+        #expect(ChildSupervisor.crashMessage(at: directory.url.appendingPathComponent("missing.txt")) == nil)
     }
 
-    @Test func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws
+    {
         let stores = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
         let orders = (1...20).map { Runner.storeOrder(stores, seed: 42, round: UInt64($0)) }
         #expect(orders.allSatisfy { $0.sorted() == stores })
@@ -50,7 +51,7 @@ import Testing
 
     /// At every scale after the first, the first repetition of a boxed workload runs its slowest store (per step, at
     /// the scale before) first, so that none runs again on the count it sets.
-    @Test func theFirstRepetitionRunsTheSlowestStoreFirst() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func theFirstRepetitionRunsTheSlowestStoreFirst() throws {
         let (sqlite, json, memory) = (try storeKind("sqlite"), try storeKind("json"), try storeKind("memory"))
         let workload = InsertEachWorkload()
         func planned(_ store: StoreKind, _ records: Int) -> PlannedCell {

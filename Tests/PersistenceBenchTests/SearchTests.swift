@@ -7,7 +7,6 @@ import Testing
 /// `search`: every store answers the same keystrokes with the same count and page, on titles chosen to trip case
 /// folding, `LIKE`'s wildcards and FTS5's phrase quoting, before and after writes that its index must follow.
 @Suite struct SearchTests {
-    static let searchStoreNames = allStoreKinds.filter { $0.type is any SearchStore.Type }.map(\.name)
 
     /// Mixed case, words inside words, LIKE's `%` and `_`, a quote, a title shorter than a trigram, non-ASCII bytes.
     static let titles = [
@@ -71,7 +70,7 @@ import Testing
     /// What `docs/workloads.md` says of text beyond ASCII: `LIKE` and the scans fold ASCII letters only, so "äpf"
     /// finds "äpfel" and not "Äpfel"; FTS5's `trigram` tokenizer folds case as Unicode does and finds both. The
     /// generator's titles are ASCII, so the workload's answers agree everywhere.
-    @Test(arguments: ["sqlite", "sqlite+fts", "grdb", "grdb+fts", "orm", "memory"])
+    @Test(arguments: searchStoreNames)
     func fullTextIndexesFoldBeyondASCII(store name: String) throws {
         let directory = try TemporaryDirectory()
         let store = try #require(try storeKind(name).open(directory.url) as? any SearchStore)

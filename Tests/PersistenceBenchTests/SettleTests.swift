@@ -14,16 +14,9 @@ import Testing
             guard let workload = WorkloadCatalog.workload(named: name), workload.supports(kind.type) else { continue }
             let temporary = try TemporaryDirectory()
             let directory = temporary.url
-            func context() -> WorkloadContext {
-                WorkloadContext(
-                    scale: 2_000, seed: 7, batchSize: 100, stopwatch: Stopwatch(), progress: ProgressReporter())
-            }
-            if workload.fixture != nil {
-                try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context())
-            }
             var logBytesAtEnd: [String: Int64] = [:]
-            let metrics = try CellExecution.measure(
-                workload, on: kind, at: directory, context: context(),
+            let metrics = try measureCell(
+                workload, on: kind, in: directory, scale: 2_000, seed: 7, batchSize: 100,
                 end: {
                     // The moment the timed phase ends, before the digest read-back and the close.
                     for file in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -45,10 +38,7 @@ import Testing
         let kind = try storeKind("sqlite")
         let temporary = try TemporaryDirectory()
         let workload = try #require(WorkloadCatalog.workload(named: "get"))
-        let context = WorkloadContext(
-            scale: 1_000, seed: 7, batchSize: 100, stopwatch: Stopwatch(), progress: ProgressReporter())
-        try CellExecution.loadFixture(of: workload, into: kind, at: temporary.url, context: context)
-        let metrics = try CellExecution.measure(workload, on: kind, at: temporary.url, context: context)
+        let metrics = try measureCell(workload, on: kind, in: temporary.url, scale: 1_000, seed: 7, batchSize: 100)
         #expect(metrics.settleSeconds == nil)
     }
 }

@@ -140,7 +140,7 @@ import Testing
 
     /// Two shards run one after the other by the real tool, merged: the same cells, answers and digest checks as
     /// the run made in one go (no time box, so that every cell does every step), and a report naming the machines.
-    @Test func twoShardsMergedEqualTheRunMadeInOneGo() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func twoShardsMergedEqualTheRunMadeInOneGo() throws {
         let directory = try TemporaryDirectory()
         let options = [
             "--stores", "memory,sqlite,lmdb", "--workloads", "insert,scan,count-where,get", "--scales", "1k,2k",

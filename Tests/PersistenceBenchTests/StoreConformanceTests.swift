@@ -180,14 +180,7 @@ import Testing
     func runCell(_ workload: any Workload, kind: StoreKind, scale: Int, seed: UInt64 = 42, directory: URL) throws
         -> Digest
     {
-        func context() -> WorkloadContext {
-            WorkloadContext(
-                scale: scale, seed: seed, batchSize: 128, stopwatch: Stopwatch(), progress: ProgressReporter())
-        }
-        if workload.fixture != nil {
-            try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context())
-        }
-        let metrics = try CellExecution.measure(workload, on: kind, at: directory, context: context())
+        let metrics = try measureCell(workload, on: kind, in: directory, scale: scale, seed: seed)
         #expect(metrics.operations > 0)
         #expect(metrics.timedSeconds > 0)
         return metrics.digest

@@ -1,14 +1,30 @@
 import Foundation
 import PersistenceBench
 import StoreCatalog
+import Testing
+
+extension Tag {
+    /// A test that runs the built `persistbench` in child processes, as a user does: seconds to minutes each, so
+    /// each has a time limit too. `swift test --skip-tags`-style filtering: `swift test --filter` by suite, or
+    /// Swift Testing's tag filter where the toolchain offers it.
+    @Tag static var endToEnd: Self
+}
 
 /// Every store under test, as the tool lists them.
 let allStoreKinds = StoreCatalog.all
 let allStoreNames = allStoreKinds.map(\.name)
-/// The stores with each capability.
+/// The stores with each capability: a suite takes its stores from here, so that a store added to the catalogue is
+/// tested by every suite that applies to it.
 let itemStoreNames = allStoreKinds.filter { $0.type is any ItemStore.Type }.map(\.name)
 let associationStoreNames = allStoreKinds.filter { $0.type is any AssociationStore.Type }.map(\.name)
 let houseStoreNames = allStoreKinds.filter { $0.type is any HouseStore.Type }.map(\.name)
+let migrationStoreNames = allStoreKinds.filter { $0.type is any MigrationStore.Type }.map(\.name)
+let profileStoreNames = allStoreKinds.filter { $0.type is any ProfileStore.Type }.map(\.name)
+let searchStoreNames = allStoreKinds.filter { $0.type is any SearchStore.Type }.map(\.name)
+let observableStoreNames = allStoreKinds.filter { $0.type is any ObservableItemStore.Type }.map(\.name)
+let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentReadStore.Type }.map(\.name)
+/// The stores `persistbench crash` checks: an integrity check and a promise to keep.
+let crashCheckedStoreNames = allStoreKinds.filter(\.isCrashChecked).map(\.name)
 
 func storeKind(_ name: String) throws -> StoreKind {
     guard let kind = allStoreKinds.first(where: { $0.name == name }) else { throw BenchError("no store \(name)") }
@@ -39,6 +55,25 @@ func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore
         throw BenchError("\(kind.name) is no ItemStore")
     }
     return store
+}
+
+/// One cell in this process, as the runner's child runs it: the workload's fixture, if it has one, loaded into a
+/// new store of `kind` in `directory` (untimed), then the timed phase measured, each with a context of its own.
+/// `end` runs the moment the timed phase ends (`CellExecution.measure`).
+func measureCell(
+    _ workload: any Workload, on kind: StoreKind, in directory: URL, scale: Int, seed: UInt64 = 42,
+    batchSize: Int = 128, readRate: Double = WorkloadContext.defaultReadRate, timeBox: TimeBox = .none,
+    end: () -> Void = {}
+) throws -> CellMetrics {
+    func context() -> WorkloadContext {
+        WorkloadContext(
+            scale: scale, seed: seed, batchSize: batchSize, stopwatch: Stopwatch(), progress: ProgressReporter(),
+            readRate: readRate, timeBox: timeBox)
+    }
+    if workload.fixture != nil {
+        try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context())
+    }
+    return try CellExecution.measure(workload, on: kind, at: directory, context: context(), end: end)
 }
 
 /// A bulk load as the workloads do it: the batch, then `finishInserting()` (where an object-graph store saves).

@@ -26,10 +26,7 @@ import Testing
         let kind = try storeKind("sqlite")
         let workload = try #require(WorkloadCatalog.workload(named: "get"))
         let directory = try TemporaryDirectory()
-        let context = WorkloadContext(
-            scale: 1_000, seed: 5, batchSize: 500, stopwatch: Stopwatch(), progress: ProgressReporter())
-        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context)
-        var metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context)
+        var metrics = try measureCell(workload, on: kind, in: directory.url, scale: 1_000, seed: 5, batchSize: 500)
         let timeline = try #require(metrics.timeline)
         #expect(timeline.reduce(0) { $0 + $1.operations } == metrics.operations)
         #expect(timeline.first?.p99 != nil)

@@ -87,12 +87,7 @@ import Testing
     @Test func perOperationLatenciesAreNamedAndCounted() throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind("sqlite")
-        func context() -> WorkloadContext {
-            WorkloadContext(scale: 500, seed: 42, batchSize: 100, stopwatch: Stopwatch(), progress: ProgressReporter())
-        }
-        let workload = YCSBWorkload(.f)
-        try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
-        let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
+        let metrics = try measureCell(YCSBWorkload(.f), on: kind, in: directory.url, scale: 500, batchSize: 100)
         let byKind = try #require(metrics.latencyByOperation)
         #expect(Set(byKind.keys) == ["READ", "READ-MODIFY-WRITE"])
         #expect(byKind.values.map(\.count).reduce(0, +) == 500)

@@ -2,34 +2,34 @@
 ///
 /// Model classes declare one per stored property and list them in their `EntityDescription`; predicates and
 /// sort descriptors are built from them (`Item.title == "x"`), as SwiftData builds them from key paths.
-public struct Attribute<Root: ManagedObject, Value: AttributeType>: Sendable {
-    public let index: Int
-    public let name: String
+package struct Attribute<Root: ManagedObject, Value: AttributeType>: Sendable {
+    package let index: Int
+    package let name: String
     /// The model's property for this attribute (`\Item.title`): what an Observation registrar is told about.
-    public let keyPath: KeyPath<Root, Value> & Sendable
+    package let keyPath: KeyPath<Root, Value> & Sendable
 
-    public init(_ index: Int, _ name: String, _ keyPath: KeyPath<Root, Value> & Sendable) {
+    package init(_ index: Int, _ name: String, _ keyPath: KeyPath<Root, Value> & Sendable) {
         self.index = index
         self.name = name
         self.keyPath = keyPath
     }
 
-    public var description: AttributeDescription {
+    package var description: AttributeDescription {
         AttributeDescription(index: index, name: name, storage: Value.storage, isOptional: Value.isOptional)
     }
 }
 
 /// A stored attribute: a `Z<NAME>` column.
-public struct AttributeDescription: Sendable {
+package struct AttributeDescription: Sendable {
     /// The position of the attribute's key, which must be its position in the entity's list.
-    public let index: Int
-    public let name: String
-    public let storage: AttributeStorage
-    public let isOptional: Bool
+    package let index: Int
+    package let name: String
+    package let storage: AttributeStorage
+    package let isOptional: Bool
 }
 
 /// What deleting an object does to the objects its relationship points at, at the next save.
-public enum DeleteRule: Sendable {
+package enum DeleteRule: Sendable {
     /// The related objects stay; their side of the relationship forgets the deleted object.
     case nullify
     /// The related objects are deleted too (and their own rules applied).
@@ -38,24 +38,24 @@ public enum DeleteRule: Sendable {
 
 /// A relationship as a model declares it. The to-one side of a pair owns the foreign key column `Z<NAME>`;
 /// when the to-many side is ordered, the to-one side's table also holds the order, `Z_FOK_<NAME>`.
-public struct RelationshipDescription: Sendable {
-    public enum Kind: Sendable { case toOne, toMany, orderedToMany }
+package struct RelationshipDescription: Sendable {
+    package enum Kind: Sendable { case toOne, toMany, orderedToMany }
 
     /// The position of the relationship's key, which must be its position in the entity's list.
-    public let index: Int
-    public let name: String
-    public let kind: Kind
-    public let destination: String
-    public let inverse: String
-    public let deleteRule: DeleteRule
+    package let index: Int
+    package let name: String
+    package let kind: Kind
+    package let destination: String
+    package let inverse: String
+    package let deleteRule: DeleteRule
 }
 
 /// A to-one relationship of `Root` to `Destination`, declared with its inverse and delete rule.
-public struct ToOne<Root: ManagedObject, Destination: ManagedObject>: Sendable {
-    public let index: Int
-    public let description: RelationshipDescription
+package struct ToOne<Root: ManagedObject, Destination: ManagedObject>: Sendable {
+    package let index: Int
+    package let description: RelationshipDescription
 
-    public init(_ index: Int, _ name: String, inverse: String, deleteRule: DeleteRule = .nullify) {
+    package init(_ index: Int, _ name: String, inverse: String, deleteRule: DeleteRule = .nullify) {
         self.index = index
         description = RelationshipDescription(
             index: index, name: name, kind: .toOne, destination: String(describing: Destination.self), inverse: inverse,
@@ -65,12 +65,13 @@ public struct ToOne<Root: ManagedObject, Destination: ManagedObject>: Sendable {
 
 /// A to-many relationship of `Root` to `Destination`, ordered or not, declared with its inverse (a to-one)
 /// and delete rule.
-public struct ToMany<Root: ManagedObject, Destination: ManagedObject>: Sendable {
-    public let index: Int
-    public let description: RelationshipDescription
+package struct ToMany<Root: ManagedObject, Destination: ManagedObject>: Sendable {
+    package let index: Int
+    package let description: RelationshipDescription
 
-    public init(_ index: Int, _ name: String, inverse: String, ordered: Bool = false, deleteRule: DeleteRule = .nullify)
-    {
+    package init(
+        _ index: Int, _ name: String, inverse: String, ordered: Bool = false, deleteRule: DeleteRule = .nullify
+    ) {
         self.index = index
         description = RelationshipDescription(
             index: index, name: name, kind: ordered ? .orderedToMany : .toMany,
@@ -81,16 +82,16 @@ public struct ToMany<Root: ManagedObject, Destination: ManagedObject>: Sendable 
 
 /// An entity as its model class declares it: name, attributes and relationships (in the order of their keys'
 /// indexes), uniqueness constraints and fetch indexes.
-public struct EntityDescription: Sendable {
-    public let name: String
-    public let attributes: [AttributeDescription]
-    public let relationships: [RelationshipDescription]
+package struct EntityDescription: Sendable {
+    package let name: String
+    package let attributes: [AttributeDescription]
+    package let relationships: [RelationshipDescription]
     /// Attribute names whose values must be unique (SwiftData's `@Attribute(.unique)`): `UNIQUE (Z…)`.
-    public let uniqueAttributes: [String]
+    package let uniqueAttributes: [String]
     /// Named fetch indexes over attribute names (SwiftData's `#Index`): `CREATE INDEX Z_<Entity>_<name>`.
-    public let indexes: [(name: String, attributes: [String])]
+    package let indexes: [(name: String, attributes: [String])]
 
-    public init(
+    package init(
         name: String, attributes: [AttributeDescription], relationships: [RelationshipDescription] = [],
         uniqueAttributes: [String] = [], indexes: [(name: String, attributes: [String])] = []
     ) {
@@ -114,6 +115,6 @@ public struct EntityDescription: Sendable {
 }
 
 /// A model class: a `ManagedObject` subclass that describes its entity.
-public protocol PersistentModel: ManagedObject {
+package protocol PersistentModel: ManagedObject {
     static var entityDescription: EntityDescription { get }
 }

@@ -1,24 +1,24 @@
 /// A condition on a model's attributes that compiles to SQL, as SwiftData's `#Predicate` and Core Data's
 /// `NSPredicate` compile to a `WHERE` clause: `Item.priority == nil && Item.isInStock == true`.
-public struct FetchPredicate<Root: ManagedObject>: Sendable {
+package struct FetchPredicate<Root: ManagedObject>: Sendable {
     /// The condition over the fetch's table alias `t0`, with `?` for each binding.
-    public let sql: String
-    public let bindings: [AttributeValue]
+    package let sql: String
+    package let bindings: [AttributeValue]
 
     init(sql: String, bindings: [AttributeValue]) {
         self.sql = sql
         self.bindings = bindings
     }
 
-    public static func && (lhs: Self, rhs: Self) -> Self {
+    package static func && (lhs: Self, rhs: Self) -> Self {
         Self(sql: "(\(lhs.sql) AND \(rhs.sql))", bindings: lhs.bindings + rhs.bindings)
     }
 
-    public static func || (lhs: Self, rhs: Self) -> Self {
+    package static func || (lhs: Self, rhs: Self) -> Self {
         Self(sql: "(\(lhs.sql) OR \(rhs.sql))", bindings: lhs.bindings + rhs.bindings)
     }
 
-    public static prefix func ! (operand: Self) -> Self {
+    package static prefix func ! (operand: Self) -> Self {
         Self(sql: "(NOT \(operand.sql))", bindings: operand.bindings)
     }
 }
@@ -31,24 +31,24 @@ extension Attribute {
     }
 
     /// Equal; comparing with nil is `IS NULL`.
-    public static func == (lhs: Self, rhs: Value) -> FetchPredicate<Root> {
+    package static func == (lhs: Self, rhs: Value) -> FetchPredicate<Root> {
         if case .null = rhs.stored { return FetchPredicate(sql: "\(lhs.columnSQL) IS NULL", bindings: []) }
         return lhs.compare("=", rhs)
     }
 
-    public static func != (lhs: Self, rhs: Value) -> FetchPredicate<Root> {
+    package static func != (lhs: Self, rhs: Value) -> FetchPredicate<Root> {
         if case .null = rhs.stored { return FetchPredicate(sql: "\(lhs.columnSQL) IS NOT NULL", bindings: []) }
         return lhs.compare("!=", rhs)
     }
 
-    public static func < (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare("<", rhs) }
-    public static func <= (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare("<=", rhs) }
-    public static func > (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare(">", rhs) }
-    public static func >= (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare(">=", rhs) }
+    package static func < (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare("<", rhs) }
+    package static func <= (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare("<=", rhs) }
+    package static func > (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare(">", rhs) }
+    package static func >= (lhs: Self, rhs: Value) -> FetchPredicate<Root> { lhs.compare(">=", rhs) }
 
     /// The attribute is one of `values` (`ids.contains($0.id)`): any number of values, bound as one JSON array
     /// that SQLite's `json_each` unpacks, as Core Data binds a long `IN` list as one array (`_Z_intarray`).
-    public func isIn(_ values: [Value]) -> FetchPredicate<Root> {
+    package func isIn(_ values: [Value]) -> FetchPredicate<Root> {
         FetchPredicate(
             sql: "\(columnSQL) IN (SELECT value FROM json_each(?))", bindings: [.text(jsonArray(values.map(\.stored)))])
     }
@@ -84,25 +84,25 @@ func jsonArray(_ values: [AttributeValue]) -> String {
 }
 
 /// One sort key of a fetch: an attribute, ascending or descending. Strings sort byte-wise (SQLite's BINARY).
-public struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
+package struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     let sql: String
 
-    public init<Value>(_ attribute: Attribute<Root, Value>, ascending: Bool = true) {
+    package init<Value>(_ attribute: Attribute<Root, Value>, ascending: Bool = true) {
         sql = attribute.columnSQL + (ascending ? "" : " DESC")
     }
 }
 
 /// What to fetch: SwiftData's `FetchDescriptor`, Core Data's `NSFetchRequest`.
-public struct FetchDescriptor<Model: PersistentModel>: Sendable {
-    public var predicate: FetchPredicate<Model>?
-    public var sortBy: [FetchSortDescriptor<Model>]
-    public var fetchLimit: Int?
-    public var fetchOffset: Int?
+package struct FetchDescriptor<Model: PersistentModel>: Sendable {
+    package var predicate: FetchPredicate<Model>?
+    package var sortBy: [FetchSortDescriptor<Model>]
+    package var fetchLimit: Int?
+    package var fetchOffset: Int?
     /// Relationships to fill for every fetched object with one query each, instead of one query per object
     /// when first accessed.
-    public var relationshipKeyPathsForPrefetching: [String]
+    package var relationshipKeyPathsForPrefetching: [String]
 
-    public init(
+    package init(
         predicate: FetchPredicate<Model>? = nil, sortBy: [FetchSortDescriptor<Model>] = [], fetchLimit: Int? = nil,
         fetchOffset: Int? = nil, relationshipKeyPathsForPrefetching: [String] = []
     ) {

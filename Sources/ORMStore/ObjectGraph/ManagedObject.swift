@@ -2,13 +2,13 @@ import Observation
 
 /// The identity of a managed object: its entity and primary key (`Z_PK`), or a temporary number until the
 /// object is first saved.
-public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible {
-    public let entityName: String
+package struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible {
+    package let entityName: String
     /// `Z_PK` once saved; a negative number, unique within the context, while temporary.
-    public let key: Int64
+    package let key: Int64
 
-    public var isTemporary: Bool { key < 0 }
-    public var description: String { isTemporary ? "\(entityName) (temporary \(-key))" : "\(entityName) \(key)" }
+    package var isTemporary: Bool { key < 0 }
+    package var description: String { isTemporary ? "\(entityName) (temporary \(-key))" : "\(entityName) \(key)" }
 }
 
 /// The base class of model objects: identity, fault state, and attribute and relationship storage that goes
@@ -30,7 +30,7 @@ public struct PersistentIdentifier: Hashable, Sendable, CustomStringConvertible 
 ///     }
 /// }
 /// ```
-open class ManagedObject {
+package class ManagedObject {
     let entity: Entity
     /// Unretained: a context detaches every object it knows before it goes away (`reset()`).
     unowned(unsafe) var context: ModelContext?
@@ -66,7 +66,7 @@ open class ManagedObject {
 
     /// A fault for a stored row, or (with a negative key) a new object; the context calls it and registers
     /// the object. Create objects with `init(context:)`.
-    public required init(entity: Entity, primaryKey: Int64) {
+    package required init(entity: Entity, primaryKey: Int64) {
         self.entity = entity
         self.primaryKey = primaryKey
         values = []
@@ -75,7 +75,7 @@ open class ManagedObject {
 
     /// Creates an object and inserts it into `context`, as SwiftData's `context.insert(Item())` does; it is
     /// written at the next save. Non-optional attributes must be set before then.
-    public convenience init(context: ModelContext) {
+    package convenience init(context: ModelContext) {
         let entity: Entity
         do { entity = try context.container.model.entity(for: Self.self) } catch {
             preconditionFailure("\(error)")
@@ -98,23 +98,23 @@ open class ManagedObject {
         cache.coordinated { snapshot = nil }
     }
 
-    public var persistentModelID: PersistentIdentifier {
+    package var persistentModelID: PersistentIdentifier {
         PersistentIdentifier(entityName: entity.name, key: primaryKey)
     }
 
     /// True until the object's values are first read or written.
-    public var isFault: Bool { state.contains(.fault) }
+    package var isFault: Bool { state.contains(.fault) }
     /// This object's identity, as a dictionary key for one save's bookkeeping.
     var identity: ObjectIdentifier { ObjectIdentifier(self) }
-    public var isUpdated: Bool { state.contains(.updated) }
-    public var isDeleted: Bool { state.contains(.deleted) }
+    package var isUpdated: Bool { state.contains(.updated) }
+    package var isDeleted: Bool { state.contains(.deleted) }
 
     // MARK: Attributes
 
     /// The value of an attribute, firing the fault first if needed; with a registrar, after telling it of the
     /// access, as `@Model`'s generated getter does.
     @inline(__always)
-    public final func value<Root, Value>(of key: Attribute<Root, Value>) -> Value {
+    package final func value<Root, Value>(of key: Attribute<Root, Value>) -> Value {
         if let registrar { registrar.access(unsafeDowncast(self, to: Root.self), keyPath: key.keyPath) }
         if state.contains(.fault) { fireFault() }
         return Value(stored: values[key.index])
@@ -123,7 +123,7 @@ open class ManagedObject {
     /// Sets an attribute and registers the object as changed in its context; with a registrar, inside its
     /// `withMutation`, as `@Model`'s generated setter does.
     @inline(__always)
-    public final func setValue<Root, Value>(_ value: Value, for key: Attribute<Root, Value>) {
+    package final func setValue<Root, Value>(_ value: Value, for key: Attribute<Root, Value>) {
         guard let registrar else { return store(value, for: key) }
         registrar.withMutation(of: unsafeDowncast(self, to: Root.self), keyPath: key.keyPath) { store(value, for: key) }
     }
@@ -157,27 +157,27 @@ open class ManagedObject {
 
     // MARK: Relationships
 
-    public final func object<Root, Destination>(for key: ToOne<Root, Destination>) -> Destination? {
+    package final func object<Root, Destination>(for key: ToOne<Root, Destination>) -> Destination? {
         relatedObject(key.index).map { unsafeDowncast($0, to: Destination.self) }
     }
 
     /// Sets a to-one relationship and its inverse, in memory: the old destination's to-many loses this object,
     /// the new one's gains it (firing its fault first, as Core Data does).
-    public final func setObject<Root, Destination>(_ object: Destination?, for key: ToOne<Root, Destination>) {
+    package final func setObject<Root, Destination>(_ object: Destination?, for key: ToOne<Root, Destination>) {
         setRelatedObject(object, at: key.index)
     }
 
-    public final func objects<Root, Destination>(for key: ToMany<Root, Destination>) -> [Destination] {
+    package final func objects<Root, Destination>(for key: ToMany<Root, Destination>) -> [Destination] {
         relatedObjects(key.index).map { unsafeDowncast($0, to: Destination.self) }
     }
 
     /// Adds `object` to a to-many relationship (at the end, if ordered) by setting its inverse to-one.
-    public final func append<Root, Destination>(_ object: Destination, to key: ToMany<Root, Destination>) {
+    package final func append<Root, Destination>(_ object: Destination, to key: ToMany<Root, Destination>) {
         object.setRelatedObject(self, at: entity.relationships[key.index].inverseIndex)
     }
 
     /// Removes `object` from a to-many relationship by clearing its inverse to-one.
-    public final func remove<Root, Destination>(_ object: Destination, from key: ToMany<Root, Destination>) {
+    package final func remove<Root, Destination>(_ object: Destination, from key: ToMany<Root, Destination>) {
         let inverse = entity.relationships[key.index].inverseIndex
         if object.relatedObject(inverse) === self { object.setRelatedObject(nil, at: inverse) }
     }

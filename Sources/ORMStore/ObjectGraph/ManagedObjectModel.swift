@@ -6,7 +6,7 @@ import Foundation
 /// `Z<ENTITY>` with `Z_PK`, `Z_ENT`, `Z_OPT`, then a `Z<ATTRIBUTE>` column per attribute, then for each to-one
 /// relationship its foreign key `Z<RELATIONSHIP>` (indexed) and, when its inverse is ordered, the order
 /// `Z_FOK_<RELATIONSHIP>`.
-public final class ManagedObjectModel {
+package final class ManagedObjectModel {
     let entities: [Entity]
     private let entitiesByType: [ObjectIdentifier: Entity]
     private let entitiesByName: [String: Entity]
@@ -15,7 +15,7 @@ public final class ManagedObjectModel {
     /// pair a to-one with a to-many (ordered or not).
     ///
     /// - Throws: `ORMError.model` naming the entity and relationship that does not resolve.
-    public init(_ types: [any PersistentModel.Type]) throws {
+    package init(_ types: [any PersistentModel.Type]) throws {
         let sorted = types.sorted { $0.entityDescription.name < $1.entityDescription.name }
         entities = sorted.enumerated().map { index, type in Entity(index: index, type: type) }
         var byType: [ObjectIdentifier: Entity] = [:]
@@ -108,7 +108,7 @@ struct Column {
 }
 
 /// An entity of an opened model: its number, table, columns and resolved relationships.
-public final class Entity {
+package final class Entity {
     /// Position in the model; `Z_ENT` is `index + 1`.
     let index: Int
     let type: any PersistentModel.Type

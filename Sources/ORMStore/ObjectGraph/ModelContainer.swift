@@ -10,18 +10,18 @@ import SQLiteSupport
 /// Like Core Data's coordinator, it saves through one writer connection and can give a context on another thread
 /// a read connection of its own (Core Data's connection pool, WAL): that context's fetches do not wait for a save.
 /// What the contexts share, the row cache, is then behind the coordinator's lock (`shareAcrossThreads`).
-public final class ModelContainer {
-    public let model: ManagedObjectModel
-    public let url: URL
+package final class ModelContainer {
+    package let model: ManagedObjectModel
+    package let url: URL
     /// The writer's connection, with the statements prepared on it: every save, and the fetches of contexts that
     /// have no connection of their own.
     let writer: PooledConnection
     var connection: SQLiteConnection { writer.connection }
     let rowCache: RowCache
     /// What this container does beyond the object graph, as SwiftData and Core Data do (`orm+swiftdata`).
-    public let mechanisms: SwiftDataMechanisms
+    package let mechanisms: SwiftDataMechanisms
     /// Queries run (fetches, counts, fault and relationship fault fulfilments, prefetches): what N+1 costs.
-    public private(set) var queryCount = 0
+    package private(set) var queryCount = 0
     /// Contexts that merge every other context's saves (`ModelContext.automaticallyMergesChanges`).
     private var mergingContexts: [ModelContext] = []
 
@@ -31,7 +31,7 @@ public final class ModelContainer {
     /// maintenance.
     ///
     /// - Throws: `SQLiteError`, or `ORMError.incompatibleStore` when the file was written with another model.
-    public init(model: ManagedObjectModel, url: URL, mechanisms: SwiftDataMechanisms = []) throws {
+    package init(model: ManagedObjectModel, url: URL, mechanisms: SwiftDataMechanisms = []) throws {
         self.model = model
         self.url = url
         self.mechanisms = mechanisms
@@ -54,12 +54,12 @@ public final class ModelContainer {
         }
     }
 
-    public func close() throws {
+    package func close() throws {
         try writer.close()
     }
 
     /// Checkpoints the WAL into the database file and truncates it.
-    public func checkpoint() throws {
+    package func checkpoint() throws {
         try connection.checkpoint()
     }
 
@@ -92,7 +92,7 @@ public final class ModelContainer {
 
     /// Puts the row cache behind the coordinator's lock, before a context on another thread first uses this
     /// container. Until then one thread uses it and takes no lock.
-    public func shareAcrossThreads() {
+    package func shareAcrossThreads() {
         rowCache.makeShared()
     }
 
@@ -189,7 +189,7 @@ public final class ModelContainer {
     /// Makes an attribute unique in a saved store, as the lightweight migration to a model version that adds
     /// `@Attribute(.unique)` does: a unique index on its column, which fails while stored rows repeat a value, and
     /// makes every later save that would repeat one fail.
-    public func addUniqueConstraint<Root, Value>(on attribute: Attribute<Root, Value>) throws {
+    package func addUniqueConstraint<Root, Value>(on attribute: Attribute<Root, Value>) throws {
         let entity = try model.entity(for: Root.self)
         let column = "Z" + attribute.name.uppercased()
         try connection.transaction {
@@ -272,8 +272,8 @@ final class PooledConnection {
 
 /// What a save changed, by identifier: the notification a context posts after it saved, which merging contexts
 /// apply (Core Data's `NSManagedObjectContextDidSave`, SwiftData's `ModelContext.didSave`).
-public struct ContextDidSave: Sendable {
-    public var inserted: [PersistentIdentifier]
-    public var updated: [PersistentIdentifier]
-    public var deleted: [PersistentIdentifier]
+package struct ContextDidSave: Sendable {
+    package var inserted: [PersistentIdentifier]
+    package var updated: [PersistentIdentifier]
+    package var deleted: [PersistentIdentifier]
 }

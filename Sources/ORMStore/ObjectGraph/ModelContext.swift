@@ -10,8 +10,8 @@ import SQLiteSupport
 /// Registered objects that are unchanged are not retained: when the last reference to one goes away it
 /// leaves the identity map (Core Data's default). Inserted, changed and deleted objects are retained until
 /// saved. One thread at a time, like the objects.
-public final class ModelContext {
-    public let container: ModelContainer
+package final class ModelContext {
+    package let container: ModelContainer
     /// The connection this context fetches on: its own (a context on another thread), or the writer's when nil.
     /// Saves always go through the writer.
     let reads: PooledConnection?
@@ -29,15 +29,15 @@ public final class ModelContext {
     /// Saves on its own at the first `processPendingChanges()` after this interval has passed since the last
     /// save, as SwiftData's main context saves from its run loop; nil (the default) never autosaves. Unsaved
     /// changes are lost if the process ends first.
-    public var autosaveInterval: Duration?
+    package var autosaveInterval: Duration?
     /// The error of the last autosave that failed; its changes stay pending.
-    public private(set) var autosaveError: (any Error)?
+    package private(set) var autosaveError: (any Error)?
     private var lastSave = ContinuousClock.now
 
     /// Whether other contexts' saves are merged into this one (`automaticallyMergesChangesFromParent`): their
     /// notifications queue up, and `mergePendingChanges()` applies them, as the context's queue would between
     /// the work it runs.
-    public var automaticallyMergesChanges = false {
+    package var automaticallyMergesChanges = false {
         didSet { container.setMerging(self, automaticallyMergesChanges) }
     }
     /// Save notifications received and not merged yet; guarded by the coordinator's lock.
@@ -54,7 +54,7 @@ public final class ModelContext {
         registered = Array(repeating: [:], count: container.model.entities.count)
     }
 
-    public convenience init(_ container: ModelContainer) {
+    package convenience init(_ container: ModelContainer) {
         self.init(container, reads: nil)
     }
 
@@ -62,10 +62,10 @@ public final class ModelContext {
 
     // MARK: Changes
 
-    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
-    public var changedModels: [ManagedObject] { updated.filter { !$0.isDeleted } }
+    package var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+    package var changedModels: [ManagedObject] { updated.filter { !$0.isDeleted } }
     /// Objects in the identity map: fetched or saved, and still referenced.
-    public var registeredModelCount: Int { registered.reduce(0) { $0 + $1.count } }
+    package var registeredModelCount: Int { registered.reduce(0) { $0 + $1.count } }
 
     func nextTemporaryKey() -> Int64 {
         lastTemporaryKey -= 1
@@ -80,7 +80,7 @@ public final class ModelContext {
     }
 
     /// Marks `object` deleted: its row goes at the next save, after its relationships' delete rules ran.
-    public func delete(_ object: ManagedObject) {
+    package func delete(_ object: ManagedObject) {
         guard object.context === self, !object.isDeleted else { return }
         // The row's version is needed for the optimistic-locking check of the DELETE.
         if object.primaryKey > 0, object.snapshot == nil { object.fireFault() }
@@ -98,7 +98,7 @@ public final class ModelContext {
 
     /// Applies the delete rules of deleted objects, and autosaves when the interval has passed: what the main
     /// context does at the end of each run-loop turn.
-    public func processPendingChanges() {
+    package func processPendingChanges() {
         applyDeleteRules()
         guard let interval = autosaveInterval, hasChanges, ContinuousClock.now - lastSave >= interval else { return }
         do {
@@ -111,7 +111,7 @@ public final class ModelContext {
 
     /// Forgets every object: pending changes are dropped, registered objects are cut off from the context and
     /// its row cache, and relationship cycles between them are broken. Objects must not be used afterwards.
-    public func reset() {
+    package func reset() {
         var objects = inserted + updated + deleted
         for table in registered { objects += table.values.map { $0.takeUnretainedValue() } }
         registered = Array(repeating: [:], count: registered.count)
@@ -142,7 +142,7 @@ public final class ModelContext {
     /// Applies the save notifications received since the last merge, as Core Data's `mergeChanges(fromContextDidSave:)`
     /// does: registered objects that another context updated are turned back into faults (their row cache entry
     /// holds the saved values), those it deleted leave the identity map, and its inserted objects are faulted in.
-    public func mergePendingChanges() {
+    package func mergePendingChanges() {
         let notifications = container.rowCache.coordinated {
             defer { pendingMerges = [] }
             return pendingMerges
@@ -231,7 +231,7 @@ public final class ModelContext {
     /// The objects matching `descriptor`, as faults backed by the row cache (or the objects already registered
     /// for those rows). Reads what is saved: objects deleted in this context are left out, unsaved inserts are
     /// not matched.
-    public func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
+    package func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = try container.model.entity(for: Model.self)
         let (sql, bindings) = descriptor.sql(after: entity.selectSQL)
         var results: [Model] = []
@@ -249,7 +249,7 @@ public final class ModelContext {
     }
 
     /// How many saved objects match the descriptor's predicate: `SELECT COUNT(*)`, no objects.
-    public func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+    package func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
         let entity = try container.model.entity(for: Model.self)
         let (sql, bindings) = FetchDescriptor(predicate: descriptor.predicate).sql(
             after: "SELECT COUNT(*) FROM \(entity.table) t0")
@@ -356,7 +356,7 @@ public final class ModelContext {
     /// With the container's `SwiftDataMechanisms`: inserted objects whose unique attributes match a stored row
     /// update that row (upsert), the transaction also writes the save's history, a `didSave` notification with
     /// the changed identifiers follows the commit, and then the WAL checkpoint and incremental vacuum.
-    public func save() throws {
+    package func save() throws {
         applyDeleteRules()
         guard hasChanges else { return }
         try validate()
@@ -420,7 +420,7 @@ public final class ModelContext {
     /// Posted after every save when the container has `SwiftDataMechanisms.saveNotification`, as SwiftData's
     /// `ModelContext.didSave`: the object is the context, the user info holds the `inserted`, `updated` and
     /// `deleted` identifiers.
-    public static let didSave = Notification.Name("PersistenceBench.ModelContext.didSave")
+    package static let didSave = Notification.Name("PersistenceBench.ModelContext.didSave")
 
     /// Upsert: per inserted object of an entity with unique attributes, one indexed query per attribute for a
     /// stored row holding the same value. Returns the objects that matched, each with its row's version; they

@@ -1,6 +1,6 @@
 /// An error of the object graph: a model that does not resolve, a store written with another model, a save
 /// that fails validation or an optimistic-locking check. SQLite's own errors arrive as `SQLiteError`.
-public enum ORMError: Error, CustomStringConvertible, Equatable {
+package enum ORMError: Error, CustomStringConvertible, Equatable {
     case model(String)
     /// The store's path, and why the model cannot open it.
     case incompatibleStore(String, String)
@@ -11,7 +11,7 @@ public enum ORMError: Error, CustomStringConvertible, Equatable {
     /// The object whose row is not in the store.
     case objectNotFound(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .model(let message): "model: \(message)"
         case .incompatibleStore(let path, let reason): "cannot open \(path) with this model: \(reason)"

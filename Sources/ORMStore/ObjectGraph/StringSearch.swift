@@ -19,7 +19,7 @@ enum StringSearch {
 
 extension Attribute where Value == String {
     /// The attribute contains `text`, ASCII case-insensitively: NSPredicate's `title CONTAINS[c] %@`.
-    public func containsCaseInsensitive(_ text: String) -> FetchPredicate<Root> {
+    package func containsCaseInsensitive(_ text: String) -> FetchPredicate<Root> {
         FetchPredicate(sql: "\(StringSearch.functionName)(\(columnSQL), ?)", bindings: [.text(text)])
     }
 }

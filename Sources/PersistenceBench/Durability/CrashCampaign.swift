@@ -136,6 +136,9 @@ public final class CrashCampaign {
 
     /// A child that ran longer than this is counted as hung and killed.
     static let childTimeoutSeconds = 120.0
+    /// How long a wait for a writer's next commit lasts before its exit and timeout are looked at again: short, as
+    /// a kill's delay is counted in milliseconds.
+    static let pollMilliseconds: Int32 = 20
 
     private let configuration: Configuration
     private let executable: String
@@ -144,7 +147,7 @@ public final class CrashCampaign {
     private let progress: (String) -> Void
 
     /// - Parameters:
-    ///   - executable: this tool, whose hidden `_crash` command the children run.
+    ///   - executable: this tool, whose hidden `_child` command the children run.
     ///   - recorder: libWriteRecorder.so, for the power-loss and fault checks.
     ///   - work: a scratch directory, emptied first.
     public init(
@@ -170,7 +173,7 @@ public final class CrashCampaign {
         try FileSystem.makeDirectory(base)
         defer { try? FileSystem.remove(work) }
         let prepared = try child(.prepare, kind: kind, directory: base)
-        guard case .exited(0) = prepared.ending else {
+        guard case .exited(0) = prepared.outcome.ending else {
             throw BenchError("loading \(kind.name)'s \(configuration.scale) items failed: \(prepared.failure)")
         }
         var summaries: [CrashSummary] = []
@@ -195,34 +198,27 @@ public final class CrashCampaign {
             try FileSystem.remove(store)
             try FileSystem.copyForCell(from: base, to: store)
             let job = crashJob(.write, kind: kind, directory: store, run: trial)
-            let writer = try ChildProcess(
-                arguments: [executable, "_crash", try write(job)], outputPath: outputPath, progressPipe: true)
-            var latest: Int?
-            let started = monotonicNanoseconds()
-            while latest == nil, writer.reapIfEnded() == nil,
-                Double(monotonicNanoseconds() - started) / 1e9 < Self.childTimeoutSeconds
-            {
-                latest = writer.readProgress(waitingUpTo: 20)
+            let delay = UInt64(rng.below(UInt64(configuration.maximumKillDelayMilliseconds) + 1)) * 1_000_000
+            // Killed `delay` after it said it opened the store; given up on if it never says so.
+            var killAt: UInt64?
+            let writer = try supervisor.run(.crash(job)) { look in
+                guard look.progress != nil else {
+                    return look.elapsedSeconds < Self.childTimeoutSeconds ? .keepWatching : .stop("did not open")
+                }
+                let now = monotonicNanoseconds()
+                let at = killAt ?? now + delay
+                killAt = at
+                return now < at ? .lookAgainWithin(milliseconds: Int32(max(1, (at - now) / 1_000_000))) : .stop("kill")
             }
-            guard latest != nil else {
-                writer.kill()
-                _ = writer.waitUntilEnded()
+            guard writer.progress != nil, writer.stopped != "did not open" else {
                 summary.addBrokenTrial(
-                    "kill \(trial)", "the writer did not open the store: \(report(job)?.error ?? "")")
+                    "kill \(trial)", "the writer did not open the store: \(writer.reply?.error ?? "")")
                 continue
             }
-            let delay = UInt64(rng.below(UInt64(configuration.maximumKillDelayMilliseconds) + 1)) * 1_000_000
-            let killAt = monotonicNanoseconds() + delay
-            while monotonicNanoseconds() < killAt {
-                let left = Int32(max(1, (killAt - min(killAt, monotonicNanoseconds())) / 1_000_000))
-                if let number = writer.readProgress(waitingUpTo: min(left, 20)) { latest = number }
-            }
-            writer.kill()
-            let ending = writer.waitUntilEnded().0
-            let committed = writer.drainProgress(latest: latest) ?? 0
-            if case .exited = ending {
+            let committed = writer.progress ?? 0
+            if case .exited = writer.ending {
                 summary.addBrokenTrial(
-                    "kill \(trial)", "the writer stopped before the kill: \(report(job)?.error ?? "")")
+                    "kill \(trial)", "the writer stopped before the kill: \(writer.reply?.error ?? "")")
                 continue
             }
             let (verdict, seconds) = try verify(kind, directory: store, run: trial, committed: committed)
@@ -246,7 +242,7 @@ public final class CrashCampaign {
         let job = crashJob(
             .write, kind: kind, directory: store, run: 0, transactions: configuration.transactions, scale: scale)
         let result = try child(job, environment: try recording(into: recordLog, fault: nil))
-        guard case .exited(0) = result.ending else {
+        guard case .exited(0) = result.outcome.ending else {
             throw BenchError("the recorded writer of \(kind.name) failed: \(result.failure)")
         }
         return try WriteLog(contentsOf: recordLog, directory: store.path)
@@ -260,7 +256,7 @@ public final class CrashCampaign {
         }
         return [
             "LD_PRELOAD=\(recorder)", "PB_RECORD_DIR=\(store.path)", "PB_RECORD_LOG=\(log.path)",
-            "PB_RECORD_MARKER_FD=\(CrashExecution.reportDescriptor)",
+            "PB_RECORD_MARKER_FD=\(ProgressChannel.descriptor)",
         ] + (fault.map { ["PB_FAULT=\($0)"] } ?? [])
     }
 
@@ -337,7 +333,7 @@ public final class CrashCampaign {
                 summary.addBrokenTrial(name, "the writer hung: killed after \(Int(Self.childTimeoutSeconds)) s")
                 continue
             }
-            switch result.ending {
+            switch result.outcome.ending {
             case .signaled(let signal):
                 summary.addBrokenTrial(name, "the writer crashed with signal \(signal)")
                 continue
@@ -360,13 +356,13 @@ public final class CrashCampaign {
                 }
                 summary.faultsAbsorbed! += 1
             case .exited:
-                guard report(job)?.error != nil else {
+                guard result.outcome.reply?.error != nil else {
                     summary.addBrokenTrial(name, "the writer failed without an error: \(result.failure)")
                     continue
                 }
                 summary.faultsReported! += 1
             }
-            let (verdict, _) = try verify(kind, directory: store, run: 0, committed: result.committed ?? 0)
+            let (verdict, _) = try verify(kind, directory: store, run: 0, committed: result.outcome.progress ?? 0)
             summary.add(verdict, trial: name)
         }
         return summary
@@ -401,7 +397,7 @@ public final class CrashCampaign {
                 let file = files[Int(rng.below(UInt64(files.count)))]
                 let length = Int(rng.below(UInt64(file.size)))
                 guard truncate(store.appendingPathComponent(file.path).path, off_t(length)) == 0 else {
-                    throw BenchError("truncating \(file.path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("truncating \(file.path)")
                 }
                 damage = "\(file.path) cut to \(length) of \(file.size) bytes"
             } else {
@@ -434,13 +430,13 @@ public final class CrashCampaign {
                 summary.trials += 1
                 summary.hangs! += 1
                 summary.addExample("\(damage): the reopen hung")
-            } else if case .signaled(let signal) = result.ending {
+            } else if case .signaled(let signal) = result.outcome.ending {
                 summary.trials += 1
                 summary.crashes! += 1
                 // Crashes lead the examples: they are the cases to fix.
                 summary.examples.insert("\(damage): the reopen crashed (signal \(signal))", at: 0)
                 summary.examples = Array(summary.examples.prefix(5))
-            } else if let verdict = report(job)?.verdict {
+            } else if let verdict = result.outcome.reply?.verdict {
                 summary.add(verdict, trial: damage)
                 if verdict.outcome == .torn {
                     summary.addExample("\(damage): silently wrong (\(verdict.problem ?? ""))")
@@ -457,8 +453,10 @@ public final class CrashCampaign {
 
     // MARK: Children
 
-    private var outputPath: String { work.appendingPathComponent("output.txt").path }
-    private var reportPath: URL { work.appendingPathComponent("report.json") }
+    /// Every child of the campaign: its request, reply and output in the scratch directory.
+    private var supervisor: ChildSupervisor {
+        ChildSupervisor(executable: executable, directory: work, pollMilliseconds: Self.pollMilliseconds)
+    }
 
     private func crashJob(
         _ mode: CrashJob.Mode, kind: StoreKind, directory: URL, run: Int, transactions: Int? = nil, committed: Int = 0,
@@ -466,29 +464,15 @@ public final class CrashCampaign {
     ) -> CrashJob {
         CrashJob(
             mode: mode, store: kind.name, scale: scale ?? configuration.scale, seed: configuration.seed, run: run,
-            directory: directory.path, transactions: transactions, committed: committed, reportPath: reportPath.path)
-    }
-
-    private func write(_ job: CrashJob) throws -> String {
-        let path = work.appendingPathComponent("job.json")
-        try FileSystem.remove(reportPath)
-        try JSONEncoder().encode(job).write(to: path)
-        return path.path
-    }
-
-    private func report(_ job: CrashJob) -> CrashReport? {
-        (try? Data(contentsOf: URL(fileURLWithPath: job.reportPath))).flatMap {
-            try? JSONDecoder().decode(CrashReport.self, from: $0)
-        }
+            directory: directory.path, transactions: transactions, committed: committed)
     }
 
     private struct ChildResult {
-        let ending: ChildProcess.Ending
-        let committed: Int?
+        let outcome: ChildSupervisor.Outcome
         /// The child's error, or its output, for a message.
         let failure: String
         /// Whether it ran past `childTimeoutSeconds` and was killed.
-        let timedOut: Bool
+        var timedOut: Bool { outcome.stopped != nil }
     }
 
     private func child(_ mode: CrashJob.Mode, kind: StoreKind, directory: URL) throws -> ChildResult {
@@ -497,29 +481,14 @@ public final class CrashCampaign {
 
     /// Runs a child to its end (killed after `childTimeoutSeconds`).
     private func child(_ job: CrashJob, environment: [String]) throws -> ChildResult {
-        let process = try ChildProcess(
-            arguments: [executable, "_crash", try write(job)], outputPath: outputPath, progressPipe: true,
-            extraEnvironment: environment)
-        let started = monotonicNanoseconds()
-        var latest: Int?
-        var ended: ChildProcess.Ending?
-        var timedOut = false
-        while ended == nil {
-            if let number = process.readProgress(waitingUpTo: 20) { latest = number }
-            ended = process.reapIfEnded()?.0
-            if ended == nil, Double(monotonicNanoseconds() - started) / 1e9 > Self.childTimeoutSeconds {
-                process.kill()
-                ended = process.waitUntilEnded().0
-                timedOut = true
-            }
+        let supervisor = self.supervisor
+        let outcome = try supervisor.run(.crash(job), environment: environment) { look in
+            look.elapsedSeconds > Self.childTimeoutSeconds ? .stop("timed out") : .keepWatching
         }
-        let committed = process.drainProgress(latest: latest)
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let failure =
-            timedOut
-            ? "timed out after \(Int(Self.childTimeoutSeconds)) s"
-            : report(job)?.error ?? output.trimmingCharacters(in: .whitespacesAndNewlines)
-        return ChildResult(ending: ended!, committed: committed, failure: failure, timedOut: timedOut)
+            outcome.stopped != nil
+            ? "timed out after \(Int(Self.childTimeoutSeconds)) s" : outcome.reply?.error ?? supervisor.output
+        return ChildResult(outcome: outcome, failure: failure)
     }
 
     /// Reopens the store in `directory` in a fresh process and returns its verdict and reopen time.
@@ -531,16 +500,16 @@ public final class CrashCampaign {
         if result.timedOut {
             return (CrashVerdict(outcome: .corrupt, committed: committed, problem: "the reopen hung"), nil)
         }
-        if case .signaled(let signal) = result.ending {
+        if case .signaled(let signal) = result.outcome.ending {
             return (
                 CrashVerdict(outcome: .corrupt, committed: committed, problem: "the reopen crashed (signal \(signal))"),
                 nil
             )
         }
-        guard let report = report(job), let verdict = report.verdict else {
+        guard let reply = result.outcome.reply, let verdict = reply.verdict else {
             throw BenchError("verifying \(kind.name) failed: \(result.failure)")
         }
-        return (verdict, report.openSeconds)
+        return (verdict, reply.openSeconds)
     }
 }
 

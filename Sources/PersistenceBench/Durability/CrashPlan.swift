@@ -84,7 +84,7 @@ public struct CrashPlan: Sendable {
     }
 
     /// Applies a transaction as one commit of `store`.
-    public static func apply(_ transaction: Transaction, to store: any ConcurrentReadStore) throws {
+    public static func apply(_ transaction: Transaction, to store: any ItemStore) throws {
         switch transaction {
         case .insert(let items): try store.insertCommitted(items)
         case .update(let updates): try store.update(updates)

@@ -35,7 +35,7 @@ public enum Calibration {
                 state = table[index] &+ state &+ 0x9E37_79B9_7F4A_7C15
                 table[index] = state
             }
-            seconds = Double(monotonicNanoseconds() - start) / 1e9
+            seconds = secondsSince(start)
         }
         // Keeps the loop from being optimised away: the final state is used.
         if state == 0 { seconds += .leastNonzeroMagnitude }
@@ -59,9 +59,9 @@ public enum Calibration {
                     try FileSystem.write($0, to: descriptor, at: round * block.count, path: file.path)
                 }
                 guard fdatasync(descriptor) == 0 else {
-                    throw BenchError("flushing \(file.path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("flushing \(file.path)")
                 }
-                if round > 0 { times.append(Double(monotonicNanoseconds() - start) / 1e9) }
+                if round > 0 { times.append(secondsSince(start)) }
             }
         }
         return times.sorted()[times.count / 2]

@@ -9,6 +9,14 @@ public func monotonicNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }
 
+/// Nanoseconds as seconds.
+@inline(__always)
+package func seconds(nanoseconds: UInt64) -> Double { Double(nanoseconds) / 1e9 }
+
+/// The seconds since `start`, a reading of `monotonicNanoseconds()`.
+@inline(__always)
+package func secondsSince(_ start: UInt64) -> Double { seconds(nanoseconds: monotonicNanoseconds() - start) }
+
 /// Sums the timed parts of a workload: only the store's work runs inside `measure`.
 ///
 /// Generating a batch of data, loading a store, and reading back a digest happen outside, so a workload that
@@ -24,7 +32,7 @@ public final class Stopwatch {
 
     public init() {}
 
-    public var elapsedSeconds: Double { Double(elapsedNanoseconds) / 1e9 }
+    public var elapsedSeconds: Double { seconds(nanoseconds: elapsedNanoseconds) }
 
     /// Times `body` and adds its duration to the total.
     @inline(__always)
@@ -87,8 +95,11 @@ public final class Stopwatch {
     }
 
     /// 1 ns to 1 hour at 3 significant digits: about 200 KB, allocated once per histogram.
+    /// The longest latency the histograms record: an hour, in nanoseconds.
+    static let longestLatencyNanoseconds: UInt64 = 3_600_000_000_000
+
     private static func histogram() -> Histogram<UInt64> {
-        Histogram(highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
+        Histogram(highestTrackableValue: longestLatencyNanoseconds, numberOfSignificantValueDigits: .three)
     }
 
     /// Percentiles of the operations timed with `measureOperation`, or nil if there were none.
@@ -136,7 +147,7 @@ public struct LatencySummary: Codable, Equatable, Sendable {
     /// The percentiles of `latencies`, in nanoseconds, as µs; nil when there are none.
     init?(nanoseconds latencies: some Sequence<UInt64>) {
         var histogram = Histogram<UInt64>(
-            highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .three)
+            highestTrackableValue: Stopwatch.longestLatencyNanoseconds, numberOfSignificantValueDigits: .three)
         for latency in latencies { _ = histogram.record(Swift.max(latency, 1)) }
         self.init(histogram)
     }

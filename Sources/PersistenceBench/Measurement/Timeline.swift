@@ -66,7 +66,7 @@ public final class Timeline {
         if currentLatencies == nil {
             // Two significant digits up to an hour: about 36 KB, one window at a time.
             currentLatencies = Histogram(
-                highestTrackableValue: 3_600_000_000_000, numberOfSignificantValueDigits: .two)
+                highestTrackableValue: Stopwatch.longestLatencyNanoseconds, numberOfSignificantValueDigits: .two)
         }
         _ = currentLatencies?.record(max(latency, 1))
     }

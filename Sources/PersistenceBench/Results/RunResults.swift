@@ -252,19 +252,20 @@ public struct DigestCheck: Codable, Equatable, Sendable {
     /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`). Boxed cells
     /// of runs recorded before that rule (no `steps`) are left out.
     public static func checks(of cells: [CellResult]) -> [DigestCheck] {
-        var order: [String] = []
-        var groups: [String: [CellResult]] = [:]
-        for cell in cells where cell.status == .ok && cell.metrics != nil {
+        var order: [(workload: String, scale: Scale)] = []
+        var groups: [String: [(store: String, metrics: CellMetrics)]] = [:]
+        for cell in cells where cell.status == .ok {
+            guard let metrics = cell.metrics else { continue }
             let key = "\(cell.workload)@\(cell.scale.records)"
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append(cell)
+            if groups[key] == nil { order.append((cell.workload, cell.scale)) }
+            groups[key, default: []].append((cell.store, metrics))
         }
-        return order.compactMap { key in
-            let group = groups[key]!
-            var check = DigestCheck(workload: group[0].workload, scale: group[0].scale, agreed: true, digests: [:])
-            for cell in group where !(cell.metrics!.timeBoxed == true && cell.metrics!.steps == nil) {
-                check.digests[cell.store, default: []].appendIfAbsent(cell.metrics!.digest)
-                if cell.metrics!.timeBoxed == true { check.steps = cell.metrics!.steps }
+        return order.compactMap { workload, scale in
+            var check = DigestCheck(workload: workload, scale: scale, agreed: true, digests: [:])
+            for (store, metrics) in groups["\(workload)@\(scale.records)", default: []]
+            where !(metrics.timeBoxed == true && metrics.steps == nil) {
+                check.digests[store, default: []].appendIfAbsent(metrics.digest)
+                if metrics.timeBoxed == true { check.steps = metrics.steps }
             }
             guard !check.digests.isEmpty else { return nil }
             check.agreed = Set(check.digests.values.joined()).count <= 1

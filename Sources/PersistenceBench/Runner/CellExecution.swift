@@ -1,35 +1,14 @@
 import Foundation
 
-/// The child side of a cell: runs one job in this process and writes its report.
+/// The child side of a cell (`ChildExecution`): one job in this process.
 public enum CellExecution {
-    /// Runs `job` and writes its report. Returns false if the job failed (the report then holds the error).
-    public static func run(_ job: CellJob, stores: [StoreKind]) -> Bool {
-        let report: CellReport
-        do {
-            report = CellReport(metrics: try measure(job, stores: stores), error: nil)
-        } catch {
-            report = CellReport(metrics: nil, error: "\(error)")
-        }
-        return FileSystem.writeReport(report, to: job.reportPath) && report.error == nil
-    }
-
-    private static func measure(_ job: CellJob, stores: [StoreKind]) throws -> CellMetrics? {
-        guard let kind = stores.first(where: { $0.name == job.store }) else {
-            throw BenchError("no store \(job.store)")
-        }
+    /// Runs `job`, sending the records done on `progress`: the cell's metrics, or nil for a fixture's load.
+    static func run(_ job: CellJob, stores: [StoreKind], progress channel: ProgressChannel?) throws -> CellMetrics? {
+        let kind = try ChildExecution.kind(named: job.store, in: stores)
         guard let workload = WorkloadCatalog.workload(named: job.workload) else {
             throw BenchError("no workload \(job.workload)")
         }
-        // Progress is written only to a pipe: a number written into a database file would corrupt it.
-        let progressDescriptor = job.progressDescriptor.flatMap { descriptor -> Int32? in
-            var status = stat()
-            return fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO ? descriptor : nil
-        }
-        let progress = ProgressReporter { done in
-            guard let descriptor = progressDescriptor else { return }
-            let line = Array("\(done)\n".utf8)
-            _ = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        }
+        let progress = ProgressReporter { done in channel?.send(done) }
         let context = WorkloadContext(
             scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
             readRate: job.readRate ?? WorkloadContext.defaultReadRate,
@@ -100,7 +79,7 @@ public enum CellExecution {
         if outcome.changedStore {
             let timedBefore = context.stopwatch.elapsedNanoseconds
             try context.stopwatch.measure { try store.settle() }
-            settleSeconds = Double(context.stopwatch.elapsedNanoseconds - timedBefore) / 1e9
+            settleSeconds = seconds(nanoseconds: context.stopwatch.elapsedNanoseconds - timedBefore)
         }
         end()
         let after = ProcessStats.current()
@@ -116,7 +95,8 @@ public enum CellExecution {
             rssFileBytes: after.rssFileBytes,
             storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
             timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
-            digest: digest, phaseSeconds: Double(after.monotonicNanoseconds - before.monotonicNanoseconds) / 1e9,
+            digest: digest,
+            phaseSeconds: seconds(nanoseconds: after.monotonicNanoseconds - before.monotonicNanoseconds),
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,

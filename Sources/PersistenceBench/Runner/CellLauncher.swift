@@ -84,46 +84,115 @@ final class CellLauncher {
         return state
     }
 
+    /// How long a wait for a cell's progress lasts before its exit and budgets are looked at again.
+    static let pollMilliseconds: Int32 = 50
+
     /// Starts a child for `cell`, watches it against the budgets, and turns what it left into a result.
     private func runChild(mode: CellJob.Mode, cell: PlannedCell, directory: URL, box: TimeBox) throws -> (
         result: CellResult, overBudget: String?
     ) {
         // Only the measured cell is counted: a fixture's load is untimed setup, run at full speed.
         let counted = mode == .measure && counting != nil
-        try FileSystem.makeDirectory(workDirectory)
-        let jobPath = workDirectory.appendingPathComponent("job.json")
-        let reportPath = workDirectory.appendingPathComponent("report.json")
-        let outputPath = workDirectory.appendingPathComponent("output.txt")
-        try FileSystem.remove(reportPath)
         let job = CellJob(
             mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
             seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
-            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, directory: directory.path,
-            reportPath: reportPath.path,
-            // A counted cell reports no progress: its reports come every tenth of a second, so their allocations
-            // would count the machine's speed.
-            progressDescriptor: counted ? nil : 3)
-        try JSONEncoder().encode(job).write(to: jobPath)
-
-        var supervisor = CellSupervisor(
-            executable: executable, outputPath: outputPath, reportPath: reportPath,
-            timeBudgetSeconds: configuration.timeBudgetSeconds, memoryBudgetBytes: configuration.memoryBudgetBytes,
-            memoryLimitBytes: mode == .measure ? configuration.memoryLimitBytes : nil)
+            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, directory: directory.path)
+        let cgroup = try (mode == .measure ? configuration.memoryLimitBytes : nil).map {
+            try MemoryCgroup(name: "persistbench-\(getpid())", limitBytes: $0)
+        }
+        defer { try? cgroup?.remove() }
         let dumps = workDirectory.appendingPathComponent("callgrind")
-        if counted, let counting {
+        let counter = counted ? counting : nil
+        if counter != nil {
             try FileSystem.remove(dumps)
             try FileSystem.makeDirectory(dumps)
-            supervisor.counting = (counting, dumps.path)
         }
-        let outcome = try supervisor.run(jobPath: jobPath, observer: observer)
-        var result = outcome.result(
-            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
+        let supervisor = ChildSupervisor(
+            executable: executable, directory: workDirectory, pollMilliseconds: Self.pollMilliseconds)
+        let outcome = try supervisor.run(
+            .cell(job), reportsProgress: !counted, environment: counter?.environment ?? [],
+            wrap: { command in
+                let started = counter?.wrapping(command, dumpDirectory: dumps.path) ?? command
+                return cgroup?.wrapping(started) ?? started
+            }
+        ) { look in
+            observer.progress(elapsedSeconds: look.elapsedSeconds, recordsDone: look.progress)
+            if look.elapsedSeconds > configuration.timeBudgetSeconds {
+                return .stop("over the time budget of \(Self.format(seconds: configuration.timeBudgetSeconds))")
+            }
+            if let resident = ProcessStats.residentBytes(ofProcess: look.pid),
+                resident > configuration.memoryBudgetBytes
+            {
+                return .stop(
+                    "over the memory budget of \(Quantity.formatBytes(configuration.memoryBudgetBytes))"
+                        + " (resident \(Quantity.formatBytes(resident)))")
+            }
+            return .keepWatching
+        }
+        var killedAtLimit: Int64?
+        if let cgroup, case .signaled(SIGKILL) = outcome.ending, cgroup.oomKills > 0 {
+            killedAtLimit = cgroup.limitBytes
+        }
+        var result = Self.result(
+            of: outcome,
+            crashMessage: outcome.exitedCleanly ? nil : ChildSupervisor.crashMessage(at: supervisor.outputPath),
+            killedAtLimit: killedAtLimit, cell: cell)
+        result.process?.cappedPeakBytes = cgroup?.peakBytes
         if counted, result.metrics != nil {
             result.metrics?.counts?.instructions = CountingLauncher.instructions(dumpedIn: dumps.path)
         }
         // Killed at the memory limit: the same work at a larger scale would only need more.
-        return (
-            result, outcome.overBudget ?? outcome.killedAtLimit.map { _ in result.reason ?? "over the memory limit" }
-        )
+        return (result, outcome.stopped ?? killedAtLimit.map { _ in result.reason ?? "over the memory limit" })
+    }
+
+    /// The cell's result from what its child left: its metrics, or why it did not finish (DNF) or failed (error).
+    private static func result(
+        of outcome: ChildSupervisor.Outcome, crashMessage: String?, killedAtLimit: Int64?, cell: PlannedCell
+    ) -> CellResult {
+        var result = CellResult(
+            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
+            status: .ok)
+        result.process = ProcessUsage(
+            wallSeconds: outcome.wallSeconds, userCPUSeconds: seconds(outcome.usage.ru_utime),
+            systemCPUSeconds: seconds(outcome.usage.ru_stime), peakRSSBytes: Int64(outcome.usage.ru_maxrss) * 1024)
+        let recordsDone = outcome.progress
+        if let limit = killedAtLimit {
+            result.status = .dnf
+            result.reason =
+                "\(CellResult.killedAtMemoryLimit) of \(Quantity.formatBytes(limit)) (page cache included), as "
+                + "jetsam kills an app over its limit" + (recordsDone.map { ", after \($0) records" } ?? "")
+        } else if let overBudget = outcome.stopped {
+            result.status = .dnf
+            result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
+        } else if case .signaled(let signal) = outcome.ending, signalsFromOutside.contains(signal) {
+            result.status = .dnf
+            result.reason = "stopped from outside the run by signal \(signal) (\(String(cString: strsignal(signal))))"
+            result.interrupted = true
+        } else if case .signaled(let signal) = outcome.ending {
+            result.status = .dnf
+            result.reason =
+                "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
+                + (crashMessage.map { ": \($0)" } ?? "")
+        } else if let error = outcome.reply?.error {
+            result.status = .error
+            result.reason = error
+        } else if case .exited(let code) = outcome.ending, code != 0 || outcome.reply == nil {
+            result.status = .dnf
+            result.reason = "exited with status \(code) without a report" + (crashMessage.map { ": \($0)" } ?? "")
+        } else {
+            result.metrics = outcome.reply?.metrics
+        }
+        return result
+    }
+
+    /// Signals a process does not raise by crashing: someone stopped it (the run's own budget kills are
+    /// `overBudget`). Interrupting a run with Ctrl-C or a kill of its process group stops the cell first, and the
+    /// run records it before it stops too.
+    static let signalsFromOutside: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGKILL]
+
+    private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+
+    static func format(seconds: Double) -> String {
+        seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) min" : "\(seconds) s"
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// Foundation's `Process` reaps its children itself and throws the rusage away; the runner needs it.
 final class ChildProcess {
     let pid: pid_t
-    /// Read end of the child's progress pipe (the child's file descriptor 3), or -1.
+    /// Read end of the child's progress pipe (its `ProgressChannel`), or -1.
     private let progressDescriptor: Int32
     private var progressBuffer: [UInt8] = []
 
@@ -16,7 +16,7 @@ final class ChildProcess {
     }
 
     /// Starts `arguments[0]` with `arguments`. Its stdout and stderr go to `outputPath`; with `progressPipe`
-    /// its file descriptor 3 is the write end of a pipe the parent reads with `readProgress()`. `extraEnvironment`
+    /// its `ProgressChannel` descriptor is the write end of a pipe the parent reads with `readProgress()`. `extraEnvironment`
     /// (`NAME=value` entries) is added to this process's environment.
     init(arguments: [String], outputPath: String?, progressPipe: Bool, extraEnvironment: [String] = []) throws {
         var actions = posix_spawn_file_actions_t()
@@ -28,12 +28,13 @@ final class ChildProcess {
         }
         var pipeDescriptors: [Int32] = [-1, -1]
         if progressPipe {
-            guard pipe(&pipeDescriptors) == 0 else { throw BenchError("pipe: \(String(cString: strerror(errno)))") }
-            // Close the read end before the dup2: if the read end is descriptor 3, closing it afterwards would
-            // close the progress pipe, and the child's next open file (a database) would become descriptor 3.
+            guard pipe(&pipeDescriptors) == 0 else { throw BenchError.system("pipe") }
+            // Close the read end before the dup2: if the read end is the channel's descriptor, closing it afterwards
+            // would close the progress pipe, and the child's next open file (a database) would take its number.
+            let channel = ProgressChannel.descriptor
             posix_spawn_file_actions_addclose(&actions, pipeDescriptors[0])
-            posix_spawn_file_actions_adddup2(&actions, pipeDescriptors[1], 3)
-            if pipeDescriptors[1] != 3 { posix_spawn_file_actions_addclose(&actions, pipeDescriptors[1]) }
+            posix_spawn_file_actions_adddup2(&actions, pipeDescriptors[1], channel)
+            if pipeDescriptors[1] != channel { posix_spawn_file_actions_addclose(&actions, pipeDescriptors[1]) }
         }
         let cArguments = arguments.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }

@@ -33,14 +33,13 @@ package struct CountingLauncher: Sendable {
         self.library = library
     }
 
-    /// The child's arguments: `executable _cell JOB` under callgrind, its dumps and log written into
+    /// `command` (the child's program and arguments) under callgrind, its dumps and log written into
     /// `dumpDirectory` (the counted region's is the first dump, `callgrind.out.1`).
-    func arguments(executable: String, jobPath: String, dumpDirectory: String) -> [String] {
+    func wrapping(_ command: [String], dumpDirectory: String) -> [String] {
         [
             valgrind, "--tool=callgrind", "--instr-atstart=no", "--dump-line=no", "--compress-strings=no",
             "--callgrind-out-file=\(dumpDirectory)/callgrind.out", "--log-file=\(dumpDirectory)/valgrind.log",
-            executable, "_cell", jobPath,
-        ]
+        ] + command
     }
 
     var environment: [String] { ["LD_PRELOAD=\(library)", "SWIFT_DETERMINISTIC_HASHING=1"] }

@@ -29,7 +29,8 @@ public final class InterleavedRun {
     private let workDirectory: URL
 
     /// - Parameters:
-    ///   - executables: each side's tool; its children run its hidden `_cell` command.
+    ///   - executables: each side's tool; its children run its hidden `_child` command, so both sides must speak the
+    ///     same `ChildRequest` (a base from before that protocol cannot).
     ///   - first: the side that runs first in odd repetitions.
     ///   - save: called with a side's results after each of its cells and at the end.
     public init(

@@ -115,7 +115,7 @@ public struct MemoryCgroup {
 
     private static func removeDirectory(_ directory: URL) throws {
         guard rmdir(directory.path) == 0 || errno == ENOENT else {
-            throw BenchError("cannot remove the memory cgroup \(directory.path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("cannot remove the memory cgroup \(directory.path)")
         }
     }
 
@@ -123,12 +123,12 @@ public struct MemoryCgroup {
         let path = directory.appendingPathComponent(file).path
         let descriptor = open(path, O_WRONLY)
         guard descriptor >= 0 else {
-            throw BenchError("cannot open \(path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("cannot open \(path)")
         }
         defer { close(descriptor) }
         let bytes = Array(value.utf8)
         guard Glibc.write(descriptor, bytes, bytes.count) == bytes.count else {
-            throw BenchError("the kernel refused \(value) in \(path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("the kernel refused \(value) in \(path)")
         }
     }
 

@@ -52,7 +52,7 @@ public final class Runner {
     private var groupSteps: [String: Int] = [:]
 
     /// - Parameters:
-    ///   - executable: this tool's own executable; the children run its hidden `_cell` command.
+    ///   - executable: this tool's own executable; the children run its hidden `_child` command.
     ///   - save: called with the results after every cell and at the end.
     /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
     public init(
@@ -188,13 +188,13 @@ public final class Runner {
                 } else {
                     result = try run(cell, index: offset + 1, total: plan.count, box: box(for: cell))
                     let now = monotonicNanoseconds()
-                    result.runSeconds = Double(now - lastFinished) / 1e9
+                    result.runSeconds = seconds(nanoseconds: now - lastFinished)
                     lastFinished = now
                 }
                 results.cells.append(result)
                 try save(results)
                 observer.runProgress(
-                    elapsedSeconds: Double(monotonicNanoseconds() - started) / 1e9,
+                    elapsedSeconds: secondsSince(started),
                     remainingSeconds: RunEstimate(measured: results.cells).seconds(of: plan[(offset + 1)...]))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
@@ -260,10 +260,12 @@ public final class Runner {
     /// An error in one line: Foundation's file errors by their system cause and path.
     package static func describe(_ error: any Error) -> String {
         guard let cocoa = error as? CocoaError else { return "\(error)" }
-        let underlying = cocoa.underlying.map { $0 as NSError }
-        let cause =
-            underlying?.domain == NSPOSIXErrorDomain
-            ? String(cString: strerror(Int32(underlying!.code))) : cocoa.localizedDescription
+        let cause: String
+        if let underlying = cocoa.underlying.map({ $0 as NSError }), underlying.domain == NSPOSIXErrorDomain {
+            cause = String(cString: strerror(Int32(underlying.code)))
+        } else {
+            cause = cocoa.localizedDescription
+        }
         return cocoa.filePath.map { "\($0): \(cause)" } ?? cause
     }
 

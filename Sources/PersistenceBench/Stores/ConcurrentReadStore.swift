@@ -3,19 +3,11 @@
 ///
 /// Each store opens its reader the way its users do: a second SQLite connection, GRDB's pool readers, a context
 /// of its own that merges the writer's saves (`orm`), LMDB read transactions, a committed snapshot of `packed`'s
-/// files. The store's thread goes on writing through the store itself.
+/// files. The store's thread goes on writing through the store itself (`ItemStore.insertCommitted`).
 public protocol ConcurrentReadStore: ItemStore {
     /// A reader for one other thread, opened on the store's thread before that thread starts; closed on the
     /// store's thread after it ended, before the store closes.
     func makeConcurrentReader() throws -> any ItemReader
-
-    /// Inserts items not yet stored and commits them, so that readers see them: one commit of an import. A
-    /// store whose every `insert` is a transaction just inserts (the default); an object-graph store saves.
-    func insertCommitted(_ batch: [Item]) throws
-}
-
-extension ConcurrentReadStore {
-    public func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
 }
 
 /// A handle that reads items on one thread, beside the writer on another.

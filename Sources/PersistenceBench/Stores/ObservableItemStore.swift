@@ -3,7 +3,7 @@ import Synchronization
 
 /// A query kept fresh while the store changes: what `@FetchAll`, `@Query` and an `@Observable` model refetching on
 /// a save notification do (`observe`, `observe-burst`).
-public protocol ObservableItemStore: ConcurrentReadStore {
+public protocol ObservableItemStore: ItemStore {
     /// Starts observing `query` through the store's own change mechanism, on threads of the store's: `deliver`
     /// receives the query's result once at the start, then a fresh result after commits, for as long as the
     /// observation runs. The store's own thread goes on writing.

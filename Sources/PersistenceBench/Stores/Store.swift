@@ -38,6 +38,8 @@ public enum MaintainedCount: String, Sendable {
 
 extension ItemStore {
     public func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
+
+    public func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
 }
 
 extension Store {
@@ -61,6 +63,10 @@ public protocol ItemStore: Store {
     func insert(_ batch: [Item]) throws
     /// Inserts one item in its own transaction, durable on disk before returning.
     func insertDurably(_ item: Item) throws
+    /// Inserts items not yet stored and commits them, so that other readers and a reopen see them: one commit of
+    /// an import, an observed change or a crash check's transaction. A store whose every `insert` is a
+    /// transaction just inserts (the default); an object-graph store saves.
+    func insertCommitted(_ batch: [Item]) throws
     /// The item with this id, or nil.
     func item(id: Int64) throws -> Item?
     /// The items with these ids, in the order asked (nil where none; an id may repeat): a batch of lookups in one
@@ -180,6 +186,9 @@ public struct StoreKind: Sendable {
     /// Whether `persistbench crash` and the package-benchmark suites include the store when none are named.
     public var inDefaultChecks: Bool { inclusion != .whenNamed }
 
+    /// Whether `persistbench crash` can check the store: it has an integrity check and a promise to keep.
+    package var isCrashChecked: Bool { type is any IntegrityCheckingStore.Type && promise != .nothing }
+
     /// The name of the store that measures the harness floor (`memory`): reports show it beside every store and
     /// never call it the best.
     public static let harnessFloorName = "memory"
@@ -200,6 +209,33 @@ public struct StoreKind: Sendable {
         self.inclusion = inclusion
         self.type = type
         self.open = open
+    }
+}
+
+/// What a store promises to keep when its process is killed or the machine loses power, as `persistbench crash`
+/// checks it.
+public enum DurabilityPromise: String, Codable, Sendable {
+    /// Every transaction whose commit returned survives a kill and a power cut.
+    case everyCommit
+    /// Every committed transaction survives a kill; a power cut may lose the last ones, never part of one, and
+    /// never corrupts (SQLite's WAL with `synchronous=NORMAL`, LMDB's `MDB_NOMETASYNC`).
+    case committedPrefix
+    /// Every committed transaction survives a kill; a power cut may lose or damage anything written since the last
+    /// clean close (a store that never flushes while it runs: `packed+nosync`).
+    case survivesKills
+    /// Nothing survives the process (the harness floor).
+    case nothing
+
+    public var summary: String {
+        switch self {
+        case .everyCommit: "every committed transaction survives a kill and a power cut"
+        case .committedPrefix:
+            "every committed transaction survives a kill; a power cut may lose the last ones, never corrupts"
+        case .survivesKills:
+            "every committed transaction survives a kill; a power cut may lose or damage anything since the last "
+                + "clean close"
+        case .nothing: "nothing survives the process"
+        }
     }
 }
 

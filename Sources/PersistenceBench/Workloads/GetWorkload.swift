@@ -36,7 +36,7 @@ public struct GetWorkload: ItemWorkload, KeyedWorkload {
 
     /// The min(N, 100,000) lookup keys of a store of `scale` items, generated before the timed phase.
     static func keys(scale: Int, seed: UInt64, distribution: KeyDistribution) -> [Int64] {
-        let count = min(scale, 100_000)
+        let count = WorkloadContext.questions(scale: scale)
         var rng = SplitMix64(seed: seed, stream: .getKeys, index: distribution == .uniform ? 0 : 1)
         switch distribution {
         case .uniform:

@@ -18,7 +18,7 @@ public struct LimitWriteWorkload: Workload {
         }
         let path = directory.appendingPathComponent("limit-write.bin").path
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw BenchError("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw BenchError.system("cannot create \(path)") }
         defer {
             close(descriptor)
             unlink(path)
@@ -28,7 +28,7 @@ public struct LimitWriteWorkload: Workload {
             try context.stopwatch.measure {
                 try bytes.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: written, path: path) }
                 guard fdatasync(descriptor) == 0 else {
-                    throw BenchError("flushing \(path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("flushing \(path)")
                 }
             }
             written += bytes.count

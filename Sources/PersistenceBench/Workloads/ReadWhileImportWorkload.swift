@@ -54,10 +54,10 @@ public struct ReadWhileImportWorkload: ItemWorkload {
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 
     /// Items the import adds.
-    public static func importCount(scale: Int) -> Int { min(scale, 100_000) }
+    public static func importCount(scale: Int) -> Int { WorkloadContext.questions(scale: scale) }
 
     /// Reads in each of the reader's phases.
-    public static func readCount(scale: Int) -> Int { max(1, min(scale, 100_000) / 10) }
+    public static func readCount(scale: Int) -> Int { max(1, WorkloadContext.questions(scale: scale) / 10) }
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {

@@ -103,6 +103,14 @@ public struct WorkloadContext {
 
     public static let defaultReadRate = 1_000.0
 
+    /// The most questions a workload of one question per record asks (`get`'s lookups, YCSB's operations,
+    /// `import`'s items): min(N, this). Beyond it more questions only repeat what these measured, and a cell's time
+    /// stays bounded at any N.
+    package static let questionLimit = 100_000
+
+    /// How many questions such a workload asks of a store of `scale` records.
+    package static func questions(scale: Int) -> Int { min(scale, questionLimit) }
+
     public init(
         scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter,
         readRate: Double = defaultReadRate, timeBox: TimeBox = .none

@@ -86,7 +86,8 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
     public var skewedKeys: Bool { true }
 
     public func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
-        Self.operations(mix, records: scale, count: min(scale, 100_000), seed: seed).map { operation in
+        Self.operations(mix, records: scale, count: WorkloadContext.questions(scale: scale), seed: seed).map {
+            operation in
             switch operation {
             case .read(let id), .update(let id), .readModifyWrite(let id):
                 KeyDraw(line: "\(operation.kind) \(id)", drawn: id)
@@ -98,7 +99,7 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let operations = Self.operations(
-            mix, records: context.scale, count: min(context.scale, 100_000), seed: context.seed)
+            mix, records: context.scale, count: WorkloadContext.questions(scale: context.scale), seed: context.seed)
         let generator = context.items
         let stopwatch = context.stopwatch
         var answers = Digest()

@@ -26,7 +26,7 @@ public enum FileSystem {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         try data.write(to: temporary)
         if rename(temporary.path, url.path) != 0 {
-            throw BenchError("cannot rename \(temporary.path) to \(url.path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
         }
     }
 }
@@ -41,7 +41,7 @@ extension FileSystem {
         while done < bytes.count {
             let count = pwrite(descriptor, base + done, bytes.count - done, off_t(offset + done))
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { throw BenchError("writing \(path): \(String(cString: strerror(errno)))") }
+            guard count > 0 else { throw BenchError.system("writing \(path)") }
             done += count
         }
     }
@@ -53,11 +53,11 @@ extension FileSystem {
         try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
             try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
             guard fsync(descriptor) == 0 else {
-                throw BenchError("flushing \(temporary.path): \(String(cString: strerror(errno)))")
+                throw BenchError.system("flushing \(temporary.path)")
             }
         }
         if rename(temporary.path, url.path) != 0 {
-            throw BenchError("cannot rename \(temporary.path) to \(url.path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
         }
         try syncDirectory(url.deletingLastPathComponent())
     }
@@ -97,7 +97,7 @@ extension FileSystem {
                     let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
                     if count < 0 && errno == EINTR { continue }
                     guard count >= 0 else {
-                        throw BenchError("reading \(source.path): \(String(cString: strerror(errno)))")
+                        throw BenchError.system("reading \(source.path)")
                     }
                     if count == 0 { break }
                     try buffer.withUnsafeBytes {
@@ -108,7 +108,7 @@ extension FileSystem {
                     offset += count
                 }
                 guard fsync(output) == 0 else {
-                    throw BenchError("flushing \(destination.path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("flushing \(destination.path)")
                 }
             }
             _ = posix_fadvise(input, 0, 0, POSIX_FADV_DONTNEED)
@@ -121,7 +121,7 @@ extension FileSystem {
         for file in try regularFiles(under: directory) {
             try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
                 guard fsync(descriptor) == 0 else {
-                    throw BenchError("flushing \(file.path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("flushing \(file.path)")
                 }
                 _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
             }
@@ -138,12 +138,12 @@ extension FileSystem {
                 guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return }
                 let length = Int(status.st_size)
                 guard let map = mmap(nil, length, PROT_READ, MAP_SHARED, descriptor, 0), map != MAP_FAILED else {
-                    throw BenchError("cannot map \(file.path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("cannot map \(file.path)")
                 }
                 defer { munmap(map, length) }
                 var resident = [UInt8](repeating: 0, count: (length + pageSize - 1) / pageSize)
                 guard mincore(map, length, &resident) == 0 else {
-                    throw BenchError("mincore of \(file.path): \(String(cString: strerror(errno)))")
+                    throw BenchError.system("mincore of \(file.path)")
                 }
                 cached += Int64(resident.filter { $0 & 1 != 0 }.count * pageSize)
             }
@@ -167,7 +167,7 @@ extension FileSystem {
     /// Opens `file` (created with mode 0644 when `flags` has `O_CREAT`), runs `body`, and closes it.
     static func withDescriptor(of file: URL, flags: Int32, _ body: (Int32) throws -> Void) throws {
         let descriptor = open(file.path, flags | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw BenchError("cannot open \(file.path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else { throw BenchError.system("cannot open \(file.path)") }
         defer { close(descriptor) }
         try body(descriptor)
     }
@@ -176,11 +176,11 @@ extension FileSystem {
     public static func syncDirectory(_ directory: URL) throws {
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BenchError("cannot open \(directory.path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("cannot open \(directory.path)")
         }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else {
-            throw BenchError("flushing \(directory.path): \(String(cString: strerror(errno)))")
+            throw BenchError.system("flushing \(directory.path)")
         }
     }
 }

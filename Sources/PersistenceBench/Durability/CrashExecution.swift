@@ -1,0 +1,71 @@
+import Foundation
+
+/// The child side of `persistbench crash` (`ChildExecution`).
+enum CrashExecution {
+    /// Runs `job`, sending a writer's commits on `progress`: a verifier's verdict and reopen time, nothing for the
+    /// others.
+    static func run(_ job: CrashJob, stores: [StoreKind], progress: ProgressChannel?) throws -> (
+        CrashVerdict?, Double?
+    ) {
+        let kind = try ChildExecution.kind(named: job.store, in: stores)
+        let directory = URL(fileURLWithPath: job.directory)
+        switch job.mode {
+        case .prepare:
+            let context = WorkloadContext(
+                scale: job.scale, seed: job.seed, batchSize: RunConfiguration.defaultBatchSize,
+                stopwatch: Stopwatch(), progress: ProgressReporter())
+            guard let workload = WorkloadCatalog.workload(named: "get") else { throw BenchError("no get workload") }
+            try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context)
+            return (nil, nil)
+        case .write:
+            guard let progress else { throw BenchError("a crash check's writer needs its progress channel") }
+            try write(job, kind: kind, at: directory, progress: progress)
+            return (nil, nil)
+        case .verify:
+            let (verdict, seconds) = try verify(job, kind: kind, at: directory)
+            return (verdict, seconds)
+        }
+    }
+
+    private static func write(_ job: CrashJob, kind: StoreKind, at directory: URL, progress: ProgressChannel) throws {
+        guard let store = try kind.open(directory) as? any ItemStore else {
+            throw BenchError("\(kind.name) stores no items")
+        }
+        var plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run)
+        progress.send(0)
+        var number = 0
+        while job.transactions.map({ number < $0 }) ?? true {
+            try CrashPlan.apply(plan.next(), to: store)
+            number += 1
+            progress.send(number)
+        }
+        try store.close()
+    }
+
+    private static func verify(_ job: CrashJob, kind: StoreKind, at directory: URL) throws -> (CrashVerdict, Double?) {
+        let started = monotonicNanoseconds()
+        let opened: any Store
+        do {
+            opened = try kind.open(directory)
+        } catch {
+            return (CrashVerdict(outcome: .corrupt, committed: job.committed, problem: "open: \(error)"), nil)
+        }
+        let openSeconds = secondsSince(started)
+        guard let store = opened as? any IntegrityCheckingStore else {
+            try opened.close()
+            throw BenchError("\(kind.name) has no integrity check")
+        }
+        defer { try? store.close() }
+        do {
+            try store.checkIntegrity()
+        } catch {
+            return (CrashVerdict(outcome: .corrupt, committed: job.committed, problem: "\(error)"), openSeconds)
+        }
+        let plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: job.committed + 1)
+        do {
+            return (try plan.verdict(for: store, committed: job.committed), openSeconds)
+        } catch {
+            return (CrashVerdict(outcome: .corrupt, committed: job.committed, problem: "read: \(error)"), openSeconds)
+        }
+    }
+}

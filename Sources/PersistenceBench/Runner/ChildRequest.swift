@@ -1,0 +1,146 @@
+import Foundation
+
+/// What a child of the tool is asked to do: written by its parent (`ChildSupervisor`) as JSON, read by the hidden
+/// `_child` command (`ChildExecution`).
+package struct ChildRequest: Codable, Sendable {
+    package enum Job: Codable, Sendable {
+        /// A cell's timed phase, or the load of its fixture.
+        case cell(CellJob)
+        /// One step of `persistbench crash`: a fixture, a writer, a verifier.
+        case crash(CrashJob)
+    }
+
+    package var job: Job
+    /// Where the child writes its `ChildReply`.
+    package var replyPath: String
+    /// Whether the child sends its progress on the `ProgressChannel`: a counted cell does not, as reports that come
+    /// every tenth of a second would make its allocations count the machine's speed.
+    package var reportsProgress: Bool
+}
+
+/// What a cell's child process is asked to do (`ChildRequest`).
+package struct CellJob: Codable, Sendable {
+    package enum Mode: String, Codable, Sendable {
+        /// Open the store, run the workload's timed phase, report metrics.
+        case measure
+        /// Load the workload's fixture into a new store and close it (untimed setup shared by cells).
+        case loadFixture
+    }
+
+    package var mode: Mode
+    package var store: String
+    package var workload: String
+    package var scale: Int
+    package var seed: UInt64
+    package var batchSize: Int
+    /// Reads per second of `read-while-import`'s reader; nil for the default.
+    package var readRate: Double?
+    /// The time box of workloads that are a loop of steps (`TimeBox`); nil for none.
+    package var timeBoxSeconds: Double?
+    /// The most steps such a workload does: its group's count so far (`TimeBox`); nil for all.
+    package var stepLimit: Int?
+    /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
+    package var directory: String
+}
+
+/// What a child process of `persistbench crash` is asked to do (`ChildRequest`).
+package struct CrashJob: Codable, Sendable {
+    package enum Mode: String, Codable, Sendable {
+        /// Load the `get` fixture (items 1…scale) into a new store and close it.
+        case prepare
+        /// Open the store, send 0 on the progress channel, then commit the plan's transactions one by one, sending
+        /// each one's number after its commit returns; after `transactions` (if set), close and exit.
+        case write
+        /// Open the store (timed), check its integrity, and say which committed state it holds.
+        case verify
+    }
+
+    package var mode: Mode
+    package var store: String
+    package var scale: Int
+    package var seed: UInt64
+    /// Which sequence of transactions (`CrashPlan`'s run).
+    package var run: Int
+    package var directory: String
+    /// For `write`: how many transactions, or nil to write until killed.
+    package var transactions: Int?
+    /// For `verify`: how many transactions had committed (the last number the writer reported).
+    package var committed: Int
+
+    package init(
+        mode: Mode, store: String, scale: Int, seed: UInt64, run: Int, directory: String, transactions: Int? = nil,
+        committed: Int = 0
+    ) {
+        self.mode = mode
+        self.store = store
+        self.scale = scale
+        self.seed = seed
+        self.run = run
+        self.directory = directory
+        self.transactions = transactions
+        self.committed = committed
+    }
+}
+
+/// What a child reports back: what its job asked for, or the error that stopped it.
+package struct ChildReply: Codable, Sendable {
+    /// A cell's metrics (none for a fixture's load).
+    package var metrics: CellMetrics?
+    /// A crash check's verdict on the store it reopened, and how long the reopen took.
+    package var verdict: CrashVerdict?
+    package var openSeconds: Double?
+    package var error: String?
+
+    package init() {}
+}
+
+/// The pipe on which a child tells its parent how far it got, one number per line: the records a cell has done,
+/// the transactions a crash check's writer has committed. The child's descriptor 3, the write end of a pipe its
+/// parent reads (`ChildProcess`).
+package struct ProgressChannel: Sendable {
+    package static let descriptor: Int32 = 3
+
+    /// The channel, if this process has one: descriptor 3 is a pipe. Anything else there (a database file a store
+    /// opened as descriptor 3 in a process started without the pipe) is never written to: a number written into it
+    /// would corrupt it.
+    package static func opened() -> ProgressChannel? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFIFO else { return nil }
+        return ProgressChannel()
+    }
+
+    /// Sends `number` on its own line.
+    package func send(_ number: Int) {
+        let line = Array("\(number)\n".utf8)
+        _ = line.withUnsafeBytes { write(Self.descriptor, $0.baseAddress, $0.count) }
+    }
+}
+
+/// The child side of every child of the tool: runs a request in this process and writes its reply.
+package enum ChildExecution {
+    /// The hidden command that runs a request: `persistbench _child REQUEST`.
+    package static let commandName = "_child"
+
+    /// Runs `request` and writes its reply. Returns false if the job failed (the reply then holds the error).
+    package static func run(_ request: ChildRequest, stores: [StoreKind]) -> Bool {
+        var reply = ChildReply()
+        let progress = request.reportsProgress ? ProgressChannel.opened() : nil
+        do {
+            switch request.job {
+            case .cell(let job):
+                reply.metrics = try CellExecution.run(job, stores: stores, progress: progress)
+            case .crash(let job):
+                (reply.verdict, reply.openSeconds) = try CrashExecution.run(job, stores: stores, progress: progress)
+            }
+        } catch {
+            reply.error = "\(error)"
+        }
+        return FileSystem.writeReport(reply, to: request.replyPath) && reply.error == nil
+    }
+
+    /// The store of `name` among `stores`.
+    static func kind(named name: String, in stores: [StoreKind]) throws -> StoreKind {
+        guard let kind = stores.first(where: { $0.name == name }) else { throw BenchError("no store \(name)") }
+        return kind
+    }
+}

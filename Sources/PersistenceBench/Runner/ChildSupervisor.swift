@@ -1,0 +1,108 @@
+import Foundation
+
+/// The parent side of every child of the tool (a cell, a fixture's load, each step of a crash check): writes the
+/// child's request, starts it (`_child REQUEST`), reads its progress, lets the caller stop it, reaps it with wait4
+/// for its rusage, and reads its reply.
+struct ChildSupervisor {
+    let executable: String
+    /// Where the request, the reply and the child's output go.
+    let directory: URL
+    /// How long a wait for the child's progress lasts before its exit and the caller's `watch` are looked at again.
+    let pollMilliseconds: Int32
+
+    var requestPath: URL { directory.appendingPathComponent("request.json") }
+    var replyPath: URL { directory.appendingPathComponent("reply.json") }
+    /// The child's standard output and error: the line a crash leaves is read from it.
+    var outputPath: URL { directory.appendingPathComponent("output.txt") }
+
+    /// What the caller sees at each look at a running child.
+    struct Look {
+        let pid: pid_t
+        let elapsedSeconds: Double
+        /// The last number the child sent on its progress channel, if any.
+        let progress: Int?
+    }
+
+    /// What the caller decides at each look.
+    enum Decision {
+        /// Wait for progress as long as the poll interval, then look again.
+        case keepWatching
+        /// Wait at most this long (and no longer than the poll interval), then look again.
+        case lookAgainWithin(milliseconds: Int32)
+        /// Kill the child, for this reason.
+        case stop(String)
+    }
+
+    /// What became of the child.
+    struct Outcome {
+        let ending: ChildProcess.Ending
+        let usage: rusage
+        let wallSeconds: Double
+        /// The last number the child sent on its progress channel, read to the end once it had ended.
+        let progress: Int?
+        /// Why the caller stopped it, if it did.
+        let stopped: String?
+        /// Its reply; nil if it ended without writing one.
+        let reply: ChildReply?
+
+        /// Whether it exited with status 0 and a reply.
+        var exitedCleanly: Bool {
+            guard case .exited(0) = ending else { return false }
+            return reply != nil
+        }
+    }
+
+    /// Runs `job` in a child and waits for it. `wrap` turns the child's command into the one started (a memory
+    /// cgroup's, callgrind's); `environment` (`NAME=value` entries) is added to the child's. `watch` is called after
+    /// every wait, while the child runs.
+    func run(
+        _ job: ChildRequest.Job, reportsProgress: Bool = true, environment: [String] = [],
+        wrap: ([String]) -> [String] = { $0 }, watch: (Look) -> Decision
+    ) throws -> Outcome {
+        try FileSystem.makeDirectory(directory)
+        try FileSystem.remove(replyPath)
+        let request = ChildRequest(job: job, replyPath: replyPath.path, reportsProgress: reportsProgress)
+        try JSONEncoder().encode(request).write(to: requestPath)
+        let start = monotonicNanoseconds()
+        let child = try ChildProcess(
+            arguments: wrap([executable, ChildExecution.commandName, requestPath.path]),
+            outputPath: outputPath.path, progressPipe: true, extraEnvironment: environment)
+        var latest: Int?
+        var stopped: String?
+        var wait = pollMilliseconds
+        var ended: (ChildProcess.Ending, rusage)?
+        while ended == nil {
+            if let number = child.readProgress(waitingUpTo: wait) { latest = number }
+            ended = child.reapIfEnded()
+            if ended != nil { break }
+            switch watch(Look(pid: child.pid, elapsedSeconds: secondsSince(start), progress: latest)) {
+            case .keepWatching:
+                wait = pollMilliseconds
+            case .lookAgainWithin(let milliseconds):
+                wait = max(1, min(milliseconds, pollMilliseconds))
+            case .stop(let reason):
+                stopped = reason
+                child.kill()
+                ended = child.waitUntilEnded()
+            }
+        }
+        guard let (ending, usage) = ended else { throw BenchError("child \(child.pid) was not reaped") }
+        let wall = secondsSince(start)
+        return Outcome(
+            ending: ending, usage: usage, wallSeconds: wall, progress: child.drainProgress(latest: latest),
+            stopped: stopped, reply: try? JSONDecoder().decode(ChildReply.self, from: Data(contentsOf: replyPath)))
+    }
+
+    /// The child's output, trimmed: for a message about a child that failed.
+    var output: String {
+        ((try? String(contentsOf: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The line of a crashed child's output that says why (Swift's "Fatal error: …"), without the stack trace.
+    static func crashMessage(at url: URL) -> String? {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let line = lines.first { $0.contains("Fatal error") || $0.contains("fatal error") } ?? lines.first
+        return line.map { String($0.prefix(300)) }
+    }
+}
