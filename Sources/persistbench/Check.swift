@@ -77,15 +77,7 @@ struct Check: ParsableCommand {
             guard base.configuration.counted == true else {
                 throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
             }
-            if current == nil {
-                let unknown =
-                    base.configuration.stores.filter { name in !allStores.contains { $0.name == name } }
-                    + base.configuration.workloads.filter { WorkloadCatalog.workload(named: $0) == nil }
-                guard unknown.isEmpty else {
-                    throw ValidationError(
-                        "the baseline's matrix names what this build does not have: " + unknown.joined(separator: ", "))
-                }
-            }
+            if current == nil { _ = try Matrix(base.configuration, of: "the baseline's matrix") }
         } else {
             guard current == nil else { throw ValidationError("--current goes with --counters, not --base") }
             guard repetitions >= Self.minimumRepetitions else {
@@ -194,15 +186,14 @@ struct Check: ParsableCommand {
         _ configuration: RunConfiguration, executables: [InterleavedRun.Side: String], first: InterleavedRun.Side,
         output: URL
     ) throws -> TimeComparison {
-        let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
+        let matrix = try Matrix(configuration, of: "the time check's matrix")
         let writers = Dictionary(
             uniqueKeysWithValues: InterleavedRun.Side.allCases.map {
                 ($0, RunningReportWriter(directory: output.appendingPathComponent($0.rawValue)))
             })
         let results = try InterleavedRun(
-            configuration: configuration, stores: kinds,
-            workloads: configuration.workloads.compactMap(WorkloadCatalog.workload(named:)),
-            environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
+            configuration: configuration, stores: matrix.stores, workloads: matrix.workloads,
+            environment: RunEnvironment.current(stores: matrix.stores, arguments: CommandLine.arguments),
             executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
             save: { side, results in try writers[side]!.write(results) }
         ).run()
@@ -216,7 +207,8 @@ struct Check: ParsableCommand {
         if let current {
             now = try ResultsFile.load(current)
         } else {
-            now = try Run.count(base.configuration, output: currentDirectory, jobs: Self.countingJobs)
+            now = try Matrix(base.configuration, of: "the baseline's matrix").count(
+                output: currentDirectory, jobs: Self.countingJobs)
         }
         let comparison: CounterComparison
         do { comparison = try CounterComparison(baseline: base, current: now) } catch {

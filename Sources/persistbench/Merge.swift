@@ -35,7 +35,7 @@ struct Merge: ParsableCommand {
         print(
             "Merged \(merged.shards?.count ?? 0) shards, \(merged.cells.count) cells, from "
                 + Set((merged.shards ?? []).map(\.environment.hostname)).sorted().joined(separator: ", "))
-        Run.printOutcome(merged, output: output)
+        Matrix.printOutcome(merged, output: output)
         if merged.failed(strict: false) { throw ExitCode.failure }
     }
 }

@@ -19,9 +19,8 @@ extension Run {
         } else {
             configuration = try parsed()
         }
-        let stores = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
-        let workloads = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
-        let plan = Runner.plan(configuration, stores: stores, workloads: workloads).filter {
+        let matrix = try Matrix(configuration, of: resume == nil ? "the run" : "the run to resume")
+        let plan = Runner.plan(configuration, stores: matrix.stores, workloads: matrix.workloads).filter {
             $0.workload.supports($0.store.type)
                 && !done.contains("\($0.store.name) \($0.workload.name) \($0.scale) \($0.repetition)")
         }
@@ -31,7 +30,8 @@ extension Run {
         }
         print(
             "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(groups.count) (workload, scale) group(s)"
-                + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "") + ", \(stores.count) stores, "
+                + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "")
+                + ", \(matrix.stores.count) stores, "
                 + "repetitions: \(configuration.repetitionsDescription)")
         let width = max(5, groups.map(\.description.count).max() ?? 0)
         print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")

@@ -221,114 +221,14 @@ struct Run: ParsableCommand {
             do { interrupted = try RunResults.load(from: directory.appendingPathComponent("results.json")) } catch {
                 throw ValidationError("cannot resume '\(resume)': \(error)")
             }
-            results = try Self.execute(interrupted.configuration, output: directory, resuming: interrupted)
+            results = try Matrix(interrupted.configuration, of: "the run to resume").run(
+                output: directory, resuming: interrupted)
         } else if count {
-            results = try Self.count(try parsed(), output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
+            results = try Matrix(try parsed(), of: "the run").count(output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
         } else {
-            results = try Self.execute(try parsed(), output: URL(fileURLWithPath: out))
+            results = try Matrix(try parsed(), of: "the run").run(output: URL(fileURLWithPath: out))
         }
         if results.failed(strict: strict) { throw ExitCode.failure }
-    }
-
-    /// Runs a matrix whose names are known to this build, writing the reports to `output` after every cell;
-    /// prints where they are, and any digest mismatch, error and DNF.
-    static func execute(_ configuration: RunConfiguration, output: URL, resuming interrupted: RunResults? = nil)
-        throws -> RunResults
-    {
-        let kinds = configuration.stores.compactMap { name in allStores.first { $0.name == name } }
-        let chosen = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
-        let unknown =
-            configuration.stores.filter { name in !kinds.contains { $0.name == name } }
-            + configuration.workloads.filter { WorkloadCatalog.workload(named: $0) == nil }
-        guard unknown.isEmpty else {
-            throw ValidationError("this build does not know \(unknown.joined(separator: ", ")) in the run to resume")
-        }
-        let writer = RunningReportWriter(directory: output)
-        let save: (RunResults) throws -> Void = { try writer.write($0) }
-        let runner: Runner
-        if let interrupted {
-            let kept = interrupted.cells.filter { $0.interrupted != true }.count
-            print("Resuming \(output.path): \(kept) finished cells kept")
-            runner = try Runner(
-                resuming: interrupted, stores: kinds, workloads: chosen, outputDirectory: output,
-                executable: try Executable.path(), observer: ConsoleProgress(), save: save)
-        } else {
-            runner = try Runner(
-                configuration: configuration, stores: kinds, workloads: chosen,
-                environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
-                outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(), save: save)
-        }
-        let results = try runner.run()
-        printOutcome(results, output: output)
-        return results
-    }
-
-    /// Where the reports are, and any digest mismatch, error and DNF.
-    static func printOutcome(_ results: RunResults, output: URL) {
-        print("Wrote \(output.path)/report.md, results.csv and results.json")
-        let mismatches = results.digestChecks.filter { !$0.agreed }
-        for check in mismatches {
-            print("DIGEST MISMATCH: \(check.workload) at \(check.scale): \(check.digestsDescription)")
-        }
-        let errors = results.cells.filter { $0.status == .error }
-        let unfinished = results.cells.filter { $0.status == .dnf }
-        if !errors.isEmpty { print("\(errors.count) cell(s) failed with an error; see report.md") }
-        if !unfinished.isEmpty { print("\(unfinished.count) cell(s) did not finish (DNF); see report.md") }
-        if mismatches.isEmpty { print("Digests agree: \(results.digestChecks.count) (workload, scale) groups checked") }
-    }
-}
-
-extension Run {
-    /// A counted run in `jobs` processes at once, each running a share of the stores (dealt in turn) as a run of its
-    /// own under OUT/parts/, then merged into one run in `output`. Counts do not depend on what else the machine
-    /// runs, so the counted matrix of CI's check takes half the wall time on two cores.
-    static func count(_ configuration: RunConfiguration, output: URL, jobs: Int) throws -> RunResults {
-        let shares = (0..<min(jobs, configuration.stores.count)).map { share in
-            configuration.stores.enumerated().filter { $0.offset % jobs == share }.map(\.element)
-        }
-        guard shares.count > 1 else { return try execute(configuration, output: output) }
-        let environment = RunEnvironment.current(
-            stores: configuration.stores.compactMap { name in allStores.first { $0.name == name } },
-            arguments: CommandLine.arguments)
-        let partsDirectory = output.appendingPathComponent("parts")
-        try FileSystem.remove(partsDirectory)
-        print(
-            "Counting \(configuration.stores.count) stores in \(shares.count) processes; their logs are under "
-                + "\(partsDirectory.path)/")
-        var processes: [(directory: URL, process: Process)] = []
-        for (index, stores) in shares.enumerated() {
-            // Each share is a run of its own, started as the resumption of a run with no finished cell.
-            var share = configuration
-            share.stores = stores
-            let directory = partsDirectory.appendingPathComponent("\(index + 1)")
-            try RunningReportWriter(directory: directory).write(
-                RunResults(environment: environment, configuration: share, startedAt: Date()))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try Executable.path())
-            process.arguments = ["run", "--resume", directory.path]
-            let log = directory.appendingPathComponent("console.txt")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: log)
-            process.standardError = process.standardOutput
-            try process.run()
-            processes.append((directory, process))
-        }
-        var merged = RunResults(environment: environment, configuration: configuration, startedAt: Date())
-        for (directory, process) in processes {
-            process.waitUntilExit()
-            let part = try RunResults.load(from: directory.appendingPathComponent("results.json"))
-            guard part.finishedAt != nil else {
-                throw BenchError(
-                    "the counting process for \(part.configuration.stores.joined(separator: ", ")) stopped (exit "
-                        + "status \(process.terminationStatus)); its log: \(directory.path)/console.txt")
-            }
-            merged.cells += part.cells
-        }
-        merged.finishedAt = Date()
-        try RunningReportWriter(directory: output).write(merged)
-        try FileSystem.remove(partsDirectory)
-        printOutcome(merged, output: output)
-        return merged
     }
 }
 

@@ -66,20 +66,6 @@ package struct CrashJob: Codable, Sendable {
     package var transactions: Int?
     /// For `verify`: how many transactions had committed (the last number the writer reported).
     package var committed: Int
-
-    package init(
-        mode: Mode, store: String, scale: Int, seed: UInt64, run: Int, directory: String, transactions: Int? = nil,
-        committed: Int = 0
-    ) {
-        self.mode = mode
-        self.store = store
-        self.scale = scale
-        self.seed = seed
-        self.run = run
-        self.directory = directory
-        self.transactions = transactions
-        self.committed = committed
-    }
 }
 
 /// What a child reports back: what its job asked for, or the error that stopped it.
