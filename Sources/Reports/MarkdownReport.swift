@@ -4,62 +4,82 @@ import PersistenceBench
 /// `report.md`: per workload a table of stores × scales, with the environment and the command on top.
 package enum MarkdownReport {
     package static func render(_ results: RunResults) -> String {
-        var out: [String] = []
-        let environment = results.environment
-        let configuration = results.configuration
-        out.append("# PersistenceBench report")
-        out.append("")
+        let scales = orderedUnique(results.cells.map(\.scale)).sorted()
+        let stores = results.stores
+        var out = heading(results) + countsSection(results) + environmentSection(results) + machinesSection(results)
+        out += readingGuide(results)
+        out += strategySummary(results, stores: stores, scales: scales)
+        out += budgetSummary(results, stores: stores, scales: scales)
+        for workload in orderedUnique(results.cells.map(\.workload)) {
+            out += workloadSection(workload, results, stores: stores, scales: scales)
+        }
+        out += limitsSection(results, stores: stores, scales: scales)
+        out += growthSection(results)
+        out += peakMemorySection(results)
+        out += bytesOnDiskSections(results, stores: stores, scales: scales)
+        return out.joined(separator: "\n")
+    }
+
+    /// The title, the command that produced the run, and a warning first where stores gave different answers.
+    private static func heading(_ results: RunResults) -> [String] {
         let status = results.finishedAt == nil ? "**incomplete** (interrupted or still running)" : "complete"
-        out.append("Run started \(iso(results.startedAt)), \(status). Produced by:")
-        out.append("")
-        out.append("```")
-        out.append(environment.command)
-        out.append("```")
-        out.append("")
+        var out = [
+            "# PersistenceBench report", "", "Run started \(iso(results.startedAt)), \(status). Produced by:", "",
+            "```", results.environment.command, "```", "",
+        ]
         let mismatches = results.digestChecks.filter { !$0.agreed }
         if !mismatches.isEmpty {
-            out.append("## ⚠️ DIGEST MISMATCH: stores disagree")
-            out.append("")
-            out.append("These stores gave different answers to the same questions; their timings are not comparable.")
-            out.append("")
-            for check in mismatches {
-                out.append("- **\(check.workload) at \(check.scale)**: " + check.digestsDescription)
-            }
-            out.append("")
+            out += [
+                "## ⚠️ DIGEST MISMATCH: stores disagree", "",
+                "These stores gave different answers to the same questions; their timings are not comparable.", "",
+            ]
+            out += mismatches.map { "- **\($0.workload) at \($0.scale)**: " + $0.digestsDescription } + [""]
         }
-        out += countsSection(results)
-        out.append("## Environment")
-        out.append("")
-        out.append("| | |")
-        out.append("|---|---|")
-        out.append("| CPU | \(environment.cpuModel), \(environment.cores) cores |")
-        out.append("| Memory | \(Quantity.formatBytes(environment.memoryBytes)) |")
-        out.append("| Kernel | \(environment.kernel) |")
-        out.append("| Host | \(environment.hostname) |")
-        out.append("| Compiler | \(environment.swift) |")
+        return out
+    }
+
+    /// The machine, the engines and the run's settings.
+    private static func environmentSection(_ results: RunResults) -> [String] {
+        let environment = results.environment
+        let configuration = results.configuration
+        var out = [
+            "## Environment", "", "| | |", "|---|---|",
+            "| CPU | \(environment.cpuModel), \(environment.cores) cores |",
+            "| Memory | \(Quantity.formatBytes(environment.memoryBytes)) |",
+            "| Kernel | \(environment.kernel) |",
+            "| Host | \(environment.hostname) |",
+            "| Compiler | \(environment.swift) |",
+        ]
         for (store, engine) in environment.engines.sorted(by: { $0.key < $1.key }) {
             let configuration = environment.configurations?[store].map { "; \($0)" } ?? ""
             out.append("| `\(store)` | \(engine)\(configuration) |")
         }
-        out.append("| Git commit | \(environment.gitCommit) |")
-        out.append("| Seed | \(configuration.seed) |")
-        out.append("| Repetitions | \(configuration.repetitionsDescription), each in its own process |")
-        out.append(
-            "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell |"
-        )
-        out.append("| Write batch | \(configuration.batchSize) records per transaction |")
-        out.append("")
-        out += machinesSection(results)
-        out.append(
+        return out + [
+            "| Git commit | \(environment.gitCommit) |",
+            "| Seed | \(configuration.seed) |",
+            "| Repetitions | \(configuration.repetitionsDescription), each in its own process |",
+            "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) "
+                + "per cell |",
+            "| Write batch | \(configuration.batchSize) records per transaction |",
+            "",
+        ]
+    }
+
+    /// How to read a cell; the harness's own share of the timed seconds; how many groups' digests agree.
+    private static func readingGuide(_ results: RunResults) -> [String] {
+        var out = [
             "Each cell shows the median throughput over the repetitions that finished, its min–max spread, the "
                 + "ratio to the best store at that scale (best throughput ÷ this one: 1.00× is the best, 2.00× takes "
                 + "twice as long), and the median peak RSS of the cell's process during its timed phase (not the open before it nor "
                 + "the digest read-back after it), with in brackets what that peak added to the process as it was before "
                 + "the store opened. A note after a cell says where that store does other work than the rest. ★ marks "
                 + "the best. DNF: did not "
-                + "finish, with the reason. n/a: the store cannot answer this workload.")
-        out.append("")
-        let agreed = results.digestChecks.filter(\.agreed).count
+                + "finish, with the reason. n/a: the store cannot answer this workload.",
+            "",
+        ]
+        out += harnessShare(results)
+        let mismatches = results.digestChecks.filter { !$0.agreed }.count
+        let agreed = results.digestChecks.count - mismatches
         let boxed = results.digestChecks.compactMap { check in
             check.steps.map { "\(check.workload) at \(check.scale) \(formatCount(Double($0))) steps" }
         }
@@ -69,159 +89,179 @@ package enum MarkdownReport {
             : " Where the time box set a group's count of steps (a question, a batch, a durable insert or a round "
                 + "each), every cell of the group did that count, its speed is measured on it and all its answers "
                 + "are compared: " + boxed.joined(separator: ", ") + "."
+        return out + [
+            "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
+                + (mismatches == 0 ? "." : "; **\(mismatches) disagree** (see above).") + boxedNote,
+            "",
+        ]
+    }
+
+    /// How the loops are timed, and the harness's largest share of a cell's timed seconds in this run.
+    private static func harnessShare(_ results: RunResults) -> [String] {
         let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
         // Per cell, the median over its repetitions, as every other figure of the report.
         let byCell = Dictionary(grouping: harness) { "\($0.0.store) \($0.0.workload) at \($0.0.scale)" }
             .compactMapValues { shares in median(shares.map(\.1)) }
-        if let largest = harness.max(by: { $0.1 < $1.1 }), let typical = byCell.max(by: { $0.value < $1.value }) {
-            func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
-            out.append(
-                "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time under one "
-                    + "clock, the first of each block alone as the latency sample; a slower one is timed alone, "
-                    + "every one a sample. The harness's own cost (the same loop against a store that does nothing) "
-                    + "is measured in every loop cell: at most \(percent(typical.value)) of a cell's timed seconds, "
-                    + "median over its repetitions, in this run (\(typical.key)); \(percent(largest.1)) in a single "
-                    + "repetition (\(largest.0.store) \(largest.0.workload) at \(largest.0.scale), repetition "
-                    + "\(largest.0.repetition)).")
-            out.append("")
-        }
-        out.append(
-            "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
-                + (mismatches.isEmpty ? "." : "; **\(mismatches.count) disagree** (see above).") + boxedNote)
-        out.append("")
+        guard let largest = harness.max(by: { $0.1 < $1.1 }), let typical = byCell.max(by: { $0.value < $1.value })
+        else { return [] }
+        func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
+        return [
+            "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time under one "
+                + "clock, the first of each block alone as the latency sample; a slower one is timed alone, "
+                + "every one a sample. The harness's own cost (the same loop against a store that does nothing) "
+                + "is measured in every loop cell: at most \(percent(typical.value)) of a cell's timed seconds, "
+                + "median over its repetitions, in this run (\(typical.key)); \(percent(largest.1)) in a single "
+                + "repetition (\(largest.0.store) \(largest.0.workload) at \(largest.0.scale), repetition "
+                + "\(largest.0.repetition)).",
+            "",
+        ]
+    }
 
-        let scales = orderedUnique(results.cells.map(\.scale)).sorted()
-        let stores = results.stores
-        out.append(contentsOf: strategySummary(results, stores: stores, scales: scales))
-        out.append(contentsOf: budgetSummary(results, stores: stores, scales: scales))
-        for workload in orderedUnique(results.cells.map(\.workload)) {
-            let cells = results.cells.filter { $0.workload == workload }
-            out.append("## \(workload)")
-            out.append("")
-            if let summary = WorkloadCatalog.workload(named: workload)?.summary {
-                out.append(summary + ".")
-                out.append("")
-            }
-            // Skewed keys: how they spread at each scale (`persistbench keys --summary`).
-            if let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload, keyed.skewedKeys {
-                for scale in scales where cells.contains(where: { $0.scale == scale }) {
-                    let keys = keyed.keyTrace(scale: scale.records, seed: results.configuration.seed)
-                    out.append(
-                        "- Keys at \(scale): "
-                            + KeySummary(keys: keys.compactMap(\.drawn), keyCount: scale.records).description + ".")
-                }
-                out.append("")
-            }
-            if cells.contains(where: { $0.status == .ok }) {
-                out.append(
-                    "![\(workload): throughput against scale](\(Charts.directoryName)/\(Charts.throughputFileName(workload)))"
-                )
-                out.append("")
-            }
-            // Throughput over time, per second of the timed phase, for cells that ran long enough to show it.
-            for scale in scales
-            where !Charts.timelines(of: cells.filter { $0.scale == scale }, stores: stores).isEmpty {
-                out.append(
-                    "![\(workload) at \(scale): throughput over time]"
-                        + "(\(Charts.directoryName)/\(Charts.timelineFileName(workload, scale)))")
-                out.append("")
-            }
-            out.append(contentsOf: storeByScaleHeader(scales))
-            var latencyRows: [String] = []
-            var memoryRows: [String] = []
-            // The best store: never the harness floor, nor a store that answered from a maintained count.
-            let bestByScale = Dictionary(
-                uniqueKeysWithValues: scales.map { ($0, fastest(in: cells, stores: stores, at: $0)?.throughput) })
-            for store in stores {
-                var row = "| `\(store)` |"
-                var latencyRow = "| `\(store)` |"
-                var hasLatency = false
-                var memoryRow = "| `\(store)` |"
-                var hasMemory = false
-                for scale in scales {
-                    let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                    row +=
-                        " "
-                        + throughputCell(
-                            summary, best: bestByScale[scale] ?? nil, canBeBest: store != StoreKind.harnessFloorName)
-                        + " |"
-                    if let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
-                        let p999 = summary.medianLatency(\.p999)
-                    {
-                        hasLatency = true
-                        latencyRow +=
-                            " \(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999)) |"
-                    } else {
-                        latencyRow += " – |"
-                    }
-                    if let anon = summary.medianResident(\.rssAnonBytes),
-                        let file = summary.medianResident(\.rssFileBytes)
-                    {
-                        hasMemory = true
-                        memoryRow += " \(Quantity.formatBytes(Int64(anon))) + \(Quantity.formatBytes(Int64(file))) |"
-                    } else {
-                        memoryRow += " – |"
-                    }
-                }
-                out.append(row)
-                if hasLatency { latencyRows.append(latencyRow) }
-                if hasMemory { memoryRows.append(memoryRow) }
-            }
-            out.append("")
-            out.append(contentsOf: notes(cells, stores: stores, scales: scales))
-            if !latencyRows.isEmpty {
-                out.append("Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions):")
-                out.append("")
-                out.append(contentsOf: storeByScaleHeader(scales))
-                out.append(contentsOf: latencyRows)
-                out.append("")
-            }
-            out.append(contentsOf: operationLatencyTable(cells, stores: stores, scales: scales))
-            out.append(contentsOf: budgetTable(workload, cells, stores: stores, scales: scales))
-            out.append(
-                contentsOf: readWhileImportTable(
-                    cells, imports: results.cells.filter { $0.workload == ImportWorkload().name }, stores: stores,
-                    scales: scales))
-            out.append(contentsOf: observeTable(cells, stores: stores, scales: scales))
-            if !memoryRows.isEmpty {
-                out.append(
-                    "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "
-                        + "including the executable's), median:")
-                out.append("")
-                out.append(contentsOf: storeByScaleHeader(scales))
-                out.append(contentsOf: memoryRows)
-                out.append("")
+    /// One workload's section: what it times, its key spread, its charts, its stores × scales tables, and the
+    /// tables it declares (`Workload.report`).
+    private static func workloadSection(
+        _ name: String, _ results: RunResults, stores: [String], scales: [Scale]
+    ) -> [String] {
+        let workload = WorkloadCatalog.workload(named: name)
+        let declared = workload?.report ?? WorkloadReport()
+        let cells = results.cells.filter { $0.workload == name }
+        var out = ["## \(name)", ""]
+        if let summary = workload?.summary { out += [summary + ".", ""] }
+        if let keyed = workload as? any KeyedWorkload, keyed.skewedKeys {
+            out += keySpread(keyed, cells, seed: results.configuration.seed, scales: scales)
+        }
+        out += charts(name, cells, stores: stores, scales: scales)
+        let tables = storeTables(cells, stores: stores, scales: scales)
+        out += storeByScaleHeader(scales) + tables.throughput + [""]
+        out += notes(cells, stores: stores, scales: scales)
+        if !tables.latency.isEmpty {
+            out += ["Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions):", ""]
+            out += storeByScaleHeader(scales) + tables.latency + [""]
+        }
+        out += operationLatencyTable(cells, kinds: declared.operationKinds, stores: stores, scales: scales)
+        out += budgetTable(name, cells, stores: stores, scales: scales)
+        for table in declared.tables {
+            switch table {
+            case .readerBesideImport(let alone):
+                out += readWhileImportTable(
+                    cells, imports: results.cells.filter { $0.workload == alone }, stores: stores, scales: scales)
+            case .observation:
+                out += observeTable(cells, stores: stores, scales: scales)
             }
         }
-
-        out.append(contentsOf: limitsSection(results, stores: stores, scales: scales))
-        out.append(contentsOf: growthSection(results))
-
-        if results.cells.contains(where: { ($0.metrics?.rssGrowthBytes ?? 0) > 0 }) {
-            out.append("## Peak memory per record")
-            out.append("")
-            out.append(
-                "Per store and scale, the largest median growth of resident memory over the workloads (the timed "
-                    + "phase's peak less the process's resident memory before the store opened), divided by the "
-                    + "records: what the store and its work need per record, without the tool's own fixed size.")
-            out.append("")
-            out.append("![Peak memory per record against scale](\(Charts.directoryName)/\(Charts.memoryFileName))")
-            out.append("")
+        if !tables.memory.isEmpty {
+            out += [
+                "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "
+                    + "including the executable's), median:",
+                "",
+            ]
+            out += storeByScaleHeader(scales) + tables.memory + [""]
         }
+        return out
+    }
 
-        let inserts = results.cells.filter { $0.workload == "insert" }
-        if !inserts.isEmpty {
-            out.append("## Bytes on disk after `insert`")
-            out.append("")
-            out.append(
-                contentsOf: storeByScaleTable(inserts, stores: stores, scales: scales) { _, scale, summary in
-                    summary.medianBytesOnDisk.map { bytes in
-                        "\(Quantity.formatBytes(Int64(bytes))) (\(formatSignificant(bytes / Double(scale.records))) B/record)"
-                    }
-                })
-            out.append("")
+    /// Skewed keys: how they spread at each scale (`persistbench keys --summary`).
+    private static func keySpread(
+        _ workload: any KeyedWorkload, _ cells: [CellResult], seed: UInt64, scales: [Scale]
+    ) -> [String] {
+        scales.filter { scale in cells.contains { $0.scale == scale } }.map { scale in
+            let keys = workload.keyTrace(scale: scale.records, seed: seed)
+            return "- Keys at \(scale): "
+                + KeySummary(keys: keys.compactMap(\.drawn), keyCount: scale.records).description + "."
+        } + [""]
+    }
+
+    /// The workload's chart of throughput against scale, and of throughput over time per scale for cells that ran
+    /// long enough to show it.
+    private static func charts(_ workload: String, _ cells: [CellResult], stores: [String], scales: [Scale])
+        -> [String]
+    {
+        var out: [String] = []
+        if cells.contains(where: { $0.status == .ok }) {
+            out += [
+                "![\(workload): throughput against scale](\(Charts.directoryName)/\(Charts.throughputFileName(workload)))",
+                "",
+            ]
         }
-        return out.joined(separator: "\n")
+        for scale in scales where !Charts.timelines(of: cells.filter { $0.scale == scale }, stores: stores).isEmpty {
+            out += [
+                "![\(workload) at \(scale): throughput over time]"
+                    + "(\(Charts.directoryName)/\(Charts.timelineFileName(workload, scale)))",
+                "",
+            ]
+        }
+        return out
+    }
+
+    /// A workload's rows of stores × scales: throughput (every store), latency and resident memory (the stores
+    /// that have them).
+    private static func storeTables(_ cells: [CellResult], stores: [String], scales: [Scale])
+        -> (throughput: [String], latency: [String], memory: [String])
+    {
+        // The best store: never the harness floor, nor a store that answered from a maintained count.
+        let bestByScale = Dictionary(
+            uniqueKeysWithValues: scales.map { ($0, fastest(in: cells, stores: stores, at: $0)?.throughput) })
+        var tables: (throughput: [String], latency: [String], memory: [String]) = ([], [], [])
+        for store in stores {
+            let summaries = scales.map { scale in
+                (scale, CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }))
+            }
+            let throughput = summaries.map { scale, summary in
+                throughputCell(
+                    summary, best: bestByScale[scale] ?? nil, canBeBest: store != StoreKind.harnessFloorName)
+            }
+            tables.throughput.append(row(store, throughput))
+            let latency = summaries.map { _, summary -> String? in
+                guard let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
+                    let p999 = summary.medianLatency(\.p999)
+                else { return nil }
+                return "\(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999))"
+            }
+            if latency.contains(where: { $0 != nil }) { tables.latency.append(row(store, latency.map { $0 ?? "–" })) }
+            let memory = summaries.map { _, summary -> String? in
+                guard let anon = summary.medianResident(\.rssAnonBytes),
+                    let file = summary.medianResident(\.rssFileBytes)
+                else { return nil }
+                return "\(Quantity.formatBytes(Int64(anon))) + \(Quantity.formatBytes(Int64(file)))"
+            }
+            if memory.contains(where: { $0 != nil }) { tables.memory.append(row(store, memory.map { $0 ?? "–" })) }
+        }
+        return tables
+    }
+
+    /// One row of a stores × scales table.
+    private static func row(_ store: String, _ entries: [String]) -> String {
+        "| `\(store)` |" + entries.map { " \($0) |" }.joined()
+    }
+
+    /// Per store and scale, the resident memory a store needs per record, as a chart.
+    private static func peakMemorySection(_ results: RunResults) -> [String] {
+        guard results.cells.contains(where: { ($0.metrics?.rssGrowthBytes ?? 0) > 0 }) else { return [] }
+        return [
+            "## Peak memory per record", "",
+            "Per store and scale, the largest median growth of resident memory over the workloads (the timed "
+                + "phase's peak less the process's resident memory before the store opened), divided by the "
+                + "records: what the store and its work need per record, without the tool's own fixed size.",
+            "",
+            "![Peak memory per record against scale](\(Charts.directoryName)/\(Charts.memoryFileName))",
+            "",
+        ]
+    }
+
+    /// For each workload that declares it (`WorkloadReport.bytesOnDisk`): the bytes its cells left on disk.
+    private static func bytesOnDiskSections(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        orderedUnique(results.cells.map(\.workload)).filter {
+            WorkloadCatalog.workload(named: $0)?.report.bytesOnDisk ?? false
+        }.flatMap { workload -> [String] in
+            let table = storeByScaleTable(
+                results.cells.filter { $0.workload == workload }, stores: stores, scales: scales
+            ) { _, scale, summary -> String? in
+                guard let bytes = summary.medianBytesOnDisk else { return nil }
+                let perRecord = formatSignificant(bytes / Double(scale.records))
+                return "\(Quantity.formatBytes(Int64(bytes))) (\(perRecord) B/record)"
+            }
+            return ["## Bytes on disk after `\(workload)`", ""] + table + [""]
+        }
     }
 
     /// Under a workload's table: each store's time per operation beside the harness floor's (`memory`), and the
@@ -297,11 +337,14 @@ package enum MarkdownReport {
     }
 
     /// For workloads that time kinds of operation apart (YCSB, `open`), each kind's latency (YCSB's names for
-    /// YCSB's kinds), per store and scale; nothing for the others.
-    private static func operationLatencyTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
-        let order = ["OPEN", "FIRST-QUERY", "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"]
-        let present = Set(cells.compactMap { $0.metrics?.latencyByOperation?.keys }.joined())
-        let kinds = order.filter(present.contains) + present.subtracting(order).sorted()
+    /// YCSB's kinds), per store and scale, in the order the workload declares them (`WorkloadReport`; a kind in the
+    /// results it does not declare after them); nothing for the others.
+    private static func operationLatencyTable(
+        _ cells: [CellResult], kinds declared: [OperationKind], stores: [String], scales: [Scale]
+    ) -> [String] {
+        let present = Set(cells.compactMap { $0.metrics?.latencyByOperation?.keys }.joined().map(OperationKind.init))
+        let kinds =
+            declared.filter(present.contains) + present.subtracting(declared).sorted { $0.rawValue < $1.rawValue }
         guard !kinds.isEmpty else { return [] }
         var out = [
             "Latency by kind of operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions; YCSB's kinds as YCSB "
@@ -396,7 +439,7 @@ package enum MarkdownReport {
                 let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
                 let observed = summary.finished.compactMap(\.observe)
                 guard !observed.isEmpty else { continue }
-                let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: "FRESH", $0) }
+                let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: .fresh, $0) }
                 func count(_ figure: (ObserveMetrics) -> Int) -> String { medianCount(observed.map(figure)) }
                 let cpu = median(observed.map { $0.observerCPUSeconds / Double(max($0.commits, 1)) }) ?? 0
                 let commit = [\LatencySummary.p50, \.p99].compactMap { percentile in
@@ -420,10 +463,13 @@ package enum MarkdownReport {
         median(counts.map(Double.init)).map { String(format: "%.0f", $0) } ?? "–"
     }
 
-    /// Each store measured beside the machine's limits (`limit-write`, `limit-scan`): its `insert` and `scan` as
-    /// fractions of them, in items per second.
+    /// Each store measured beside the machine's limits: each workload that declares one (`WorkloadReport.machineLimit`:
+    /// `insert` against `limit-write`, `scan` against `limit-scan`) as a fraction of it, in items per second.
     private static func limitsSection(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
-        let pairs = [("insert", "limit-write"), ("scan", "limit-scan")]
+        let limited = WorkloadCatalog.all.compactMap { workload in
+            workload.report.machineLimit.map { (workload.name, $0) }
+        }
+        let pairs = limited.map { ($0.0, $0.1.workload.name) }
         func median(_ store: String, _ workload: String, _ scale: Scale) -> Double? {
             CellSummary(
                 cells: results.cells.filter { $0.store == store && $0.workload == workload && $0.scale == scale }
@@ -446,12 +492,12 @@ package enum MarkdownReport {
             }
         }
         guard !rows.isEmpty else { return [] }
+        let fractions = limited.map { "`\($0.0)` as a fraction of `\($0.1.workload.name)` (\($0.1.description))" }
         return [
             "## Against the machine's limits", "",
-            "`insert` as a fraction of `limit-write` (the same bytes appended to one file, one fdatasync per batch) "
-                + "and `scan` as a fraction of `limit-scan` (as many bytes summed from an in-memory array), medians "
-                + "from this run:", "",
-            "| store | scale | insert ÷ limit-write | scan ÷ limit-scan |", "|---|---|---|---|",
+            fractions.joined(separator: " and ") + ", medians from this run:", "",
+            "| store | scale | " + pairs.map { "\($0.0) ÷ \($0.1)" }.joined(separator: " | ") + " |",
+            "|---|---|" + String(repeating: "---|", count: pairs.count),
         ] + rows + [""]
     }
 

@@ -43,8 +43,8 @@ struct CellSummary {
     }
 
     /// The median of one operation kind's percentile (YCSB's `READ`, …) over finished repetitions.
-    func medianLatency(of kind: String, _ percentile: KeyPath<LatencySummary, Double>) -> Double? {
-        median(finished.compactMap { $0.latencyByOperation?[kind]?[keyPath: percentile] })
+    func medianLatency(of kind: OperationKind, _ percentile: KeyPath<LatencySummary, Double>) -> Double? {
+        median(finished.compactMap { $0.latencyByOperation?[kind.rawValue]?[keyPath: percentile] })
     }
 }
 

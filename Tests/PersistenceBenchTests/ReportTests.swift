@@ -109,8 +109,13 @@ import Testing
         #expect(!markdown.contains("MISMATCH"))
     }
 
+    /// A workload's kinds in the order it declares them (`WorkloadReport.operationKinds`: YCSB's READ before
+    /// INSERT), whatever the workload.
     @Test func operationKindsGetTheirOwnLatencyTableAndCSVColumn() {
         var results = sampleResults()
+        let ycsb = YCSBWorkload(.d)
+        #expect(ycsb.report.operationKinds.firstIndex(of: .read)! < ycsb.report.operationKinds.firstIndex(of: .insert)!)
+        for index in results.cells.indices { results.cells[index].workload = ycsb.name }
         let read = LatencySummary(count: 95, p50: 1.5, p95: 2.5, p99: 4, p999: 9, max: 12)
         let insert = LatencySummary(count: 5, p50: 150, p95: 250, p99: 400, p999: 900, max: 1200)
         results.cells[0].metrics?.latencyByOperation = ["READ": read, "INSERT": insert]
@@ -127,6 +132,27 @@ import Testing
             ))
         // Workloads without kinds have no such table.
         #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
+        // A kind the workload does not declare (results of another version) comes after the declared ones.
+        results.cells[0].metrics?.latencyByOperation?["ANOTHER"] = read
+        #expect(MarkdownReport.render(results).contains("| store | scale | [READ] | [INSERT] | [ANOTHER] |"))
+    }
+
+    /// The limits section holds each workload that declares a machine's limit (`WorkloadReport.machineLimit`)
+    /// against it, and the bytes-on-disk section is for the workloads that declare it: none is named by the report.
+    @Test func limitsAndBytesOnDiskComeFromTheWorkloadsDeclarations() {
+        var results = sampleResults()
+        let declared = WorkloadCatalog.all.filter { $0.report.machineLimit != nil }.map(\.name)
+        #expect(declared == ["insert", "scan"])
+        results.cells = results.cells.filter { $0.status == .ok && $0.store == "a" }
+        results.cells[0].workload = InsertWorkload().name
+        results.cells[1].workload = LimitWriteWorkload().name
+        results.cells[1].repetition = 1
+        results.cells[1].metrics?.timedSeconds = 0.05
+        let markdown = MarkdownReport.render(results)
+        #expect(markdown.contains("| store | scale | insert ÷ limit-write | scan ÷ limit-scan |"))
+        #expect(markdown.contains("| `a` | 100 | 0.50 (1.00k of 2.00k items/s) | – |"))
+        #expect(markdown.contains("## Bytes on disk after `insert`"))
+        #expect(!markdown.contains("## Bytes on disk after `limit-write`"))
     }
 
     /// A cell where a store does other work says so; its memory is shown as the timed phase's peak and the growth

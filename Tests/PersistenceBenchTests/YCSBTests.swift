@@ -15,7 +15,7 @@ import Testing
 
     func fractions(_ operations: [YCSBWorkload.Operation]) -> [String: Double] {
         var counts: [String: Int] = [:]
-        for operation in operations { counts[operation.kind, default: 0] += 1 }
+        for operation in operations { counts[operation.kind.rawValue, default: 0] += 1 }
         return counts.mapValues { Double($0) / Double(operations.count) }
     }
 

@@ -14,8 +14,8 @@ enum CrashExecution {
             let context = WorkloadContext(
                 scale: job.scale, seed: job.seed, batchSize: RunConfiguration.defaultBatchSize,
                 stopwatch: Stopwatch(), progress: ProgressReporter())
-            guard let workload = WorkloadCatalog.workload(named: "get") else { throw BenchError("no get workload") }
-            try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context)
+            try CellExecution.loadFixture(
+                of: GetWorkload(distribution: .uniform), into: kind, at: directory, context: context)
             return (nil, nil)
         case .write:
             guard let progress else { throw BenchError("a crash check's writer needs its progress channel") }

@@ -26,7 +26,7 @@ public final class Stopwatch {
     /// The duration of the last operation timed alone: by `measureOperation`, or the first of a `measureBlock`.
     private(set) var lastOperationNanoseconds: UInt64 = 0
     private var latencies: Histogram<UInt64>?
-    private var latenciesByKind: [String: Histogram<UInt64>] = [:]
+    private var latenciesByKind: [OperationKind: Histogram<UInt64>] = [:]
     /// Where each timed operation's latency also goes, per second of the timed phase, once the cell starts one.
     public var timeline: Timeline?
 
@@ -53,7 +53,7 @@ public final class Stopwatch {
     /// Times one operation of a kind (YCSB's `READ`, `UPDATE`, …): as `measureOperation`, and into the kind's
     /// own histogram too.
     @inline(__always)
-    public func measureOperation<T>(_ kind: String, _ body: () throws -> T) rethrows -> T {
+    public func measureOperation<T>(_ kind: OperationKind, _ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
         defer {
             let duration = record(since: start)
@@ -107,7 +107,12 @@ public final class Stopwatch {
 
     /// Percentiles per kind of operation, for workloads that name their operations; nil for the others.
     public var latencySummaryByKind: [String: LatencySummary]? {
-        latenciesByKind.isEmpty ? nil : latenciesByKind.compactMapValues(LatencySummary.init)
+        latenciesByKind.isEmpty
+            ? nil
+            : Dictionary(
+                uniqueKeysWithValues: latenciesByKind.compactMap { kind, histogram in
+                    LatencySummary(histogram).map { (kind.rawValue, $0) }
+                })
     }
 }
 

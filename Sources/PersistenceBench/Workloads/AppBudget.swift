@@ -37,9 +37,11 @@ public struct AppBudget: Sendable {
         + "Q&A QA1592 and Apple's developer forums, thread 100253: 'real (wall clock) time allowance of 19.69 seconds')"
 
     /// The p99 of the cell's operations (of one kind, when named) within `limit`.
-    public static func p99(_ name: String, kind: String? = nil, within limit: Double, source: String) -> AppBudget {
+    public static func p99(_ name: String, kind: OperationKind? = nil, within limit: Double, source: String)
+        -> AppBudget
+    {
         AppBudget(name: name, limit: limit, source: source) { metrics in
-            let latency = kind.map { metrics.latencyByOperation?[$0] } ?? metrics.latency
+            let latency = kind.map { metrics.latencyByOperation?[$0.rawValue] } ?? metrics.latency
             return latency.map { $0.p99 / 1e6 }
         }
     }

@@ -37,10 +37,11 @@ public struct ObserveWorkload: ItemWorkload {
         paced
             ? [
                 .p99(
-                    "fresh result p99 ≤ a frame", kind: "FRESH", within: AppBudget.frame, source: AppBudget.frameSource)
+                    "fresh result p99 ≤ a frame", kind: .fresh, within: AppBudget.frame, source: AppBudget.frameSource)
             ]
             : []
     }
+    public var report: WorkloadReport { WorkloadReport(operationKinds: [.fresh], tables: [.observation]) }
     public var summary: String {
         paced
             ? "one query (first page of 20 and count of one priority) observed through the store's own change "
@@ -76,7 +77,7 @@ public struct ObserveWorkload: ItemWorkload {
                 guard paced else { continue }
                 if step.changesResult {
                     changing += 1
-                    try context.stopwatch.measureOperation("FRESH") {
+                    try context.stopwatch.measureOperation(.fresh) {
                         try inbox.wait(
                             for: step.expected, after: "commit \(index + 1)", timeout: Self.deliveryTimeoutSeconds)
                     }
@@ -88,7 +89,7 @@ public struct ObserveWorkload: ItemWorkload {
             }
             if !paced, let last = plan.steps.last {
                 changing = plan.steps.count { $0.changesResult }
-                try context.stopwatch.measureOperation("FRESH") {
+                try context.stopwatch.measureOperation(.fresh) {
                     try inbox.wait(for: last.expected, after: "the last commit", timeout: Self.deliveryTimeoutSeconds)
                 }
                 digest.add(last.expected.digest)

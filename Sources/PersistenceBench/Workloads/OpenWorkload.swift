@@ -20,12 +20,13 @@ public struct OpenWorkload: ItemWorkload, OpeningWorkload {
             .timedPhase("cold open + first query ≤ 20 s", within: AppBudget.watchdog, source: AppBudget.watchdogSource),
         ]
     }
+    public var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstQuery]) }
 
     public func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
         -> (outcome: WorkloadOutcome, store: any Store)
     {
         try FileSystem.dropFromPageCache(directory)
-        let store = try context.stopwatch.measureOperation("OPEN") { try open() }
+        let store = try context.stopwatch.measureOperation(.open) { try open() }
         let first = try run(
             on: requireCapability(store, (any ItemStore).self, for: "workload \(name)"), context: context)
         return (WorkloadOutcome(operations: 1 + first.operations, digest: first.digest), store)
@@ -36,7 +37,7 @@ public struct OpenWorkload: ItemWorkload, OpeningWorkload {
         var rng = SplitMix64(seed: context.seed, stream: .getKeys, index: 2)
         let id = 1 + Int64(rng.below(UInt64(context.scale)))
         var digest = Digest()
-        if let item = try context.stopwatch.measureOperation("FIRST-QUERY", { try store.item(id: id) }) {
+        if let item = try context.stopwatch.measureOperation(.firstQuery, { try store.item(id: id) }) {
             digest.add(item)
         } else {
             digest.add(-1)

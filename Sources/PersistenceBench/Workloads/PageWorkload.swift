@@ -24,7 +24,7 @@ public struct PageWorkload: ItemWorkload {
 
     /// One page, timed as one operation of `kind`, and its digest (untimed).
     static func answer(
-        _ query: ItemPageQuery, from store: any ItemStore, kind: String, context: WorkloadContext
+        _ query: ItemPageQuery, from store: any ItemStore, kind: OperationKind, context: WorkloadContext
     ) throws -> Digest {
         let page = try context.stopwatch.measureOperation(kind) { try store.page(query) }
         context.progress.advance(by: 1)

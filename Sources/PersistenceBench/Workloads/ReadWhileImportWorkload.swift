@@ -50,6 +50,8 @@ public struct ReadWhileImportWorkload: ItemWorkload {
             + "reader (`import` has them alone); latency: per commit"
     }
     public var fixture: Fixture? { .items }
+    /// The reader alone and beside the import, and the import beside `import` alone.
+    public var report: WorkloadReport { WorkloadReport(tables: [.readerBesideImport(alone: ImportWorkload().name)]) }
 
     public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 

@@ -4,6 +4,9 @@ public struct ScanWorkload: ItemWorkload {
     public let name = "scan"
     public let summary = "iterate all N items as typed values, in id order (the digest is computed in the loop)"
     public var fixture: Fixture? { .items }
+    public var report: WorkloadReport {
+        WorkloadReport(machineLimit: MachineLimit(LimitScanWorkload(), "as many bytes summed from an in-memory array"))
+    }
 
     public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         // The digest is folded in inside the timed loop: a scan whose values nobody reads could skip decoding.

@@ -29,6 +29,9 @@ public protocol Workload: Sendable {
     var judgedAgainstBudgets: Bool { get }
     /// The limits of an app its cells are judged against in the report's budget table.
     var appBudgets: [AppBudget] { get }
+    /// What its part of the report needs besides the tables every workload gets: its kinds of operation, its own
+    /// tables, the machine's limit it is held against.
+    var report: WorkloadReport { get }
 }
 
 extension Workload {
@@ -36,6 +39,7 @@ extension Workload {
     public var countAsked: MaintainedCount? { nil }
     public var judgedAgainstBudgets: Bool { false }
     public var appBudgets: [AppBudget] { [] }
+    public var report: WorkloadReport { WorkloadReport() }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store

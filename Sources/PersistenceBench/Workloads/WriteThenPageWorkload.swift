@@ -12,6 +12,7 @@ public struct WriteThenPageWorkload: ItemWorkload {
     public let name = "write-then-page"
     public let summary = "100 rounds: update 1% of items (title, stock, price), then 10 pages; index upkeep timed"
     public var fixture: Fixture? { .items }
+    public var report: WorkloadReport { WorkloadReport(operationKinds: [.page, .updateBatch]) }
 
     public static let rounds = 100
     public static let pagesPerRound = 10
@@ -33,7 +34,7 @@ public struct WriteThenPageWorkload: ItemWorkload {
             while position < min(context.scale, start + perRound) {
                 let end = min(context.scale, start + perRound, position + context.batchSize)
                 let updates = (position..<end).map { generator.update(id: Int64(permutation[$0] + 1)) }
-                try context.stopwatch.measureOperation("UPDATE-BATCH") { try store.update(updates) }
+                try context.stopwatch.measureOperation(.updateBatch) { try store.update(updates) }
                 operations += updates.count
                 context.progress.advance(by: updates.count)
                 position = end
@@ -41,7 +42,7 @@ public struct WriteThenPageWorkload: ItemWorkload {
             let queries = PageWorkload.queries(
                 seed: context.seed, index: 2 + UInt64(round), count: Self.pagesPerRound)
             for query in queries {
-                digest.add(try PageWorkload.answer(query, from: store, kind: "PAGE", context: context))
+                digest.add(try PageWorkload.answer(query, from: store, kind: .page, context: context))
             }
             operations += queries.count
             round += 1

@@ -38,13 +38,13 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
         case readModifyWrite(Int64)
 
         /// YCSB's name for the operation, as its reports print it.
-        var kind: String {
+        var kind: OperationKind {
             switch self {
-            case .read: "READ"
-            case .update: "UPDATE"
-            case .insert: "INSERT"
-            case .scan: "SCAN"
-            case .readModifyWrite: "READ-MODIFY-WRITE"
+            case .read: .read
+            case .update: .update
+            case .insert: .insert
+            case .scan: .scan
+            case .readModifyWrite: .readModifyWrite
             }
         }
     }
@@ -71,6 +71,10 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
     }
 
     public var fixture: Fixture? { .items }
+    /// Each of YCSB's kinds timed apart, as YCSB's reports show them.
+    public var report: WorkloadReport {
+        WorkloadReport(operationKinds: [.read, .update, .insert, .scan, .readModifyWrite])
+    }
 
     var mix: Mix {
         switch letter {

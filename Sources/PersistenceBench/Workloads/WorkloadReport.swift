@@ -1,0 +1,69 @@
+/// A kind of operation a workload times apart, each into its own latency histogram (`Stopwatch.measureOperation`):
+/// YCSB's `READ`, `open`'s `OPEN`. Its raw value is the key in results.json's `latencyByOperation`.
+public struct OperationKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    /// `open`: opening the store, and the first lookup after it.
+    public static let open = OperationKind(rawValue: "OPEN")
+    public static let firstQuery = OperationKind(rawValue: "FIRST-QUERY")
+    /// YCSB's kinds, as YCSB names them.
+    public static let read = OperationKind(rawValue: "READ")
+    public static let update = OperationKind(rawValue: "UPDATE")
+    public static let insert = OperationKind(rawValue: "INSERT")
+    public static let scan = OperationKind(rawValue: "SCAN")
+    public static let readModifyWrite = OperationKind(rawValue: "READ-MODIFY-WRITE")
+    /// `observe`: from a commit's return to the observer holding its result.
+    public static let fresh = OperationKind(rawValue: "FRESH")
+    /// `write-then-page`: a batch of updates, and a page read after it.
+    public static let updateBatch = OperationKind(rawValue: "UPDATE-BATCH")
+    public static let page = OperationKind(rawValue: "PAGE")
+}
+
+/// What a workload's part of the report needs besides the throughput, latency and memory tables every workload
+/// gets (`Workload.report`): the report renders from this, and names no workload itself.
+public struct WorkloadReport: Sendable {
+    /// The kinds of operation the workload times apart, in the order its latency table shows them.
+    public var operationKinds: [OperationKind]
+    /// The tables of its own under its section.
+    public var tables: [WorkloadTable]
+    /// The machine's limit its throughput is held against in the report's "Against the machine's limits".
+    public var machineLimit: MachineLimit?
+    /// Whether the report gives the bytes on disk its cells left (`insert`: what N records cost on disk).
+    public var bytesOnDisk: Bool
+
+    public init(
+        operationKinds: [OperationKind] = [], tables: [WorkloadTable] = [], machineLimit: MachineLimit? = nil,
+        bytesOnDisk: Bool = false
+    ) {
+        self.operationKinds = operationKinds
+        self.tables = tables
+        self.machineLimit = machineLimit
+        self.bytesOnDisk = bytesOnDisk
+    }
+}
+
+/// A table a workload's section has beside the ones every workload has.
+public enum WorkloadTable: Sendable {
+    /// `read-while-import`: the reader alone and during the import, and the import's rate beside `import` alone
+    /// (the workload named, on the same fixture).
+    case readerBesideImport(alone: String)
+    /// `observe`, `observe-burst`: how fresh results reached the observer and what observing cost.
+    case observation
+}
+
+/// A limit of the machine a workload's throughput is held against: `insert` against `limit-write`.
+public struct MachineLimit: Sendable {
+    /// The workload that measures the limit (`Workload.measuresMachine`).
+    public var workload: any Workload
+    /// What the limit does, for the report: "the same bytes appended to one file, one fdatasync per batch".
+    public var description: String
+
+    public init(_ workload: any Workload, _ description: String) {
+        self.workload = workload
+        self.description = description
+    }
+}
