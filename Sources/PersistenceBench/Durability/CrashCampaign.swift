@@ -1,8 +1,8 @@
 import Foundation
 
 /// What one check found for one store: `persistbench crash`'s result rows (crash.json).
-public struct CrashSummary: Codable, Sendable {
-    public enum Check: String, Codable, Sendable, CaseIterable {
+package struct CrashSummary: Codable, Sendable {
+    package enum Check: String, Codable, Sendable, CaseIterable {
         /// The writer is killed with SIGKILL: the page cache survives.
         case kill
         /// Crash states a power cut may leave, rebuilt from the writer's recorded writes and flushes.
@@ -14,34 +14,34 @@ public struct CrashSummary: Codable, Sendable {
         case corruption
     }
 
-    public var store: String
-    public var check: Check
-    public var promise: DurabilityPromise
+    package var store: String
+    package var check: Check
+    package var promise: DurabilityPromise
     /// Kills, crash states or injected faults.
-    public var trials = 0
+    package var trials = 0
     /// Committed transactions the trials checked (the sum of each trial's committed count).
-    public var transactionsVerified = 0
-    public var intact = 0
+    package var transactionsVerified = 0
+    package var intact = 0
     /// Trials that found an earlier committed state, and the committed transactions they lost in all.
-    public var lost = 0
-    public var lostTransactions = 0
-    public var torn = 0
-    public var corrupt = 0
+    package var lost = 0
+    package var lostTransactions = 0
+    package var torn = 0
+    package var corrupt = 0
     /// Trials whose outcome the store's promise does not allow.
-    public var broken = 0
-    public var reopenMedianSeconds: Double?
-    public var reopenMaxSeconds: Double?
+    package var broken = 0
+    package var reopenMedianSeconds: Double?
+    package var reopenMaxSeconds: Double?
     /// Faults: how many the writer reported as an error, and how many it absorbed (its run ended without one).
-    public var faultsReported: Int?
-    public var faultsAbsorbed: Int?
+    package var faultsReported: Int?
+    package var faultsAbsorbed: Int?
     /// Corruptions: reopens that crashed or hung (the others are intact, torn or corrupt: harmless, silently
     /// wrong, detected).
-    public var crashes: Int?
-    public var hangs: Int?
+    package var crashes: Int?
+    package var hangs: Int?
     /// Power loss: how many of the states were cut from a writer that created the store (nil in older files).
-    public var newStoreStates: Int?
+    package var newStoreStates: Int?
     /// The first few broken trials, described.
-    public var examples: [String] = []
+    package var examples: [String] = []
 
     init(store: StoreKind, check: Check) {
         self.store = store.name
@@ -100,25 +100,25 @@ public struct CrashSummary: Codable, Sendable {
 
 /// `persistbench crash`: kills a writer, rebuilds power-loss crash states, injects faults, and verifies what each
 /// leaves in a fresh process (`CrashExecution`).
-public final class CrashCampaign {
-    public struct Configuration: Sendable {
-        public var scale: Int
-        public var seed: UInt64
-        public var kills: Int
+package final class CrashCampaign {
+    package struct Configuration: Sendable {
+        package var scale: Int
+        package var seed: UInt64
+        package var kills: Int
         /// Crash states per store for the power-loss check (0: skip it).
-        public var powerLossStates: Int
+        package var powerLossStates: Int
         /// Faults per store (0: skip the check).
-        public var faults: Int
+        package var faults: Int
         /// Byte flips and truncations of the closed store per store (0: skip the check).
-        public var corruptions: Int
+        package var corruptions: Int
         /// Transactions the recorded (power-loss, fault) writer commits.
-        public var transactions: Int
+        package var transactions: Int
         /// A kill comes a seeded 0…this many milliseconds after the writer opened the store.
-        public var maximumKillDelayMilliseconds: Int
+        package var maximumKillDelayMilliseconds: Int
         /// When a new name survives a power cut in the crash states (`NewFileRule`).
-        public var newFiles: NewFileRule
+        package var newFiles: NewFileRule
 
-        public init(
+        package init(
             scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, corruptions: Int = 0,
             transactions: Int, maximumKillDelayMilliseconds: Int, newFiles: NewFileRule = .posix
         ) {
@@ -150,7 +150,7 @@ public final class CrashCampaign {
     ///   - executable: this tool, whose hidden `_child` command the children run.
     ///   - recorder: libWriteRecorder.so, for the power-loss and fault checks.
     ///   - work: a scratch directory, emptied first.
-    public init(
+    package init(
         configuration: Configuration, executable: String, recorder: String?, work: URL,
         progress: @escaping (String) -> Void
     ) {
@@ -168,7 +168,7 @@ public final class CrashCampaign {
     private var recordLog: URL { work.appendingPathComponent("writes.log") }
 
     /// Runs the configured checks on `kind`.
-    public func run(_ kind: StoreKind) throws -> [CrashSummary] {
+    package func run(_ kind: StoreKind) throws -> [CrashSummary] {
         try FileSystem.remove(work)
         try FileSystem.makeDirectory(base)
         defer { try? FileSystem.remove(work) }
@@ -514,22 +514,22 @@ public final class CrashCampaign {
 }
 
 /// What `persistbench crash` writes to crash.json: the machine, the configuration, a row per store and check.
-public struct CrashResults: Codable, Sendable {
-    public var environment: RunEnvironment
-    public var scale: Int
-    public var seed: UInt64
-    public var kills: Int
-    public var powerLossStates: Int
-    public var faults: Int
-    public var corruptions: Int?
-    public var transactions: Int
+package struct CrashResults: Codable, Sendable {
+    package var environment: RunEnvironment
+    package var scale: Int
+    package var seed: UInt64
+    package var kills: Int
+    package var powerLossStates: Int
+    package var faults: Int
+    package var corruptions: Int?
+    package var transactions: Int
     /// The rule the power-loss states were built under; nil in files written before it was a choice (ext4's).
-    public var newFiles: NewFileRule?
-    public var summaries: [CrashSummary] = []
+    package var newFiles: NewFileRule?
+    package var summaries: [CrashSummary] = []
     /// Stores whose check stopped with an error (a failed fixture load, a missing recorder), with the error.
-    public var errors: [String: String] = [:]
+    package var errors: [String: String] = [:]
 
-    public init(environment: RunEnvironment, configuration: CrashCampaign.Configuration) {
+    package init(environment: RunEnvironment, configuration: CrashCampaign.Configuration) {
         self.environment = environment
         scale = configuration.scale
         seed = configuration.seed
@@ -542,9 +542,9 @@ public struct CrashResults: Codable, Sendable {
     }
 
     /// Whether any store broke its promise or could not be checked.
-    public var failed: Bool { summaries.contains { $0.broken > 0 } || !errors.isEmpty }
+    package var failed: Bool { summaries.contains { $0.broken > 0 } || !errors.isEmpty }
 
-    public func jsonData() throws -> Data {
+    package func jsonData() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)

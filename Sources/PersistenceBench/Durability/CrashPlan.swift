@@ -4,26 +4,26 @@
 /// every id used so far), an update of live items, or a delete of live items, 1–16 items each, so that a
 /// transaction applied in part shows. The plan keeps what every transaction wrote, so that a check can find
 /// which committed state, if any, a reopened store holds.
-public struct CrashPlan: Sendable {
-    public enum Transaction: Sendable {
+package struct CrashPlan: Sendable {
+    package enum Transaction: Sendable {
         case insert([Item])
         case update([ItemUpdate])
         case delete([Int64])
     }
 
-    public static let maximumItemsPerTransaction = 16
+    package static let maximumItemsPerTransaction = 16
 
-    public let scale: Int
+    package let scale: Int
     private let generator: ItemGenerator
     private var rng: SplitMix64
     private var nextID: Int64
     /// The current value of every id a transaction touched; nil once deleted.
     private var current: [Int64: Item?] = [:]
     /// Per transaction (index 0 is transaction 1), the values it left: nil for a deleted id.
-    public private(set) var history: [[(id: Int64, item: Item?)]] = []
+    package private(set) var history: [[(id: Int64, item: Item?)]] = []
 
     /// - Parameter run: which sequence of transactions (one per kill), so that kills do not all replay one.
-    public init(scale: Int, seed: UInt64, run: Int) {
+    package init(scale: Int, seed: UInt64, run: Int) {
         self.scale = scale
         generator = ItemGenerator(seed: seed)
         rng = SplitMix64(seed: seed, stream: .crashTransactions, index: UInt64(run))
@@ -31,7 +31,7 @@ public struct CrashPlan: Sendable {
     }
 
     /// The plan with its first `count` transactions made.
-    public init(scale: Int, seed: UInt64, run: Int, transactions count: Int) {
+    package init(scale: Int, seed: UInt64, run: Int, transactions count: Int) {
         self.init(scale: scale, seed: seed, run: run)
         for _ in 0..<count { _ = next() }
     }
@@ -45,7 +45,7 @@ public struct CrashPlan: Sendable {
     }
 
     /// Makes the next transaction and records what it leaves.
-    public mutating func next() -> Transaction {
+    package mutating func next() -> Transaction {
         let number = history.count + 1
         let size = 1 + Int(rng.below(UInt64(Self.maximumItemsPerTransaction)))
         let kind = rng.below(3)
@@ -84,7 +84,7 @@ public struct CrashPlan: Sendable {
     }
 
     /// Applies a transaction as one commit of `store`.
-    public static func apply(_ transaction: Transaction, to store: any ItemStore) throws {
+    package static func apply(_ transaction: Transaction, to store: any ItemStore) throws {
         switch transaction {
         case .insert(let items): try store.insertCommitted(items)
         case .update(let updates): try store.update(updates)
@@ -94,8 +94,8 @@ public struct CrashPlan: Sendable {
 }
 
 /// What a reopened store holds, against the plan.
-public struct CrashVerdict: Codable, Sendable, Equatable {
-    public enum Outcome: String, Codable, Sendable {
+package struct CrashVerdict: Codable, Sendable, Equatable {
+    package enum Outcome: String, Codable, Sendable {
         /// The state after the last committed transaction, or after the one in flight (its commit may have been
         /// durable before it returned).
         case intact
@@ -107,18 +107,18 @@ public struct CrashVerdict: Codable, Sendable, Equatable {
         case corrupt
     }
 
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// Transactions whose commit had returned.
-    public var committed: Int
+    package var committed: Int
     /// The committed state found (transactions applied), when there is one.
-    public var found: Int?
+    package var found: Int?
     /// What was wrong, for `torn` and `corrupt`.
-    public var problem: String?
+    package var problem: String?
 
     /// Committed transactions missing from the store.
-    public var lostTransactions: Int { found.map { max(0, committed - $0) } ?? 0 }
+    package var lostTransactions: Int { found.map { max(0, committed - $0) } ?? 0 }
 
-    public init(outcome: Outcome, committed: Int, found: Int? = nil, problem: String? = nil) {
+    package init(outcome: Outcome, committed: Int, found: Int? = nil, problem: String? = nil) {
         self.outcome = outcome
         self.committed = committed
         self.found = found
@@ -129,7 +129,7 @@ public struct CrashVerdict: Codable, Sendable, Equatable {
 extension CrashPlan {
     /// Compares every item of `store` with the states after 0…`committed + 1` transactions (the plan holds at
     /// least that many) and says which it holds.
-    public func verdict(for store: any ItemStore, committed: Int) throws -> CrashVerdict {
+    package func verdict(for store: any ItemStore, committed: Int) throws -> CrashVerdict {
         let candidates = min(history.count, committed + 1)
         var touched: Set<Int64> = []
         for effects in history[..<candidates] { for effect in effects { touched.insert(effect.id) } }

@@ -101,7 +101,7 @@ struct WriteLog {
 }
 
 /// When a new name (a created file or directory, a rename) survives a power cut.
-public enum NewFileRule: String, Codable, Sendable {
+package enum NewFileRule: String, Codable, Sendable {
     /// POSIX's promise: once its directory was flushed (`fsync` of the directory). What SQLite assumes when it
     /// flushes the directory after creating a journal, and what `json` does after its rename.
     case posix

@@ -8,7 +8,7 @@ import Foundation
 /// The loop does the same work on every machine: dependent, pseudo-random read-modify-writes over a 16 MiB
 /// table (past the L2 cache of common cores, so both arithmetic and memory latency count), the mix of work a
 /// store's hot path does.
-public enum Calibration {
+package enum Calibration {
     /// Table entries: 2 Mi × 8 bytes = 16 MiB.
     static let tableEntries = 1 << 21
     /// Read-modify-writes per round: about 16 ms on the 2-core VM of the README's results (each step waits for
@@ -18,7 +18,7 @@ public enum Calibration {
     /// Seconds of one round, after the table's pages are touched (untimed). One round, not the median of several:
     /// a run's probe is the median over its cells, which already discards the rounds a preemption lengthened, and
     /// each further round cost every cell about 20 ms (two more rounds: 24 s, 7 % of the default run).
-    public static func measure() -> Double {
+    package static func measure() -> Double {
         // Written once, entry i holding i (not zeroed first: a second pass over 16 MiB cost each cell 2–3 ms).
         var table = [UInt64](unsafeUninitializedCapacity: tableEntries) { buffer, count in
             for index in 0..<tableEntries { buffer.initializeElement(at: index, to: UInt64(index)) }
@@ -47,7 +47,7 @@ public enum Calibration {
     /// sync also commits the file's new size, as a store's commit that appends to its log or data file does.
     ///
     /// - Throws: `BenchError` when the file cannot be written or flushed.
-    public static func measureSync(in directory: URL, rounds: Int = 16) throws -> Double {
+    package static func measureSync(in directory: URL, rounds: Int = 16) throws -> Double {
         let file = directory.appendingPathComponent(".sync-probe")
         defer { try? FileSystem.remove(file) }
         var times: [Double] = []

@@ -8,18 +8,18 @@ import Synchronization
 /// A read whose intended start has passed is issued at once; the reader sleeps (`clock_nanosleep` to an absolute
 /// time) only until the next intended start. Latencies therefore include the thread's wake-up after its sleep:
 /// the `memory` store's reads alone show that floor.
-public struct OpenLoopReads: Sendable {
+package struct OpenLoopReads: Sendable {
     /// When each read was meant to start, monotonic nanoseconds.
-    public var intendedStarts: [UInt64]
+    package var intendedStarts: [UInt64]
     /// Each read's latency from its intended start to its answer, nanoseconds.
-    public var latencies: [UInt64]
+    package var latencies: [UInt64]
     /// Each read's answer as a one-answer digest, in order: every phase must read the same.
-    public var answers: [Digest]
+    package var answers: [Digest]
 
     /// Reads `keys` through `reader` at `rate` reads per second on a new thread, starting now; waits until the
     /// thread has finished. `alongside` runs on the calling thread meanwhile (the writer), and its result is
     /// returned with the reads.
-    public static func run<T>(
+    package static func run<T>(
         keys: [Int64], rate: Double, reader: any ItemReader, alongside: () throws -> T
     ) throws -> (reads: OpenLoopReads, alongside: T) {
         let thread = ReaderThread(reader: reader, keys: keys, rate: rate)
@@ -36,13 +36,13 @@ public struct OpenLoopReads: Sendable {
     }
 
     /// The percentiles of the latencies whose intended start is in `range` (all when nil), or nil if none is.
-    public func latencySummary(startingIn range: Range<UInt64>? = nil) -> LatencySummary? {
+    package func latencySummary(startingIn range: Range<UInt64>? = nil) -> LatencySummary? {
         LatencySummary(
             nanoseconds: zip(intendedStarts, latencies).lazy.filter { range?.contains($0.0) ?? true }.map(\.1))
     }
 
     /// How many reads meant to start in `range` (all when nil) took longer than `nanoseconds`.
-    public func count(slowerThan nanoseconds: UInt64, startingIn range: Range<UInt64>? = nil) -> Int {
+    package func count(slowerThan nanoseconds: UInt64, startingIn range: Range<UInt64>? = nil) -> Int {
         zip(intendedStarts, latencies).count { (range?.contains($0.0) ?? true) && $0.1 > nanoseconds }
     }
 }

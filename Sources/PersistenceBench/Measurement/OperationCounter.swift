@@ -4,19 +4,19 @@ import Foundation
 /// same on any host (instructions within the spread of glibc's CPU-specific string routines; docs/regression-checks.md
 /// gives it). The counted region is the timed phase and the digest read after it: the store's work, the harness's
 /// loop around it and the check of its answers.
-public struct OperationCounts: Codable, Sendable, Equatable {
+package struct OperationCounts: Codable, Sendable, Equatable {
     /// Instructions executed, as callgrind counted them; nil where the process did not run under callgrind.
-    public var instructions: UInt64?
+    package var instructions: UInt64?
     /// Calls of malloc, calloc, realloc, memalign, aligned_alloc and posix_memalign, from every thread.
-    public var allocations: UInt64
+    package var allocations: UInt64
     /// Durable flushes: fsync, fdatasync, and msync with MS_SYNC.
-    public var syncs: UInt64
+    package var syncs: UInt64
     /// write, pwrite and their vector forms on regular files.
-    public var writeCalls: UInt64
+    package var writeCalls: UInt64
     /// The bytes those calls wrote.
-    public var bytesWritten: UInt64
+    package var bytesWritten: UInt64
 
-    public init(instructions: UInt64?, allocations: UInt64, syncs: UInt64, writeCalls: UInt64, bytesWritten: UInt64) {
+    package init(instructions: UInt64?, allocations: UInt64, syncs: UInt64, writeCalls: UInt64, bytesWritten: UInt64) {
         self.instructions = instructions
         self.allocations = allocations
         self.syncs = syncs

@@ -1,27 +1,27 @@
 import Foundation
 
 /// What Linux says about this process's memory, I/O and CPU, read from /proc/self and getrusage.
-public struct ProcessStats: Sendable {
+package struct ProcessStats: Sendable {
     /// Monotonic nanoseconds when these were read.
-    public var monotonicNanoseconds: UInt64
+    package var monotonicNanoseconds: UInt64
     /// User plus system CPU seconds this process has used so far (getrusage).
-    public var cpuSeconds: Double
+    package var cpuSeconds: Double
     /// Times this process gave up the CPU to wait (getrusage's `ru_nvcsw`): a blocking `fdatasync`, a read that
     /// missed the page cache, a lock. A CPU-bound stretch of code adds none.
-    public var voluntaryContextSwitches: Int64
+    package var voluntaryContextSwitches: Int64
     /// Resident anonymous memory (heap, stacks): `RssAnon` in /proc/self/status.
-    public var rssAnonBytes: Int64?
+    package var rssAnonBytes: Int64?
     /// Resident file-backed memory (mapped files, e.g. an mmap store's pages): `RssFile`.
-    public var rssFileBytes: Int64?
+    package var rssFileBytes: Int64?
     /// Bytes this process caused to be sent to storage: `write_bytes` in /proc/self/io.
-    public var storageWriteBytes: Int64?
+    package var storageWriteBytes: Int64?
     /// The most resident memory this process has held so far, or since `resetPeak()`: `VmHWM`.
-    public var peakRSSBytes: Int64?
+    package var peakRSSBytes: Int64?
     /// The resident memory now: `VmRSS`.
-    public var residentBytes: Int64?
+    package var residentBytes: Int64?
 
     /// Reads the current values; a field is nil where the kernel does not provide it.
-    public static func current() -> ProcessStats {
+    package static func current() -> ProcessStats {
         let status = fields(of: "/proc/self/status")
         let io = fields(of: "/proc/self/io")
         var usage = rusage()
@@ -46,7 +46,7 @@ public struct ProcessStats: Sendable {
     }
 
     /// The resident set of another process, in bytes (`VmRSS` of /proc/PID/status), or nil once it has exited.
-    public static func residentBytes(ofProcess pid: pid_t) -> Int64? {
+    package static func residentBytes(ofProcess pid: pid_t) -> Int64? {
         fields(of: "/proc/\(pid)/status")["VmRSS"].flatMap(kilobytes)
     }
 

@@ -1,29 +1,29 @@
 import Foundation
 
 /// The machine and software a run measured, recorded once per run.
-public struct RunEnvironment: Codable, Equatable, Sendable {
-    public var cpuModel: String
-    public var cores: Int
-    public var memoryBytes: Int64
-    public var kernel: String
-    public var hostname: String
+package struct RunEnvironment: Codable, Equatable, Sendable {
+    package var cpuModel: String
+    package var cores: Int
+    package var memoryBytes: Int64
+    package var kernel: String
+    package var hostname: String
     /// This boot of this machine (`/proc/sys/kernel/random/boot_id`): two runs with the same one ran on the same
     /// machine, on the same host and kernel, which a comparison judges with its closest bands. Nil where the
     /// kernel does not say, and in results recorded before it was.
-    public var bootID: String?
+    package var bootID: String?
     /// The compiler that built this tool.
-    public var swift: String
+    package var swift: String
     /// Each store's engine and version as linked at run time ("sqlite": "SQLite 3.40.1").
-    public var engines: [String: String]
+    package var engines: [String: String]
     /// Each store's configuration (`StoreKind.configuration`): pragmas, caches, maps. Nil in results recorded
     /// before it was.
-    public var configurations: [String: String]?
+    package var configurations: [String: String]?
     /// `git describe`-style commit of the working directory, with `-dirty` when it has local changes.
-    public var gitCommit: String
+    package var gitCommit: String
     /// The exact command line, shell-quoted.
-    public var command: String
+    package var command: String
 
-    public init(
+    package init(
         cpuModel: String, cores: Int, memoryBytes: Int64, kernel: String, hostname: String, swift: String,
         engines: [String: String], configurations: [String: String]? = nil, gitCommit: String, command: String,
         bootID: String? = nil
@@ -42,7 +42,7 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
     }
 
     /// Reads the current machine's facts.
-    public static func current(stores: [StoreKind], arguments: [String]) -> RunEnvironment {
+    package static func current(stores: [StoreKind], arguments: [String]) -> RunEnvironment {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model =
             cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
@@ -92,7 +92,7 @@ public struct RunEnvironment: Codable, Equatable, Sendable {
     }
 
     /// Quotes an argument for a POSIX shell when it needs it.
-    public static func shellQuoted(_ argument: String) -> String {
+    package static func shellQuoted(_ argument: String) -> String {
         let safe = argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=,:+@%".contains($0) }
         if safe && !argument.isEmpty { return argument }
         return "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"

@@ -3,7 +3,7 @@ import Histogram
 
 /// Monotonic nanoseconds (CLOCK_MONOTONIC): cheap enough to read around every single operation.
 @inline(__always)
-public func monotonicNanoseconds() -> UInt64 {
+package func monotonicNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
@@ -22,21 +22,21 @@ package func secondsSince(_ start: UInt64) -> Double { seconds(nanoseconds: mono
 /// Generating a batch of data, loading a store, and reading back a digest happen outside, so a workload that
 /// alternates generation and store calls reports the store's time alone.
 public final class Stopwatch {
-    public private(set) var elapsedNanoseconds: UInt64 = 0
+    package private(set) var elapsedNanoseconds: UInt64 = 0
     /// The duration of the last operation timed alone: by `measureOperation`, or the first of a `measureBlock`.
     private(set) var lastOperationNanoseconds: UInt64 = 0
     private var latencies: Histogram<UInt64>?
     private var latenciesByKind: [OperationKind: Histogram<UInt64>] = [:]
     /// Where each timed operation's latency also goes, per second of the timed phase, once the cell starts one.
-    public var timeline: Timeline?
+    package var timeline: Timeline?
 
     public init() {}
 
-    public var elapsedSeconds: Double { seconds(nanoseconds: elapsedNanoseconds) }
+    package var elapsedSeconds: Double { seconds(nanoseconds: elapsedNanoseconds) }
 
     /// Times `body` and adds its duration to the total.
     @inline(__always)
-    public func measure<T>(_ body: () throws -> T) rethrows -> T {
+    package func measure<T>(_ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
         defer { elapsedNanoseconds += monotonicNanoseconds() - start }
         return try body()
@@ -44,7 +44,7 @@ public final class Stopwatch {
 
     /// Times one operation: adds it to the total and records its latency.
     @inline(__always)
-    public func measureOperation<T>(_ body: () throws -> T) rethrows -> T {
+    package func measureOperation<T>(_ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
         defer { record(since: start) }
         return try body()
@@ -53,7 +53,7 @@ public final class Stopwatch {
     /// Times one operation of a kind (YCSB's `READ`, `UPDATE`, …): as `measureOperation`, and into the kind's
     /// own histogram too.
     @inline(__always)
-    public func measureOperation<T>(_ kind: OperationKind, _ body: () throws -> T) rethrows -> T {
+    package func measureOperation<T>(_ kind: OperationKind, _ body: () throws -> T) rethrows -> T {
         let start = monotonicNanoseconds()
         defer {
             let duration = record(since: start)
@@ -103,10 +103,10 @@ public final class Stopwatch {
     }
 
     /// Percentiles of the operations timed with `measureOperation`, or nil if there were none.
-    public var latencySummary: LatencySummary? { latencies.flatMap(LatencySummary.init) }
+    package var latencySummary: LatencySummary? { latencies.flatMap(LatencySummary.init) }
 
     /// Percentiles per kind of operation, for workloads that name their operations; nil for the others.
-    public var latencySummaryByKind: [String: LatencySummary]? {
+    package var latencySummaryByKind: [String: LatencySummary]? {
         latenciesByKind.isEmpty
             ? nil
             : Dictionary(
@@ -117,25 +117,25 @@ public final class Stopwatch {
 }
 
 /// Per-operation latency percentiles, in microseconds (HdrHistogram, 3 significant digits).
-public struct LatencySummary: Codable, Equatable, Sendable {
-    public var count: Int
-    public var p50: Double
-    public var p95: Double
-    public var p99: Double
-    public var p999: Double
-    public var max: Double
+package struct LatencySummary: Codable, Equatable, Sendable {
+    package var count: Int
+    package var p50: Double
+    package var p95: Double
+    package var p99: Double
+    package var p999: Double
+    package var max: Double
     /// How many of the samples took longer than a frame at 60 Hz (`frameNanoseconds`): a UI read that misses
     /// one. Within the histogram's precision (3 significant digits). Nil in results written before it was counted.
-    public var overFrame: Int?
+    package var overFrame: Int?
     /// How many took longer than 100 ms (`lateNanoseconds`): a keystroke's result the user sees as late.
-    public var overLate: Int?
+    package var overLate: Int?
 
     /// One frame at 60 Hz, 16.7 ms: what a read on the main thread may take without a dropped frame.
-    public static let frameNanoseconds: UInt64 = 16_700_000
+    package static let frameNanoseconds: UInt64 = 16_700_000
     /// 100 ms: the longest a response to a keystroke or a tap may take and still feel immediate.
-    public static let lateNanoseconds: UInt64 = 100_000_000
+    package static let lateNanoseconds: UInt64 = 100_000_000
 
-    public init(
+    package init(
         count: Int, p50: Double, p95: Double, p99: Double, p999: Double, max: Double, overFrame: Int? = nil,
         overLate: Int? = nil
     ) {

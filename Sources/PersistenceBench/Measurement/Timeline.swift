@@ -6,11 +6,11 @@ import Histogram
 ///
 /// Operations are the records the workload reports done (`ProgressReporter`); latencies are those of the
 /// operations it times one by one (`Stopwatch.measureOperation`). Windows count from the start of the timed phase.
-public final class Timeline {
-    public static let windowNanoseconds: UInt64 = 1_000_000_000
+package final class Timeline {
+    package static let windowNanoseconds: UInt64 = 1_000_000_000
 
     /// When the timed phase started (`monotonicNanoseconds`).
-    public var start: UInt64 {
+    package var start: UInt64 {
         didSet { closeWindow() }
     }
     // Finished windows, then the current one, kept apart so that the common case (another operation in the same
@@ -21,7 +21,7 @@ public final class Timeline {
     @exclusivity(unchecked) private var currentOperations = 0
     @exclusivity(unchecked) private var currentLatencies: Histogram<UInt64>?
 
-    public init(start: UInt64 = monotonicNanoseconds()) {
+    package init(start: UInt64 = monotonicNanoseconds()) {
         self.start = start
         closeWindow()
     }
@@ -54,14 +54,14 @@ public final class Timeline {
 
     /// Adds `count` operations done at `now`.
     @inline(__always)
-    public func count(_ count: Int, at now: UInt64) {
+    package func count(_ count: Int, at now: UInt64) {
         advance(to: now)
         currentOperations += count
     }
 
     /// Adds one operation's latency, the operation having ended at `now`.
     @inline(__always)
-    public func record(latency: UInt64, at now: UInt64) {
+    package func record(latency: UInt64, at now: UInt64) {
         advance(to: now)
         if currentLatencies == nil {
             // Two significant digits up to an hour: about 36 KB, one window at a time.
@@ -72,19 +72,19 @@ public final class Timeline {
     }
 
     /// The windows so far, in order, the current one last; a window with nothing done is listed with 0 operations.
-    public var windows: [TimelineWindow] { finished + [currentWindow] }
+    package var windows: [TimelineWindow] { finished + [currentWindow] }
 }
 
 /// One second of a cell's timed phase.
-public struct TimelineWindow: Codable, Equatable, Sendable {
+package struct TimelineWindow: Codable, Equatable, Sendable {
     /// Seconds from the start of the timed phase to the start of the window.
-    public var second: Int
+    package var second: Int
     /// Operations (records) done in the window.
-    public var operations: Int
+    package var operations: Int
     /// The window's p99 latency in µs, for workloads that time operations one by one.
-    public var p99: Double?
+    package var p99: Double?
 
-    public init(second: Int, operations: Int, p99: Double?) {
+    package init(second: Int, operations: Int, p99: Double?) {
         self.second = second
         self.operations = operations
         self.p99 = p99

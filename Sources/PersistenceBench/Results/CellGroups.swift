@@ -1,10 +1,10 @@
 import Foundation
 
 /// What a change in one metric means.
-public enum Verdict: String, Codable, Sendable, Comparable {
+package enum Verdict: String, Codable, Sendable, Comparable {
     case better, same, worse
 
-    public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
+    package static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.rank < rhs.rank }
     private var rank: Int {
         switch self {
         case .better: 0

@@ -1,8 +1,8 @@
 import Foundation
 
 /// One cell: a store running a workload at a scale, one repetition, in its own process.
-public struct CellResult: Codable, Equatable, Sendable {
-    public enum Status: String, Codable, Sendable {
+package struct CellResult: Codable, Equatable, Sendable {
+    package enum Status: String, Codable, Sendable {
         /// Finished; metrics and digest are present.
         case ok
         /// Did not finish: over its time or memory budget, or its process crashed. `reason` says which.
@@ -13,35 +13,35 @@ public struct CellResult: Codable, Equatable, Sendable {
         case notApplicable = "n/a"
     }
 
-    public var store: String
-    public var workload: String
-    public var scale: Scale
+    package var store: String
+    package var workload: String
+    package var scale: Scale
     /// 1-based.
-    public var repetition: Int
-    public var status: Status
-    public var reason: String?
+    package var repetition: Int
+    package var status: Status
+    package var reason: String?
     /// What the cell's process measured of itself; nil unless `status` is ok.
-    public var metrics: CellMetrics?
+    package var metrics: CellMetrics?
     /// What the parent read with wait4 once the cell's process ended; nil for n/a cells.
-    public var process: ProcessUsage?
+    package var process: ProcessUsage?
     /// True for a cell whose process was stopped by a signal from outside the run (Ctrl-C, a kill, a closed
     /// session), not by a crash of its own nor by the run's budgets: `run --resume` runs it again. Nil otherwise.
-    public var interrupted: Bool?
+    package var interrupted: Bool?
     /// The run's wall seconds this cell took: its process, the fixture loads it waited for, and the parent's own work
     /// around it (what `RunEstimate` extrapolates). Nil in results recorded before it was.
-    public var runSeconds: Double?
+    package var runSeconds: Double?
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
-    public var shard: Int?
+    package var shard: Int?
 
     /// How the reason of a cell killed at `run --memory-limit` begins.
-    public static let killedAtMemoryLimit = "killed at the memory limit"
+    package static let killedAtMemoryLimit = "killed at the memory limit"
 
     /// The peak resident set that belongs to the cell's work: its timed phase's own where measured
     /// (`metrics.timedPeakRSSBytes`), else the whole process's (a DNF cell, or results from before it was
     /// recorded).
-    public var peakRSSBytes: Int64? { metrics?.timedPeakRSSBytes ?? process?.peakRSSBytes }
+    package var peakRSSBytes: Int64? { metrics?.timedPeakRSSBytes ?? process?.peakRSSBytes }
 
-    public init(
+    package init(
         store: String, workload: String, scale: Scale, repetition: Int, status: Status, reason: String? = nil,
         metrics: CellMetrics? = nil, process: ProcessUsage? = nil
     ) {
@@ -59,90 +59,90 @@ public struct CellResult: Codable, Equatable, Sendable {
 /// The timed phase of a cell, as its own process measured it.
 public struct CellMetrics: Codable, Equatable, Sendable {
     /// Wall seconds of the timed parts only (no setup, loading, data generation or digest read-back).
-    public var timedSeconds: Double
+    package var timedSeconds: Double
     /// Operations in the timed phase: records written, lookups, rows scanned or queries.
-    public var operations: Int
+    package var operations: Int
     /// Per-operation latency, for workloads that time each operation (get, page, count-where, insert-each).
-    public var latency: LatencySummary?
+    package var latency: LatencySummary?
     /// Latency per kind of operation, for workloads that mix kinds (YCSB: `READ`, `UPDATE`, `INSERT`, `SCAN`,
     /// `READ-MODIFY-WRITE`); `latency` then covers all of them together.
-    public var latencyByOperation: [String: LatencySummary]?
+    package var latencyByOperation: [String: LatencySummary]?
     /// Resident anonymous memory at the end of the timed phase (RssAnon).
-    public var rssAnonBytes: Int64?
+    package var rssAnonBytes: Int64?
     /// Resident file-backed memory at the end of the timed phase (RssFile): mapped files show here.
-    public var rssFileBytes: Int64?
+    package var rssFileBytes: Int64?
     /// Bytes sent to storage during the timed phase (/proc/self/io write_bytes), where the kernel counts them.
-    public var storageWriteBytes: Int64?
+    package var storageWriteBytes: Int64?
     /// The peak resident set of the cell's process during the timed phase alone (`VmHWM`, reset as the phase
     /// starts: `ProcessStats.resetPeak`): not the open before it (`openPeakRSSBytes`: for `json`, decoding the whole
     /// file) nor the digest read-back after it. In results recorded before 2026-11-25 (no `baselineRSSBytes`), the
     /// peak since the process started.
-    public var timedPeakRSSBytes: Int64?
+    package var timedPeakRSSBytes: Int64?
     /// The process's resident memory before the store opened: the tool's own fixed size.
-    public var baselineRSSBytes: Int64?
+    package var baselineRSSBytes: Int64?
     /// The process's peak resident memory from its start through the store's open, before the timed phase.
-    public var openPeakRSSBytes: Int64?
+    package var openPeakRSSBytes: Int64?
     /// The store's files after it was closed.
-    public var bytesOnDisk: Int64
+    package var bytesOnDisk: Int64
     public var digest: Digest
     /// Seconds of one round of the fixed CPU and memory loop (`Calibration`), timed in the cell's process after
     /// its timed phase: how fast the machine was, for comparisons between runs.
-    public var calibrationSeconds: Double?
+    package var calibrationSeconds: Double?
     /// Seconds of one durable 4 KiB append (`Calibration.measureSync`), timed in the cell's directory after its
     /// timed phase: how long this machine's storage takes to make a write durable.
-    public var syncCalibrationSeconds: Double?
+    package var syncCalibrationSeconds: Double?
     /// Wall seconds from the start to the end of the timed phase, untimed generation between its parts included.
-    public var phaseSeconds: Double?
+    package var phaseSeconds: Double?
     /// CPU seconds (user and system) the process used over the same span.
-    public var phaseCPUSeconds: Double?
+    package var phaseCPUSeconds: Double?
     /// Voluntary context switches over the same span: how often the cell waited (a blocking sync, a read that
     /// missed the page cache).
-    public var phaseWaits: Int64?
+    package var phaseWaits: Int64?
     /// Seconds of the timed phase a changing workload spent bringing the store's files to what a reopen finds
     /// (`Store.settle`: a WAL checkpoint), included in `timedSeconds`. Nil where the workload changed nothing.
-    public var settleSeconds: Double?
+    package var settleSeconds: Double?
     /// True where the store answered the workload's count question from a count it maintains (O(1)) rather than
     /// by counting; nil elsewhere.
-    public var maintainedCount: Bool?
+    package var maintainedCount: Bool?
     /// The timed phase in one-second windows (`Timeline`): operations done and p99 per window. Nil in results
     /// recorded before it was.
-    public var timeline: [TimelineWindow]?
+    package var timeline: [TimelineWindow]?
     /// `read-while-import`'s reader alone and during the import, and its import alone; nil for other workloads.
-    public var readWhileImport: ReadWhileImportMetrics?
+    package var readWhileImport: ReadWhileImportMetrics?
     /// `observe`'s and `observe-burst`'s notices, queries and observer CPU; nil for other workloads.
-    public var observe: ObserveMetrics?
+    package var observe: ObserveMetrics?
     /// True where the cell did fewer steps than its workload's own count: the time box (`--time-box`) set its
     /// group's count of steps (`TimeBox`), which every cell of the group did. Nil elsewhere.
-    public var timeBoxed: Bool?
+    package var timeBoxed: Bool?
     /// For a loop of steps (`get`, `get-batch`, `page`, `insert-each`, `write-then-page`): the steps it did, the
     /// same in every cell of a (workload, scale) once the run has set the count (`TimeBox`). Nil elsewhere.
-    public var steps: Int?
+    package var steps: Int?
     /// Where the store does other work than the rest for this workload, what it does (from `StoreKind.workNotes`):
     /// shown in its cells. Nil elsewhere.
-    public var workNote: String?
+    package var workNote: String?
     /// For a loop of steps: the timed seconds of the same loop against a store that does nothing (`HarnessFloor`),
     /// the harness's own part of `timedSeconds`. Nil elsewhere.
-    public var harnessSeconds: Double?
+    package var harnessSeconds: Double?
     /// What the counted region (the timed phase and the digest read) did that no machine changes: instructions,
     /// allocations, flushes, write calls and bytes written; nil unless the cell was counted (`run --count`).
-    public var counts: OperationCounts?
+    package var counts: OperationCounts?
 
     /// The harness's share of the timed seconds (0–1), where measured.
-    public var harnessShare: Double? {
+    package var harnessShare: Double? {
         guard let harnessSeconds, timedSeconds > 0 else { return nil }
         return min(1, harnessSeconds / timedSeconds)
     }
 
     /// What the timed phase's peak added to the process as it was before the store opened: the memory the store
     /// and its work needed. Nil where either was not measured.
-    public var rssGrowthBytes: Int64? {
+    package var rssGrowthBytes: Int64? {
         guard let timedPeakRSSBytes, let baselineRSSBytes else { return nil }
         return max(0, timedPeakRSSBytes - baselineRSSBytes)
     }
 
-    public var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
+    package var operationsPerSecond: Double { timedSeconds > 0 ? Double(operations) / timedSeconds : 0 }
 
-    public init(
+    package init(
         timedSeconds: Double, operations: Int, latency: LatencySummary?,
         latencyByOperation: [String: LatencySummary]? = nil, rssAnonBytes: Int64?, rssFileBytes: Int64?,
         storageWriteBytes: Int64?, timedPeakRSSBytes: Int64? = nil, bytesOnDisk: Int64, digest: Digest,
@@ -258,18 +258,18 @@ public struct CellMetrics: Codable, Equatable, Sendable {
 }
 
 /// The cell process's resource use, from wait4's rusage.
-public struct ProcessUsage: Codable, Equatable, Sendable {
+package struct ProcessUsage: Codable, Equatable, Sendable {
     /// Wall seconds of the whole process: start-up, setup, timed phase, digest read-back.
-    public var wallSeconds: Double
-    public var userCPUSeconds: Double
-    public var systemCPUSeconds: Double
+    package var wallSeconds: Double
+    package var userCPUSeconds: Double
+    package var systemCPUSeconds: Double
     /// Peak resident set of the process (ru_maxrss).
-    public var peakRSSBytes: Int64
+    package var peakRSSBytes: Int64
     /// Under `run --memory-limit`: the most memory the kernel charged the cell's cgroup, page cache included (its
     /// files read or mapped as well as its heap). Nil otherwise.
-    public var cappedPeakBytes: Int64?
+    package var cappedPeakBytes: Int64?
 
-    public init(wallSeconds: Double, userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: Int64) {
+    package init(wallSeconds: Double, userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: Int64) {
         self.wallSeconds = wallSeconds
         self.userCPUSeconds = userCPUSeconds
         self.systemCPUSeconds = systemCPUSeconds

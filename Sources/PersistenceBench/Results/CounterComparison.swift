@@ -4,20 +4,20 @@ import Foundation
 /// cell together, on what no machine changes: instructions, allocations, flushes and writes per operation, bytes
 /// on disk and digests. The same binary counts the same on any host but for glibc's CPU-specific string
 /// routines, so its bands are narrow: `Bands.measured` says where each comes from.
-public struct CounterComparison: Codable, Sendable {
+package struct CounterComparison: Codable, Sendable {
     /// How far each counter may move before it is a change.
-    public struct Bands: Codable, Sendable, Equatable {
+    package struct Bands: Codable, Sendable, Equatable {
         /// A cell's instructions per operation inside this factor either way are "same".
-        public var cellInstructions: Double
+        package var cellInstructions: Double
         /// A store's geometric mean over its cells, and every cell's together, inside this factor are "same":
         /// narrower than a cell's, since what moves one cell alone (a string routine it leans on) averages out.
-        public var storeInstructions: Double
+        package var storeInstructions: Double
         /// More allocations than this per operation are "worse"; as many fewer, "better".
-        public var allocationsPerOperation: Double
+        package var allocationsPerOperation: Double
         /// Write calls and bytes written per operation inside this factor either way are "same".
-        public var writes: Double
+        package var writes: Double
 
-        public init(
+        package init(
             cellInstructions: Double, storeInstructions: Double, allocationsPerOperation: Double, writes: Double
         ) {
             self.cellInstructions = cellInstructions
@@ -28,54 +28,54 @@ public struct CounterComparison: Codable, Sendable {
 
         /// From the committed counter baselines (results/counter-baseline, docs/regression-checks.md): repetitions
         /// on one host, and the same binary with glibc's string routines of another CPU.
-        public static let measured = Bands(
+        package static let measured = Bands(
             cellInstructions: 1.05, storeInstructions: 1.025, allocationsPerOperation: 0.5, writes: 1.01)
     }
 
     /// One counter of one cell: medians over the repetitions of each run.
-    public struct Change: Codable, Sendable {
+    package struct Change: Codable, Sendable {
         /// `instructions/op`, `allocations/op`, `flushes/op`, `write calls/op`, `bytes written/op`,
         /// `bytes on disk`, `digest` or `status`.
-        public var metric: String
-        public var baseline: String
-        public var current: String
+        package var metric: String
+        package var baseline: String
+        package var current: String
         /// Current ÷ baseline, where both are numbers and the baseline is not 0.
-        public var ratio: Double?
-        public var verdict: Verdict
+        package var ratio: Double?
+        package var verdict: Verdict
     }
 
-    public struct Cell: Codable, Sendable {
-        public var store: String
-        public var workload: String
-        public var scale: Scale
-        public var changes: [Change]
+    package struct Cell: Codable, Sendable {
+        package var store: String
+        package var workload: String
+        package var scale: Scale
+        package var changes: [Change]
         /// Instructions per operation, current ÷ baseline; nil where either run did not count them.
-        public var instructionRatio: Double?
-        public var verdict: Verdict { changes.map(\.verdict).max() ?? .same }
+        package var instructionRatio: Double?
+        package var verdict: Verdict { changes.map(\.verdict).max() ?? .same }
     }
 
     /// Instructions over a set of cells: the geometric mean of their ratios.
-    public struct Summary: Codable, Sendable {
+    package struct Summary: Codable, Sendable {
         /// A store's name, or "every store".
-        public var name: String
-        public var cells: Int
-        public var instructionRatio: Double
-        public var verdict: Verdict
+        package var name: String
+        package var cells: Int
+        package var instructionRatio: Double
+        package var verdict: Verdict
     }
 
-    public var bands: Bands
-    public var cells: [Cell]
-    public var stores: [Summary]
+    package var bands: Bands
+    package var cells: [Cell]
+    package var stores: [Summary]
     /// Every cell together: what the harness, the digest or the data every store is given did.
-    public var overall: Summary?
+    package var overall: Summary?
     /// Cells in one run and not the other, or with no finished repetition in the baseline.
-    public var notCompared: [String]
+    package var notCompared: [String]
     /// (workload, scale) groups whose stores disagree within the current run.
-    public var digestDisagreements: [String]
+    package var digestDisagreements: [String]
 
     /// Compares `current` to `baseline`; throws when they cannot be compared (a run that was not counted,
     /// different seeds).
-    public init(baseline: RunResults, current: RunResults, bands: Bands = .measured) throws {
+    package init(baseline: RunResults, current: RunResults, bands: Bands = .measured) throws {
         for (name, run) in [("baseline", baseline), ("current run", current)] where run.configuration.counted != true {
             throw BenchError("the \(name) was not counted (made without `run --count`): it has no counters to judge")
         }

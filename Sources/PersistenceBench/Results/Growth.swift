@@ -3,62 +3,62 @@ import Foundation
 /// How one store's time per operation in one workload grows with the data set's size N: a power law t = c·N^b
 /// fitted by least squares to log t against log N over every finished repetition at every measured scale, with
 /// the standard error of b, and the local exponent between each two adjacent scales (their medians).
-public struct Growth: Sendable {
-    public struct Point: Sendable {
-        public var scale: Scale
+package struct Growth: Sendable {
+    package struct Point: Sendable {
+        package var scale: Scale
         /// Seconds per operation: the repetitions' median, fastest and slowest.
-        public var median: Double
-        public var low: Double
-        public var high: Double
+        package var median: Double
+        package var low: Double
+        package var high: Double
     }
 
     /// The local exponent log(t₂/t₁) / log(N₂/N₁) between two adjacent measured scales.
-    public struct Step: Sendable {
-        public var from: Scale
-        public var to: Scale
-        public var exponent: Double
+    package struct Step: Sendable {
+        package var from: Scale
+        package var to: Scale
+        package var exponent: Double
     }
 
     /// What b says, over the decades a sweep spans: a cost that does not move with N (|b| < 0.05), one that falls
     /// (a fixed cost spread over more records), one that grows like a logarithm (log N grows by a factor 1.75 from
     /// 10k to 10M: b ≈ 0.08) or a little more, and one that grows faster than N^0.2.
-    public enum Reading: String, Sendable {
+    package enum Reading: String, Sendable {
         case constant
         case falling
         case logarithmic = "logarithmic-looking"
         case growing
     }
 
-    public var store: String
-    public var workload: String
-    public var points: [Point]
+    package var store: String
+    package var workload: String
+    package var points: [Point]
     /// b and c of t = c·N^b.
-    public var exponent: Double
-    public var coefficient: Double
+    package var exponent: Double
+    package var coefficient: Double
     /// The standard error of b; nil when the fit had no spare degree of freedom (two values in all).
-    public var standardError: Double?
-    public var steps: [Step]
+    package var standardError: Double?
+    package var steps: [Step]
 
     /// Above this a step's exponent is flagged, and a fit's exponent reads as growing.
-    public static let steepExponent = 0.2
+    package static let steepExponent = 0.2
     /// Within this of 0 a fit's exponent reads as constant.
-    public static let flatExponent = 0.05
+    package static let flatExponent = 0.05
 
-    public var reading: Reading {
+    package var reading: Reading {
         exponent >= Self.steepExponent
             ? .growing
             : exponent >= Self.flatExponent ? .logarithmic : exponent <= -Self.flatExponent ? .falling : .constant
     }
 
     /// The steps whose cost grew faster than N^0.2.
-    public var steepSteps: [Step] { steps.filter { $0.exponent > Self.steepExponent } }
+    package var steepSteps: [Step] { steps.filter { $0.exponent > Self.steepExponent } }
 
     /// The fit's seconds per operation at `records`.
-    public func predicted(at records: Int) -> Double { coefficient * pow(Double(records), exponent) }
+    package func predicted(at records: Int) -> Double { coefficient * pow(Double(records), exponent) }
 
     /// A fit for every (store, workload) of `results` with finished cells at two scales or more; workloads in the
     /// run's order, stores in the report's.
-    public static func fits(_ results: RunResults) -> [Growth] {
+    package static func fits(_ results: RunResults) -> [Growth] {
         var workloads: [String] = []
         for cell in results.cells where !workloads.contains(cell.workload) { workloads.append(cell.workload) }
         return workloads.flatMap { workload in
@@ -71,7 +71,7 @@ public struct Growth: Sendable {
     }
 
     /// The fit of one (store, workload)'s cells, or nil with fewer than two scales finished.
-    public static func fit(store: String, workload: String, cells: [CellResult]) -> Growth? {
+    package static func fit(store: String, workload: String, cells: [CellResult]) -> Growth? {
         var samples: [(x: Double, y: Double)] = []
         var points: [Point] = []
         for scale in Set(cells.map(\.scale)).sorted() {
@@ -94,14 +94,14 @@ public struct Growth: Sendable {
 }
 
 /// y = c·x^b fitted by least squares to log y against log x.
-public struct PowerLaw: Sendable {
-    public var exponent: Double
-    public var coefficient: Double
+package struct PowerLaw: Sendable {
+    package var exponent: Double
+    package var coefficient: Double
     /// The standard error of the exponent; nil with two samples (an exact fit).
-    public var standardError: Double?
+    package var standardError: Double?
 
     /// Nil unless the samples (x, y > 0) hold two x values or more.
-    public init?(_ samples: [(x: Double, y: Double)]) {
+    package init?(_ samples: [(x: Double, y: Double)]) {
         let logs = samples.filter { $0.x > 0 && $0.y > 0 }.map { (x: log($0.x), y: log($0.y)) }
         let count = Double(logs.count)
         guard Set(logs.map(\.x)).count >= 2 else { return nil }
@@ -116,5 +116,5 @@ public struct PowerLaw: Sendable {
         standardError = logs.count > 2 ? (squares.reduce(0, +) / (count - 2) / sxx).squareRoot() : nil
     }
 
-    public func callAsFunction(_ x: Double) -> Double { coefficient * pow(x, exponent) }
+    package func callAsFunction(_ x: Double) -> Double { coefficient * pow(x, exponent) }
 }

@@ -1,14 +1,14 @@
 import Foundation
 
 /// One shard of a merged run: the machine that ran it, when, and which groups.
-public struct ShardRun: Codable, Equatable, Sendable {
-    public var shard: Shard
-    public var environment: RunEnvironment
-    public var startedAt: Date
-    public var finishedAt: Date
-    public var groups: [Shard.Group]
+package struct ShardRun: Codable, Equatable, Sendable {
+    package var shard: Shard
+    package var environment: RunEnvironment
+    package var startedAt: Date
+    package var finishedAt: Date
+    package var groups: [Shard.Group]
     /// The directory it was merged from, as `merge` was given it.
-    public var source: String
+    package var source: String
 }
 
 extension RunResults {
@@ -17,7 +17,8 @@ extension RunResults {
     /// shards' own without the cut. Throws a message naming what differs for shards that are not the parts of one
     /// run: different commits, builds (compiler, engines), seeds or options, a different cut, one missing or given
     /// twice, one unfinished.
-    public static func merging(_ parts: [(source: String, results: RunResults)], command: String) throws -> RunResults {
+    package static func merging(_ parts: [(source: String, results: RunResults)], command: String) throws -> RunResults
+    {
         typealias Part = (source: String, results: RunResults, shard: Shard, finishedAt: Date)
         var byIndex: [Int: Part] = [:]
         var count: (source: String, shard: Shard)?

@@ -1,22 +1,22 @@
 import Foundation
 
 /// Everything a run produced: written to results.json after every cell, read back by `persistbench report`.
-public struct RunResults: Codable, Equatable, Sendable {
+package struct RunResults: Codable, Equatable, Sendable {
     /// Bumped whenever a field changes meaning or disappears; readers should check it.
-    public static let currentSchemaVersion = 1
+    package static let currentSchemaVersion = 1
 
-    public var schemaVersion: Int
-    public var environment: RunEnvironment
-    public var configuration: RunConfiguration
-    public var startedAt: Date
+    package var schemaVersion: Int
+    package var environment: RunEnvironment
+    package var configuration: RunConfiguration
+    package var startedAt: Date
     /// Set when the run finished; nil while it runs or if it was interrupted.
-    public var finishedAt: Date?
-    public var cells: [CellResult]
+    package var finishedAt: Date?
+    package var cells: [CellResult]
     /// In a run merged from shards (`merge`), each shard's machine, times and groups; nil for a run made in one go.
     /// `environment` is then the first shard's.
-    public var shards: [ShardRun]?
+    package var shards: [ShardRun]?
 
-    public init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
+    package init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
         schemaVersion = Self.currentSchemaVersion
         self.environment = environment
         self.configuration = configuration
@@ -26,12 +26,12 @@ public struct RunResults: Codable, Equatable, Sendable {
     }
 
     /// Digest agreement for every (workload, scale) with at least one finished cell.
-    public var digestChecks: [DigestCheck] { DigestCheck.checks(of: cells) }
+    package var digestChecks: [DigestCheck] { DigestCheck.checks(of: cells) }
 
     /// The stores that have cells, in the configuration's order (the order of `--stores`), whatever order their
     /// cells ran in (`Runner.plan` shuffles it), then any store the configuration does not name: the order reports
     /// list stores in.
-    public var stores: [String] {
+    package var stores: [String] {
         var present = Set(cells.map(\.store))
         let configured = configuration.stores.filter { present.remove($0) != nil }
         var rest: [String] = []
@@ -40,7 +40,7 @@ public struct RunResults: Codable, Equatable, Sendable {
     }
 
     /// Reads a results.json, checking its schema version.
-    public static func load(from url: URL) throws -> RunResults {
+    package static func load(from url: URL) throws -> RunResults {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
             throw BenchError("cannot read \(url.path): \(error.localizedDescription)")
@@ -58,7 +58,7 @@ public struct RunResults: Codable, Equatable, Sendable {
         }
     }
 
-    public func jsonData() throws -> Data { try Self.encoder.encode(self) }
+    package func jsonData() throws -> Data { try Self.encoder.encode(self) }
 
     private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
@@ -77,7 +77,7 @@ public struct RunResults: Codable, Equatable, Sendable {
         case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks, shards
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         schemaVersion = try c.decode(Int.self, forKey: .schemaVersion)
         environment = try c.decode(RunEnvironment.self, forKey: .environment)
@@ -89,7 +89,7 @@ public struct RunResults: Codable, Equatable, Sendable {
     }
 
     // The digest checks are derived from the cells, and written out for readers that do not recompute them.
-    public func encode(to encoder: any Encoder) throws { try encode(to: encoder, digestChecks: digestChecks) }
+    package func encode(to encoder: any Encoder) throws { try encode(to: encoder, digestChecks: digestChecks) }
 
     fileprivate func encode(to encoder: any Encoder, digestChecks: [DigestCheck]) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -107,13 +107,13 @@ public struct RunResults: Codable, Equatable, Sendable {
 /// Encodes a running matrix's results.json after every cell, each cell once: the bytes `RunResults.jsonData()`
 /// gives, without encoding again the cells that did not change. Encoding the whole run after every cell grows with
 /// the square of its cells: a fifth of the parent's CPU time in a run of 336 cells.
-public struct IncrementalResultsEncoder {
+package struct IncrementalResultsEncoder {
     private var cells: [(cell: CellResult, json: [UInt8])] = []
 
-    public init() {}
+    package init() {}
 
     /// results.json for `results`, encoding only the cells that are new or changed since the last call.
-    public mutating func jsonData(of results: RunResults) throws -> Data {
+    package mutating func jsonData(of results: RunResults) throws -> Data {
         for (index, cell) in results.cells.enumerated() where index >= cells.count || cells[index].cell != cell {
             let json = Self.indented(Array(try RunResults.encoder.encode(cell)))
             if index < cells.count { cells[index] = (cell, json) } else { cells.append((cell, json)) }
@@ -166,57 +166,57 @@ public struct IncrementalResultsEncoder {
 
 /// What was asked for: the matrix and its budgets.
 public struct RunConfiguration: Codable, Equatable, Sendable {
-    public var stores: [String]
-    public var workloads: [String]
-    public var scales: [Scale]
-    public var repetitions: Int
-    public var seed: UInt64
+    package var stores: [String]
+    package var workloads: [String]
+    package var scales: [Scale]
+    package var repetitions: Int
+    package var seed: UInt64
     /// Records per write transaction in bulk writes.
-    public var batchSize: Int
+    package var batchSize: Int
     /// Wall-clock limit per cell process, seconds.
-    public var timeBudgetSeconds: Double
+    package var timeBudgetSeconds: Double
     /// Resident-memory limit per cell process, bytes.
-    public var memoryBudgetBytes: Int64
-    public var keepStores: Bool
+    package var memoryBudgetBytes: Int64
+    package var keepStores: Bool
     /// Reads per second of `read-while-import`'s reader (`--read-rate`); nil in runs made before it existed, which
     /// used the default.
-    public var readRate: Double?
+    package var readRate: Double?
     /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
-    public var timeBoxSeconds: Double?
+    package var timeBoxSeconds: Double?
     /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
     /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.
-    public var counted: Bool?
+    package var counted: Bool?
     /// The memory limit each cell's process ran under (`run --memory-limit`: a memory cgroup, page cache included);
     /// nil for none.
-    public var memoryLimitBytes: Int64?
+    package var memoryLimitBytes: Int64?
     /// The part of the matrix this run ran (`run --shard K/N`); nil for the whole matrix, and in a merged run.
-    public var shard: Shard?
+    package var shard: Shard?
     /// Scales above this one run a single repetition (`run --single-repetition-above`: a sweep whose largest scales
     /// cost too much to repeat); nil when every scale runs `repetitions`.
-    public var singleRepetitionAbove: Scale?
+    package var singleRepetitionAbove: Scale?
 
     /// The repetitions of every cell at `scale`.
-    public func repetitions(at scale: Scale) -> Int {
+    package func repetitions(at scale: Scale) -> Int {
         if let singleRepetitionAbove, scale.records > singleRepetitionAbove.records { return 1 }
         return repetitions
     }
 
     /// "3 per cell", or "3 per cell up to 1M, 1 above".
-    public var repetitionsDescription: String {
+    package var repetitionsDescription: String {
         guard let singleRepetitionAbove, scales.contains(where: { repetitions(at: $0) != repetitions }) else {
             return "\(repetitions) per cell"
         }
         return "\(repetitions) per cell up to \(singleRepetitionAbove), 1 above"
     }
 
-    public static let defaultTimeBudgetSeconds = 600.0
-    public static let defaultMemoryBudgetBytes: Int64 = 8 << 30
-    public static let defaultScales = [Scale(records: 10_000), Scale(records: 100_000)]
-    public static let defaultRepetitions = 3
+    package static let defaultTimeBudgetSeconds = 600.0
+    package static let defaultMemoryBudgetBytes: Int64 = 8 << 30
+    package static let defaultScales = [Scale(records: 10_000), Scale(records: 100_000)]
+    package static let defaultRepetitions = 3
     public static let defaultSeed: UInt64 = 42
     public static let defaultBatchSize = 10_000
 
-    public init(
+    package init(
         stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,
         timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool, readRate: Double? = nil,
         timeBoxSeconds: Double? = nil, counted: Bool? = nil, shard: Shard? = nil
@@ -238,20 +238,20 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
 }
 
 /// Whether every finished cell of one (workload, scale) read the same answers.
-public struct DigestCheck: Codable, Equatable, Sendable {
-    public var workload: String
-    public var scale: Scale
-    public var agreed: Bool
+package struct DigestCheck: Codable, Equatable, Sendable {
+    package var workload: String
+    package var scale: Scale
+    package var agreed: Bool
     /// Each store's distinct digests over its finished repetitions (more than one is itself a disagreement).
-    public var digests: [String: [Digest]]
+    package var digests: [String: [Digest]]
     /// Where the time box set the group's count of steps (`TimeBox`): that count, which every cell did, so that
     /// every answer of every cell is in the compared digests. Nil when every cell did all its workload's steps.
-    public var steps: Int?
+    package var steps: Int?
 
     /// One check per (workload, scale) that has finished cells, in the cells' order. Every cell is compared: a
     /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`). Boxed cells
     /// of runs recorded before that rule (no `steps`) are left out.
-    public static func checks(of cells: [CellResult]) -> [DigestCheck] {
+    package static func checks(of cells: [CellResult]) -> [DigestCheck] {
         var order: [(workload: String, scale: Scale)] = []
         var groups: [String: [(store: String, metrics: CellMetrics)]] = [:]
         for cell in cells where cell.status == .ok {
@@ -276,7 +276,7 @@ public struct DigestCheck: Codable, Equatable, Sendable {
 
 extension DigestCheck {
     /// Each store's digests: "grdb 10000:3f…; sqlite 10000:3f… / 10000:4a…".
-    public var digestsDescription: String {
+    package var digestsDescription: String {
         digests.sorted { $0.key < $1.key }
             .map { "\($0.key) \($0.value.map(\.description).joined(separator: " / "))" }
             .joined(separator: "; ")

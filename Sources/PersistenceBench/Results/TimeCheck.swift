@@ -7,19 +7,19 @@ import Foundation
 /// twice the repetitions, the current build first in odd repetitions (the first round put the base first), in new
 /// processes. A regression is what both rounds find slower; a check that compared no cell at all is one without a
 /// second round (a base that cannot run this build's cells is no noise).
-public struct TimeCheck: Sendable {
-    public var first: TimeComparison
+package struct TimeCheck: Sendable {
+    package var first: TimeComparison
     /// Nil when the first round found nothing slower.
-    public var confirmation: TimeComparison?
+    package var confirmation: TimeComparison?
 
-    public init(first: TimeComparison, confirmation: TimeComparison?) {
+    package init(first: TimeComparison, confirmation: TimeComparison?) {
         self.first = first
         self.confirmation = confirmation
     }
 
     /// The stores a confirmation round must time again, in the first round's order: every store of every subject
     /// it found slower. Empty when it found nothing slower.
-    public static func storesToConfirm(after first: TimeComparison) -> [String] {
+    package static func storesToConfirm(after first: TimeComparison) -> [String] {
         let wanted = Set(first.slower.flatMap(\.stores))
         var order = first.stores.map(\.name)
         for unfinished in first.unfinished where !order.contains(unfinished.store) { order.append(unfinished.store) }
@@ -27,17 +27,17 @@ public struct TimeCheck: Sendable {
     }
 
     /// The repetitions of a confirmation round: twice the first round's, so that its intervals are narrower.
-    public static func confirmationRepetitions(after repetitions: Int) -> Int { 2 * repetitions }
+    package static func confirmationRepetitions(after repetitions: Int) -> Int { 2 * repetitions }
 
     /// What the first round found slower and the confirmation round found slower again, by subject.
-    public var confirmed: [TimeComparison.Subject] {
+    package var confirmed: [TimeComparison.Subject] {
         guard let confirmation else { return [] }
         let again = Set(confirmation.slower.map(\.name))
         return first.slower.filter { again.contains($0.name) }
     }
 
     /// Found slower in the first round, and not again in the confirmation round: the machine's noise.
-    public var notConfirmed: [TimeComparison.Subject] {
+    package var notConfirmed: [TimeComparison.Subject] {
         let confirmed = Set(confirmed.map(\.name))
         return first.slower.filter { !confirmed.contains($0.name) }
     }

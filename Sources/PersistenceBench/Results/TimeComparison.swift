@@ -6,20 +6,20 @@ import Foundation
 /// over its cells, and over every cell together (what the harness, the digest or the data every store is given
 /// did): the geometric mean of the cells' ratios, with a bootstrap interval of its own, where the noise of single
 /// cells averages out. Both sides ran on one machine in one session, so no probe or band of machines enters.
-public struct TimeComparison: Codable, Sendable {
+package struct TimeComparison: Codable, Sendable {
     /// When a change is a change.
-    public struct Rule: Codable, Sendable, Equatable {
+    package struct Rule: Codable, Sendable, Equatable {
         /// A cell is slower (or faster) only when the test's p is at most this…
-        public var alpha: Double
+        package var alpha: Double
         /// …its interval lies wholly above 1 (below), and its ratio is at least this (at most its inverse).
-        public var cellEffect: Double
+        package var cellEffect: Double
         /// A store's cells together, or every cell together: slower when the interval of their geometric mean lies
         /// wholly above 1 and the mean is at least this.
-        public var aggregateEffect: Double
+        package var aggregateEffect: Double
         /// The intervals' confidence.
-        public var confidence: Double
+        package var confidence: Double
 
-        public init(alpha: Double, cellEffect: Double, aggregateEffect: Double, confidence: Double) {
+        package init(alpha: Double, cellEffect: Double, aggregateEffect: Double, confidence: Double) {
             self.alpha = alpha
             self.cellEffect = cellEffect
             self.aggregateEffect = aggregateEffect
@@ -31,75 +31,75 @@ public struct TimeComparison: Codable, Sendable {
         /// every repetition of one side slower than every one of the other (10 runs, 630 cells), so a cell alone is
         /// judged only on a gross change; a store's nine cells together read ×0.91–×1.12, every cell together
         /// ×0.97–×1.03, none with an interval above 1.
-        public static let standard = Rule(alpha: 0.01, cellEffect: 1.6, aggregateEffect: 1.05, confidence: 0.95)
+        package static let standard = Rule(alpha: 0.01, cellEffect: 1.6, aggregateEffect: 1.05, confidence: 0.95)
     }
 
-    public struct Cell: Codable, Sendable {
-        public var store: String
-        public var workload: String
-        public var scale: Scale
+    package struct Cell: Codable, Sendable {
+        package var store: String
+        package var workload: String
+        package var scale: Scale
         /// Seconds per operation of each finished repetition, in run order.
-        public var base: [Double]
-        public var current: [Double]
+        package var base: [Double]
+        package var current: [Double]
         /// Median current ÷ median base.
-        public var ratio: Double
-        public var low: Double
-        public var high: Double
+        package var ratio: Double
+        package var low: Double
+        package var high: Double
         /// The one-sided p of the current side being slower (its U over the base's).
-        public var pSlower: Double
-        public var verdict: Verdict
+        package var pSlower: Double
+        package var verdict: Verdict
         /// Slowest ÷ fastest repetition of each side: the noise the cell measured when both sides were alike.
-        public var baseSpread: Double { CellGroups.spread(base) }
-        public var currentSpread: Double { CellGroups.spread(current) }
+        package var baseSpread: Double { CellGroups.spread(base) }
+        package var currentSpread: Double { CellGroups.spread(current) }
     }
 
     /// A store's cells, or every cell, together.
-    public struct Summary: Codable, Sendable {
+    package struct Summary: Codable, Sendable {
         /// A store's name, or "every store".
-        public var name: String
-        public var cells: Int
+        package var name: String
+        package var cells: Int
         /// The geometric mean of the cells' ratios, and its interval.
-        public var ratio: Double
-        public var low: Double
-        public var high: Double
-        public var verdict: Verdict
+        package var ratio: Double
+        package var low: Double
+        package var high: Double
+        package var verdict: Verdict
     }
 
-    public var rule: Rule
-    public var cells: [Cell]
-    public var stores: [Summary]
-    public var overall: Summary?
+    package var rule: Rule
+    package var cells: [Cell]
+    package var stores: [Summary]
+    package var overall: Summary?
     /// Cells not judged: one side has no finished repetition, or the two sides' digests differ (they did not do
     /// the same work), with why.
-    public var notCompared: [String]
+    package var notCompared: [String]
     /// Cells the current build did not finish that the base did: a regression of their own. (Whether the stores
     /// agree is the counter check's to judge: there every store does every step; here each cell does the steps
     /// its first run fitted in its time box.)
-    public var unfinished: [Unfinished]
+    package var unfinished: [Unfinished]
 
-    public struct Unfinished: Codable, Sendable, CustomStringConvertible {
-        public var store: String
-        public var workload: String
-        public var scale: Scale
-        public var reason: String
-        public var description: String { "\(store) \(workload) \(scale): \(reason)" }
+    package struct Unfinished: Codable, Sendable, CustomStringConvertible {
+        package var store: String
+        package var workload: String
+        package var scale: Scale
+        package var reason: String
+        package var description: String { "\(store) \(workload) \(scale): \(reason)" }
     }
 
     /// What a regression is about, with its figures; `stores` are those whose cells decide it, which a confirmation
     /// round times again.
-    public struct Subject: Sendable {
-        public enum Kind: Sendable {
+    package struct Subject: Sendable {
+        package enum Kind: Sendable {
             case unfinished(Unfinished)
             case cell(Cell)
             /// A store's cells together, or every cell together.
             case summary(Summary)
         }
 
-        public var kind: Kind
-        public var stores: [String]
+        package var kind: Kind
+        package var stores: [String]
 
         /// The cell's "store workload scale" (after "no longer finishes: " when unfinished), or the summary's name.
-        public var name: String {
+        package var name: String {
             switch kind {
             case .unfinished(let cell): "no longer finishes: \(cell.store) \(cell.workload) \(cell.scale)"
             case .cell(let cell): "\(cell.store) \(cell.workload) \(cell.scale)"
@@ -110,7 +110,7 @@ public struct TimeComparison: Codable, Sendable {
 
     /// Everything found slower, in the order: cells no longer finished, cells, stores, every store together.
     /// (Comparing no cell at all is no subject: there is nothing to time again.)
-    public var slower: [Subject] {
+    package var slower: [Subject] {
         unfinished.map { Subject(kind: .unfinished($0), stores: [$0.store]) }
             + cells.filter { $0.verdict == .worse }.map { Subject(kind: .cell($0), stores: [$0.store]) }
             + stores.filter { $0.verdict == .worse }.map { Subject(kind: .summary($0), stores: [$0.name]) }
@@ -119,7 +119,7 @@ public struct TimeComparison: Codable, Sendable {
             }
     }
 
-    public init(base: RunResults, current: RunResults, rule: Rule = .standard) throws {
+    package init(base: RunResults, current: RunResults, rule: Rule = .standard) throws {
         guard base.configuration.seed == current.configuration.seed else {
             throw BenchError("the two sides used different seeds: their data and digests are not comparable")
         }

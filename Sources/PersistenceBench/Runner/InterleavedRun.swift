@@ -6,15 +6,15 @@ import Foundation
 /// neither always runs first. Each build loads its own fixtures (made by the same generator from the same seed),
 /// so that a change of a store's file format is measured, not misread. A loop of steps (`TimeBox`) does, in
 /// every run of a cell, the count the first run did in its time box: both builds do the same operations.
-public final class InterleavedRun {
-    public enum Side: String, Sendable, CaseIterable {
+package final class InterleavedRun {
+    package enum Side: String, Sendable, CaseIterable {
         case base, current
     }
 
     /// The workloads `check --base` times unless told otherwise: the CRUD workloads a store's changes touch, one
     /// of each kind of question (a lookup, a scan, a count, a page) and of each kind of write (bulk, durable one
     /// by one, update, delete, a write then a read).
-    public static let defaultWorkloads = [
+    package static let defaultWorkloads = [
         "insert", "insert-each", "get", "scan", "count-where", "page", "update", "delete", "write-then-page",
     ]
 
@@ -33,7 +33,7 @@ public final class InterleavedRun {
     ///     same `ChildRequest` (a base from before that protocol cannot).
     ///   - first: the side that runs first in odd repetitions.
     ///   - save: called with a side's results after each of its cells and at the end.
-    public init(
+    package init(
         configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
         environment: RunEnvironment, executables: [Side: String], first: Side = .base, outputDirectory: URL,
         observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
@@ -60,13 +60,13 @@ public final class InterleavedRun {
 
     /// The sides in each repetition's turn: `first` first in odd repetitions, the other in even ones
     /// (A B, B A, A B, …), so that over the cell each runs first, and right after the other, as often.
-    public static func order(repetitions: Int, first: Side = .base) -> [[Side]] {
+    package static func order(repetitions: Int, first: Side = .base) -> [[Side]] {
         let pair: [Side] = first == .base ? [.base, .current] : [.current, .base]
         return (1...repetitions).map { $0 % 2 == 1 ? pair : pair.reversed() }
     }
 
     /// Runs every cell of both sides and returns their results (also passed to `save`).
-    public func run() throws -> [Side: RunResults] {
+    package func run() throws -> [Side: RunResults] {
         try FileSystem.remove(workDirectory)
         let cells = configuration.scales.flatMap { scale in
             workloads.flatMap { workload in stores.map { (store: $0, workload: workload, scale: scale) } }

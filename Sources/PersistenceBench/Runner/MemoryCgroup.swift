@@ -6,9 +6,9 @@ import Foundation
 /// the cgroup this tool runs in, made before the cell's process starts and removed after it ended. The cell's
 /// process starts as a shell that moves itself into the cgroup and then becomes the cell (`exec`), so that all it
 /// does is charged there (the kernel does not move what a process was charged before it joins).
-public struct MemoryCgroup {
+package struct MemoryCgroup {
     /// Which interface the machine's memory controller speaks.
-    public enum Version: Sendable {
+    package enum Version: Sendable {
         /// cgroup v1: /sys/fs/cgroup/memory/…: memory.limit_in_bytes, memory.max_usage_in_bytes, memory.oom_control.
         case v1
         /// cgroup v2 (unified): /sys/fs/cgroup/…: memory.max, memory.peak, memory.events.
@@ -16,12 +16,12 @@ public struct MemoryCgroup {
     }
 
     let version: Version
-    public let directory: URL
-    public let limitBytes: Int64
+    package let directory: URL
+    package let limitBytes: Int64
 
     /// The writable memory cgroup this process runs in, or why there is none: the message `run --memory-limit`
     /// refuses with.
-    public static func parent() -> Result<(URL, Version), BenchError> {
+    package static func parent() -> Result<(URL, Version), BenchError> {
         guard let lines = try? String(contentsOfFile: "/proc/self/cgroup", encoding: .utf8) else {
             return .failure(BenchError("--memory-limit needs cgroups: this kernel has no /proc/self/cgroup"))
         }
@@ -67,7 +67,7 @@ public struct MemoryCgroup {
     }
 
     /// Makes the cgroup `name` under `parent` with the limit; throws naming what the kernel refused.
-    public init(name: String, limitBytes: Int64) throws {
+    package init(name: String, limitBytes: Int64) throws {
         let (parent, version) = try Self.parent().get()
         self.version = version
         self.limitBytes = limitBytes
@@ -89,20 +89,20 @@ public struct MemoryCgroup {
 
     /// `arguments` (a program and its arguments) started so that the process joins the cgroup before the program
     /// runs: `/bin/sh -c 'echo $$ > cgroup.procs && exec "$@"'`.
-    public func wrapping(_ arguments: [String]) -> [String] {
+    package func wrapping(_ arguments: [String]) -> [String] {
         ["/bin/sh", "-c", #"echo $$ > "$0" && exec "$@""#, directory.appendingPathComponent("cgroup.procs").path]
             + arguments
     }
 
     /// The most memory the kernel charged the cgroup, page cache included; nil where the kernel does not say.
-    public var peakBytes: Int64? {
+    package var peakBytes: Int64? {
         read(version == .v1 ? "memory.max_usage_in_bytes" : "memory.peak").flatMap {
             Int64($0.trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 
     /// How many times the kernel's out-of-memory killer killed a process of the cgroup.
-    public var oomKills: Int {
+    package var oomKills: Int {
         let text = read(version == .v1 ? "memory.oom_control" : "memory.events") ?? ""
         for line in text.split(separator: "\n") where line.hasPrefix("oom_kill ") {
             return Int(line.dropFirst("oom_kill ".count)) ?? 0
@@ -111,7 +111,7 @@ public struct MemoryCgroup {
     }
 
     /// Removes the cgroup (its process has ended; what it charged goes to the parent).
-    public func remove() throws { try Self.removeDirectory(directory) }
+    package func remove() throws { try Self.removeDirectory(directory) }
 
     private static func removeDirectory(_ directory: URL) throws {
         guard rmdir(directory.path) == 0 || errno == ENOENT else {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Parses durations and byte sizes as written on the command line.
-public enum Quantity {
+package enum Quantity {
     /// `90`, `90s`, `2.5m`, `1h`, `500ms` → seconds; nil if malformed, zero or negative.
-    public static func seconds(parsing text: String) -> Double? {
+    package static func seconds(parsing text: String) -> Double? {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
@@ -13,7 +13,7 @@ public enum Quantity {
     }
 
     /// `512MiB`, `8GiB`, `8G`, `100MB`, `1048576` → bytes (K, M, G, T in powers of 1024); nil if malformed.
-    public static func bytes(parsing text: String) -> Int64? {
+    package static func bytes(parsing text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [
             ("kib", 0x1p10), ("mib", 0x1p20), ("gib", 0x1p30), ("tib", 0x1p40),
@@ -50,7 +50,7 @@ public enum Quantity {
     }
 
     /// `1.5 GiB`, `320 MiB`, `12 KiB`, `100 B`.
-    public static func formatBytes(_ bytes: Int64) -> String {
+    package static func formatBytes(_ bytes: Int64) -> String {
         let value = Double(bytes)
         for (unit, factor) in [("TiB", 0x1p40), ("GiB", 0x1p30), ("MiB", 0x1p20), ("KiB", 0x1p10)] where value >= factor
         {

@@ -6,7 +6,7 @@ import Foundation
 /// one measured only at other scales, the power law of its (store, workload)'s wall time against N over the largest
 /// three scales measured (in proportion to N from a single scale: loading the data grows so); one never measured, the median
 /// seconds per record of its workload's cells (else of every cell) times its records. Nil with nothing measured.
-public struct RunEstimate: Sendable {
+package struct RunEstimate: Sendable {
     private struct Key: Hashable {
         var store: String
         var workload: String
@@ -17,7 +17,7 @@ public struct RunEstimate: Sendable {
     private var perRecord: [String: [Double]] = [:]
     private var everyPerRecord: [Double] = []
 
-    public init(measured: [CellResult]) {
+    package init(measured: [CellResult]) {
         for cell in measured where cell.status != .notApplicable && cell.interrupted != true {
             guard let wall = cell.runSeconds ?? cell.process?.wallSeconds, wall > 0 else { continue }
             walls[Key(store: cell.store, workload: cell.workload), default: [:]][cell.scale.records, default: []]
@@ -27,10 +27,10 @@ public struct RunEstimate: Sendable {
         }
     }
 
-    public var isEmpty: Bool { everyPerRecord.isEmpty }
+    package var isEmpty: Bool { everyPerRecord.isEmpty }
 
     /// The estimate for one cell, or nil with nothing measured.
-    public func seconds(store: String, workload: String, scale: Scale) -> Double? {
+    package func seconds(store: String, workload: String, scale: Scale) -> Double? {
         if let byScale = walls[Key(store: store, workload: workload)] {
             if let own = byScale[scale.records], let middle = median(own) { return middle }
             // The largest three scales measured: near a larger one, the cost grows as it did there, not as process
@@ -48,7 +48,7 @@ public struct RunEstimate: Sendable {
     }
 
     /// The estimate for every cell of `cells` that its store can run, or nil with nothing measured.
-    public func seconds(of cells: some Sequence<PlannedCell>) -> Double? {
+    package func seconds(of cells: some Sequence<PlannedCell>) -> Double? {
         guard !isEmpty else { return nil }
         return cells.reduce(0) { total, cell in
             guard cell.workload.supports(cell.store.type) else { return total }

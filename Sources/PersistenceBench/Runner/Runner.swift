@@ -1,15 +1,15 @@
 import Foundation
 
 /// One planned cell of a run's matrix.
-public struct PlannedCell: Sendable {
-    public let store: StoreKind
-    public let workload: any Workload
-    public let scale: Scale
-    public let repetition: Int
+package struct PlannedCell: Sendable {
+    package let store: StoreKind
+    package let workload: any Workload
+    package let scale: Scale
+    package let repetition: Int
 }
 
 /// Told what the runner is doing, for a progress display.
-public protocol RunObserver: AnyObject {
+package protocol RunObserver: AnyObject {
     /// A fixture (untimed setup shared by the cells of a store and scale) starts loading.
     func fixtureStarted(store: String, fixture: String, scale: Scale)
     /// A cell's process starts (after its fixture, if any, is ready); `index` counts from 1 to `total`.
@@ -23,7 +23,7 @@ public protocol RunObserver: AnyObject {
 }
 
 extension RunObserver {
-    public func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {}
+    package func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {}
 }
 
 /// Runs a matrix of cells, each in its own child process of `executable`, and collects their results.
@@ -32,8 +32,8 @@ extension RunObserver {
 /// starts the child, watches its wall time and resident memory against the budgets, reaps it with wait4 for
 /// its rusage, and hands the results so far to `save` after every cell, so that an interrupted run loses no
 /// finished cell.
-public final class Runner {
-    public let configuration: RunConfiguration
+package final class Runner {
+    package let configuration: RunConfiguration
     private let stores: [StoreKind]
     private let workloads: [any Workload]
     private let outputDirectory: URL
@@ -55,7 +55,7 @@ public final class Runner {
     ///   - executable: this tool's own executable; the children run its hidden `_child` command.
     ///   - save: called with the results after every cell and at the end.
     /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
-    public init(
+    package init(
         configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
         outputDirectory: URL, executable: String, observer: any RunObserver,
         save: @escaping (RunResults) throws -> Void
@@ -75,7 +75,7 @@ public final class Runner {
     /// Resumes `interrupted` (read from `outputDirectory`'s results.json): its configuration, start and environment
     /// are kept, its finished cells kept and skipped, every other planned cell run, and so is a cell that was
     /// stopped from outside the run (`CellResult.interrupted`).
-    public convenience init(
+    package convenience init(
         resuming interrupted: RunResults, stores: [StoreKind], workloads: [any Workload], outputDirectory: URL,
         executable: String, observer: any RunObserver, save: @escaping (RunResults) throws -> Void
     ) throws {
@@ -103,10 +103,10 @@ public final class Runner {
     /// appear in results.json in this order, but for the first repetition of a workload at every scale after the
     /// first, which `run` orders slowest store first (`slowestFirst`). A shard's run plans its own groups only
     /// (`Shard`), each as the whole run would.
-    public var plan: [PlannedCell] { Self.plan(configuration, stores: stores, workloads: workloads) }
+    package var plan: [PlannedCell] { Self.plan(configuration, stores: stores, workloads: workloads) }
 
     /// The plan of a run of `configuration` with these stores and workloads (`plan`), without a runner.
-    public static func plan(_ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload])
+    package static func plan(_ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload])
         -> [PlannedCell]
     {
         let groups = configuration.shard.map { Set($0.groups(of: configuration)) }
@@ -167,7 +167,7 @@ public final class Runner {
     }
 
     /// Runs every cell and returns the results (also passed to `save`).
-    public func run() throws -> RunResults {
+    package func run() throws -> RunResults {
         try FileSystem.remove(workDirectory)
         try FileSystem.makeDirectory(workDirectory)
         try save(results)

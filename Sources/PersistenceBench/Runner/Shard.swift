@@ -4,19 +4,19 @@ import Foundation
 /// over several and joined again (`merge`). Every (workload, scale) group (the cells a report compares stores on,
 /// and whose time box sets one count of steps for all of them) goes whole to one shard: every comparison between
 /// stores stays within one machine.
-public struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
+package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     /// 1-based.
-    public var index: Int
-    public var count: Int
+    package var index: Int
+    package var count: Int
 
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         precondition(count >= 1 && (1...count).contains(index))
         self.index = index
         self.count = count
     }
 
     /// "K/N" with 1 ≤ K ≤ N; nil for anything else.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
             (1...count).contains(index)
@@ -24,23 +24,23 @@ public struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
         self.init(index: index, count: count)
     }
 
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 
     /// The cells of one workload at one scale.
-    public struct Group: Codable, Hashable, Sendable, CustomStringConvertible {
-        public var workload: String
-        public var scale: Scale
+    package struct Group: Codable, Hashable, Sendable, CustomStringConvertible {
+        package var workload: String
+        package var scale: Scale
 
-        public init(workload: String, scale: Scale) {
+        package init(workload: String, scale: Scale) {
             self.workload = workload
             self.scale = scale
         }
 
-        public var description: String { "\(workload) \(scale)" }
+        package var description: String { "\(workload) \(scale)" }
     }
 
     /// Every group of the matrix, scale by scale and workload by workload (the order a run plans them in).
-    public static func groups(of configuration: RunConfiguration) -> [Group] {
+    package static func groups(of configuration: RunConfiguration) -> [Group] {
         configuration.scales.flatMap { scale in
             configuration.workloads.map { Group(workload: $0, scale: scale) }
         }
@@ -50,7 +50,7 @@ public struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     /// store and repetition, so they cost about records × repetitions), each to the shard with the least cost so
     /// far, ties to the lower index. Only the configuration's scales and workloads decide it, so every machine given the same
     /// options computes the same cut. Each shard's groups keep the run's order.
-    public static func deal(_ configuration: RunConfiguration, into count: Int) -> [[Group]] {
+    package static func deal(_ configuration: RunConfiguration, into count: Int) -> [[Group]] {
         let all = groups(of: configuration)
         let cost = all.map { $0.scale.records * configuration.repetitions(at: $0.scale) }
         let byCost = all.indices.sorted { cost[$0] > cost[$1] || (cost[$0] == cost[$1] && $0 < $1) }
@@ -65,7 +65,7 @@ public struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// This shard's groups of `configuration`'s matrix.
-    public func groups(of configuration: RunConfiguration) -> [Group] {
+    package func groups(of configuration: RunConfiguration) -> [Group] {
         Self.deal(configuration, into: count)[index - 1]
     }
 }

@@ -4,7 +4,7 @@
 /// Each store opens its reader the way its users do: a second SQLite connection, GRDB's pool readers, a context
 /// of its own that merges the writer's saves (`orm`), LMDB read transactions, a committed snapshot of `packed`'s
 /// files. The store's thread goes on writing through the store itself (`ItemStore.insertCommitted`).
-public protocol ConcurrentReadStore: ItemStore {
+package protocol ConcurrentReadStore: ItemStore {
     /// A reader for one other thread, opened on the store's thread before that thread starts; closed on the
     /// store's thread after it ended, before the store closes.
     func makeConcurrentReader() throws -> any ItemReader
@@ -14,7 +14,7 @@ public protocol ConcurrentReadStore: ItemStore {
 ///
 /// Used by one thread at a time: it may be made on one thread, used on a second, and closed on the first once
 /// the second has finished with it.
-public protocol ItemReader: AnyObject {
+package protocol ItemReader: AnyObject {
     /// The committed item with this id, or nil: never a write in progress.
     func item(id: Int64) throws -> Item?
     /// Releases what the reader holds (a connection, a transaction slot, a snapshot).

@@ -1,5 +1,5 @@
 /// A store that can check its own files after a crash: what `persistbench crash` and `verify` run after reopening.
-public protocol IntegrityCheckingStore: ItemStore {
+package protocol IntegrityCheckingStore: ItemStore {
     /// Checks the store's files with the store's own means (SQLite's `PRAGMA integrity_check`, a walk of every
     /// LMDB database, `packed`'s checksums and bounds) and throws a `DamagedStore` naming the file and the place
     /// of the first damage found.
@@ -7,24 +7,24 @@ public protocol IntegrityCheckingStore: ItemStore {
 }
 
 /// Damage an integrity check found: the file, where in it (a byte offset, or a page), and what.
-public struct DamagedStore: Error, CustomStringConvertible, Sendable {
-    public let file: String
-    public let place: String?
-    public let problem: String
+package struct DamagedStore: Error, CustomStringConvertible, Sendable {
+    package let file: String
+    package let place: String?
+    package let problem: String
 
-    public init(file: String, place: String? = nil, problem: String) {
+    package init(file: String, place: String? = nil, problem: String) {
         self.file = file
         self.place = place
         self.problem = problem
     }
 
-    public var description: String { "\(file)\(place.map { " at \($0)" } ?? ""): \(problem)" }
+    package var description: String { "\(file)\(place.map { " at \($0)" } ?? ""): \(problem)" }
 }
 
 extension DamagedStore {
     /// Runs a check of `file`; an error it throws that is not already a `DamagedStore` (an engine's "malformed"
     /// error in the middle of the check) becomes one naming the file.
-    public static func checking(_ file: String, _ body: () throws -> Void) throws {
+    package static func checking(_ file: String, _ body: () throws -> Void) throws {
         do { try body() } catch let damage as DamagedStore { throw damage } catch {
             throw DamagedStore(file: file, problem: "\(error)")
         }

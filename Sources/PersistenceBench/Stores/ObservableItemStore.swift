@@ -3,7 +3,7 @@ import Synchronization
 
 /// A query kept fresh while the store changes: what `@FetchAll`, `@Query` and an `@Observable` model refetching on
 /// a save notification do (`observe`, `observe-burst`).
-public protocol ObservableItemStore: ItemStore {
+package protocol ObservableItemStore: ItemStore {
     /// Starts observing `query` through the store's own change mechanism, on threads of the store's: `deliver`
     /// receives the query's result once at the start, then a fresh result after commits, for as long as the
     /// observation runs. The store's own thread goes on writing.
@@ -12,7 +12,7 @@ public protocol ObservableItemStore: ItemStore {
 }
 
 /// A running observation.
-public protocol ItemObservation: AnyObject {
+package protocol ItemObservation: AnyObject {
     /// Change notices the store gave the observer: commits it was told of (several may arrive before one query).
     var notifications: Int { get }
     /// Times the query ran after the first: once per notice, or fewer where the store coalesces notices.
@@ -23,34 +23,34 @@ public protocol ItemObservation: AnyObject {
 }
 
 /// The observed question: the first page of `page`'s query for one priority, and how many items have it.
-public struct ObservedQuery: Sendable, Equatable {
-    public var priority: Item.Priority?
-    public var limit: Int
+package struct ObservedQuery: Sendable, Equatable {
+    package var priority: Item.Priority?
+    package var limit: Int
 
-    public init(priority: Item.Priority?, limit: Int) {
+    package init(priority: Item.Priority?, limit: Int) {
         self.priority = priority
         self.limit = limit
     }
 
     /// The page this query shows.
-    public var page: ItemPageQuery { ItemPageQuery(priority: priority, limit: limit, offset: 0) }
+    package var page: ItemPageQuery { ItemPageQuery(priority: priority, limit: limit, offset: 0) }
 
     /// The two count filters whose sum is the query's count.
-    public var filters: [ItemFilter] { [false, true].map { ItemFilter(priority: priority, isInStock: $0) } }
+    package var filters: [ItemFilter] { [false, true].map { ItemFilter(priority: priority, isInStock: $0) } }
 }
 
 /// What an observer holds: the page and the count.
-public struct ObservedResult: Sendable, Equatable {
-    public var items: [Item]
-    public var count: Int
+package struct ObservedResult: Sendable, Equatable {
+    package var items: [Item]
+    package var count: Int
 
-    public init(items: [Item], count: Int) {
+    package init(items: [Item], count: Int) {
         self.items = items
         self.count = count
     }
 
     /// The result as answered by `store`'s own `page` and `count(where:)`.
-    public static func query(_ query: ObservedQuery, in store: any ItemStore) throws -> ObservedResult {
+    package static func query(_ query: ObservedQuery, in store: any ItemStore) throws -> ObservedResult {
         ObservedResult(
             items: try store.page(query.page), count: try query.filters.reduce(0) { try $0 + store.count(where: $1) })
     }

@@ -37,28 +37,28 @@ public enum MaintainedCount: String, Sendable {
 }
 
 extension ItemStore {
-    public func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
+    package func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
 
-    public func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
+    package func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
 }
 
 extension Store {
-    public func finishInserting() throws {}
+    package func finishInserting() throws {}
 
-    public func settle() throws {}
+    package func settle() throws {}
 
-    public static func bytesOnDisk(at directory: URL) throws -> Int64 {
+    package static func bytesOnDisk(at directory: URL) throws -> Int64 {
         try FileSystem.logicalSize(of: directory)
     }
 
-    public static var maintainedCounts: Set<MaintainedCount> { [] }
+    package static var maintainedCounts: Set<MaintainedCount> { [] }
 }
 
 /// The CRUD questions about `Item`s.
 ///
 /// Each call is one unit of work in the store's idiom: one transaction for a batch write, one lookup for a
 /// read. The workloads decide the batch sizes, so that every store does the same work.
-public protocol ItemStore: Store {
+package protocol ItemStore: Store {
     /// Inserts items that are not yet in the store: one batch of a bulk load, in one transaction.
     func insert(_ batch: [Item]) throws
     /// Inserts one item in its own transaction, durable on disk before returning.
@@ -92,14 +92,14 @@ public protocol ItemStore: Store {
 }
 
 /// Search as you type over item titles (`search`): every keystroke asks again.
-public protocol SearchStore: ItemStore {
+package protocol SearchStore: ItemStore {
     /// How many items' titles contain `search.text`, ASCII case-insensitively, and the first `search.limit` of
     /// them by title (byte-wise), then id: in the store's own idiom (`docs/workloads.md`, "search").
     func search(_ search: TitleSearch) throws -> TitleSearchAnswer
 }
 
 /// The `unique-title` migration: a new constraint that the stored data violates (about 5% of titles repeat).
-public protocol MigrationStore: ItemStore {
+package protocol MigrationStore: ItemStore {
     /// Deletes every item whose title an item with a lower id also has, then enforces unique titles from now on
     /// (with a unique index where the store has such a thing): an insert or update that would repeat a title
     /// fails. The store's idiom decides how; the result must be the same.
@@ -109,7 +109,7 @@ public protocol MigrationStore: ItemStore {
 }
 
 /// The `Sport` 1—n `Team` association: an aggregate over a to-many relationship.
-public protocol AssociationStore: Store {
+package protocol AssociationStore: Store {
     /// Inserts sports (none stored yet) in one transaction.
     func insert(sports: [Sport]) throws
     /// Inserts teams of stored sports in one transaction: one batch of a bulk load (`finishInserting` ends it).
@@ -119,7 +119,7 @@ public protocol AssociationStore: Store {
 }
 
 /// Houses, their ordered floors and the floors' ordered rooms: ordered relationships and a cascading delete.
-public protocol HouseStore: Store {
+package protocol HouseStore: Store {
     /// Inserts houses with their floors and rooms (none stored yet) in one transaction, keeping the order of
     /// every house's floors and every floor's rooms: one batch of a bulk load (`finishInserting` ends it).
     func insert(houses: [House]) throws
@@ -132,7 +132,7 @@ public protocol HouseStore: Store {
 }
 
 /// A time profile: samples with call stacks, at tens of millions of records.
-public protocol ProfileStore: Store {
+package protocol ProfileStore: Store {
     /// Inserts samples (timestamps ascending, after every stored one) in one transaction, each distinct call stack
     /// stored once: one batch of an ingest (`finishInserting` ends it).
     func insert(samples: [Sample]) throws
@@ -148,28 +148,28 @@ public struct StoreKind: Sendable {
     /// The short name used on the command line, in results and in reports: `sqlite`, `grdb+codable`.
     public let name: String
     /// One line: what this store is and how it is used.
-    public let summary: String
+    package let summary: String
     /// What a commit guarantees, in one line.
-    public let durability: String
+    package let durability: String
     /// What survives a kill or a power cut, as `persistbench crash` checks it.
-    public let promise: DurabilityPromise
+    package let promise: DurabilityPromise
     /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode. Reports state it
     /// beside the engine, so that a reader sees what each store was allowed to use.
-    public let configuration: String
+    package let configuration: String
     /// The engine and its version, as linked at run time ("SQLite 3.40.1").
-    public let engine: @Sendable () -> String
+    package let engine: @Sendable () -> String
     /// Which runs that name no stores include this one.
-    public let inclusion: Inclusion
+    package let inclusion: Inclusion
     /// Per workload where this store does other work than the others (one save where they commit every batch,
     /// answers from memory decoded at open), what it does, in a few words: reports show it in the store's cells.
-    public let workNotes: [String: String]
+    package let workNotes: [String: String]
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type
     /// Creates a store in an empty directory, or opens the one it finds there.
-    public let open: @Sendable (URL) throws -> any Store
+    package let open: @Sendable (URL) throws -> any Store
 
     /// Which runs that name no stores include a store.
-    public enum Inclusion: Sendable {
+    package enum Inclusion: Sendable {
         /// A strategy of its own (`sqlite`, `grdb`, `json`): in every default — `persistbench run`, `crash`, the
         /// package-benchmark suites.
         case defaultRun
@@ -181,7 +181,7 @@ public struct StoreKind: Sendable {
     }
 
     /// Whether `persistbench run` includes the store when no stores are named.
-    public var inDefaultRun: Bool { inclusion == .defaultRun }
+    package var inDefaultRun: Bool { inclusion == .defaultRun }
 
     /// Whether `persistbench crash` and the package-benchmark suites include the store when none are named.
     public var inDefaultChecks: Bool { inclusion != .whenNamed }
@@ -191,9 +191,9 @@ public struct StoreKind: Sendable {
 
     /// The name of the store that measures the harness floor (`memory`): reports show it beside every store and
     /// never call it the best.
-    public static let harnessFloorName = "memory"
+    package static let harnessFloorName = "memory"
 
-    public init(
+    package init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         configuration: String, engine: @escaping @Sendable () -> String,
         inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], type: any Store.Type,
@@ -214,7 +214,7 @@ public struct StoreKind: Sendable {
 
 /// What a store promises to keep when its process is killed or the machine loses power, as `persistbench crash`
 /// checks it.
-public enum DurabilityPromise: String, Codable, Sendable {
+package enum DurabilityPromise: String, Codable, Sendable {
     /// Every transaction whose commit returned survives a kill and a power cut.
     case everyCommit
     /// Every committed transaction survives a kill; a power cut may lose the last ones, never part of one, and
@@ -226,7 +226,7 @@ public enum DurabilityPromise: String, Codable, Sendable {
     /// Nothing survives the process (the harness floor).
     case nothing
 
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .everyCommit: "every committed transaction survives a kill and a power cut"
         case .committedPrefix:
@@ -241,7 +241,7 @@ public enum DurabilityPromise: String, Codable, Sendable {
 
 /// A store that keeps items as plain bytes in a layout of its own (`packed`), so that the machine's limits for
 /// moving the same bytes can be measured beside it: `limit-write` for `insert`, `limit-scan` for `scan`.
-public protocol ByteLayoutStore: Store {
+package protocol ByteLayoutStore: Store {
     /// The store's directory, where `limit-write` writes its file (and removes it).
     var directory: URL { get }
     /// The bytes this store keeps for `batch`, in its layout: for `packed`, its rows and its strings.

@@ -1,9 +1,9 @@
 import Glibc
 
 /// An error of the harness or a store, with the one line a user reads: what failed and where.
-public struct BenchError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct BenchError: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 
     /// `what` failed, with the C library's reason for the call that just failed ("flushing x: No space left on
     /// device"): made right after that call, before anything else can change `errno`.

@@ -3,7 +3,7 @@ import Foundation
 /// File helpers shared by the stores and the runner.
 public enum FileSystem {
     /// The sum of the logical sizes of the regular files under `directory`.
-    public static func logicalSize(of directory: URL) throws -> Int64 {
+    package static func logicalSize(of directory: URL) throws -> Int64 {
         try regularFiles(under: directory).reduce(0) { total, file in
             total + Int64(try file.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0)
         }
@@ -22,7 +22,7 @@ public enum FileSystem {
     }
 
     /// Writes `data` to a temporary file beside `url`, then renames it over `url`: readers never see half a file.
-    public static func writeAtomically(_ data: Data, to url: URL) throws {
+    package static func writeAtomically(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         try data.write(to: temporary)
         if rename(temporary.path, url.path) != 0 {
@@ -33,7 +33,7 @@ public enum FileSystem {
 
 extension FileSystem {
     /// Writes all of `bytes` at `offset` of an open file with `pwrite`, retrying short and interrupted writes.
-    public static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int, path: String)
+    package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int, path: String)
         throws
     {
         guard let base = bytes.baseAddress else { return }
@@ -48,7 +48,7 @@ extension FileSystem {
 
     /// Writes `data` to a temporary file beside `url`, flushes it, renames it over `url` and flushes the
     /// directory: after a crash, `url` holds either its old contents or all of the new.
-    public static func writeDurably(_ data: Data, to url: URL) throws {
+    package static func writeDurably(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
             try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
@@ -117,7 +117,7 @@ extension FileSystem {
 
     /// Drops every file under `directory` from the page cache: flushed first, then `posix_fadvise(DONTNEED)`,
     /// which any process may ask for a file it can open, root or not. Advice: pages another process maps stay.
-    public static func dropFromPageCache(_ directory: URL) throws {
+    package static func dropFromPageCache(_ directory: URL) throws {
         for file in try regularFiles(under: directory) {
             try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
                 guard fsync(descriptor) == 0 else {
@@ -129,7 +129,7 @@ extension FileSystem {
     }
 
     /// Bytes of the files under `directory` that are in the page cache now (`mincore`, by page).
-    public static func cachedBytes(under directory: URL) throws -> Int64 {
+    package static func cachedBytes(under directory: URL) throws -> Int64 {
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         var cached: Int64 = 0
         for file in try regularFiles(under: directory) {
@@ -173,7 +173,7 @@ extension FileSystem {
     }
 
     /// Flushes a directory's entries (new, renamed or removed files) to disk.
-    public static func syncDirectory(_ directory: URL) throws {
+    package static func syncDirectory(_ directory: URL) throws {
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw BenchError.system("cannot open \(directory.path)")
@@ -189,7 +189,7 @@ extension FileSystem {
 extension FileSystem {
     /// Writes a child process's JSON report for its parent. If that fails (a full disk), says so on standard error
     /// and returns false.
-    public static func writeReport(_ report: some Encodable, to path: String) -> Bool {
+    package static func writeReport(_ report: some Encodable, to path: String) -> Bool {
         do {
             try writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: path))
             return true

@@ -4,15 +4,15 @@ import Foundation
 /// report's budget table gives, per store, the largest scale whose median figure stays within it.
 public struct AppBudget: Sendable {
     /// The table's column: "page p99 ≤ a frame".
-    public var name: String
+    package var name: String
     /// The limit, seconds.
-    public var limit: Double
+    package var limit: Double
     /// Where the limit comes from, for the report's note and docs/budgets.md.
-    public var source: String
+    package var source: String
     /// A finished cell's figure held against the limit, seconds; nil when the cell has none.
-    public var figure: @Sendable (CellMetrics) -> Double?
+    package var figure: @Sendable (CellMetrics) -> Double?
 
-    public init(name: String, limit: Double, source: String, figure: @escaping @Sendable (CellMetrics) -> Double?) {
+    package init(name: String, limit: Double, source: String, figure: @escaping @Sendable (CellMetrics) -> Double?) {
         self.name = name
         self.limit = limit
         self.source = source
@@ -20,24 +20,24 @@ public struct AppBudget: Sendable {
     }
 
     /// One frame of a 60 Hz display: what a UI read or a save on the main thread may take without a dropped frame.
-    public static let frame = 1.0 / 60
-    public static let frameSource = "one frame at 60 Hz (1/60 s): a longer wait on the main thread drops a frame"
+    package static let frame = 1.0 / 60
+    package static let frameSource = "one frame at 60 Hz (1/60 s): a longer wait on the main thread drops a frame"
     /// The limit for a response to feel instantaneous.
-    public static let instant = 0.1
-    public static let instantSource =
+    package static let instant = 0.1
+    package static let instantSource =
         "0.1 s, the limit for a reaction to feel instantaneous (Nielsen, Usability Engineering, 1993: "
         + "nngroup.com/articles/response-times-3-important-limits)"
     /// A cold launch's first frame, and the watchdog's allowance for a launch.
-    public static let launch = 0.4
-    public static let launchSource =
+    package static let launch = 0.4
+    package static let launchSource =
         "0.4 s to a cold launch's first frame, Apple's target (WWDC 2019, session 423, Optimizing App Launch)"
-    public static let watchdog = 20.0
-    public static let watchdogSource =
+    package static let watchdog = 20.0
+    package static let watchdogSource =
         "about 20 s, the allowance after which iOS's watchdog kills a launching app (0x8badf00d; Apple Technical "
         + "Q&A QA1592 and Apple's developer forums, thread 100253: 'real (wall clock) time allowance of 19.69 seconds')"
 
     /// The p99 of the cell's operations (of one kind, when named) within `limit`.
-    public static func p99(_ name: String, kind: OperationKind? = nil, within limit: Double, source: String)
+    package static func p99(_ name: String, kind: OperationKind? = nil, within limit: Double, source: String)
         -> AppBudget
     {
         AppBudget(name: name, limit: limit, source: source) { metrics in
@@ -47,7 +47,7 @@ public struct AppBudget: Sendable {
     }
 
     /// The whole timed phase within `limit`.
-    public static func timedPhase(_ name: String, within limit: Double, source: String) -> AppBudget {
+    package static func timedPhase(_ name: String, within limit: Double, source: String) -> AppBudget {
         AppBudget(name: name, limit: limit, source: source) { $0.timedSeconds }
     }
 }

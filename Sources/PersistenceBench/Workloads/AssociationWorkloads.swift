@@ -4,23 +4,23 @@
 /// sport: N+1 queries), `orm+prefetch` with the teams prefetched in one query; `packed` reads every team row;
 /// `lmdb` reads each sport's maintained duplicate count (labelled in reports). Operations: the answers given, one
 /// per sport (N/50), since a store that keeps a count per sport never looks at the teams.
-public struct TeamsPerSportWorkload: Workload {
-    public init() {}
-    public let name = "teams-per-sport"
-    public let summary = "count the teams of every sport (N teams over N/50 sports, zipfian, some empty)"
-    public var fixture: Fixture? { .league }
-    public var countAsked: MaintainedCount? { .teamsPerSport }
+package struct TeamsPerSportWorkload: Workload {
+    package init() {}
+    package let name = "teams-per-sport"
+    package let summary = "count the teams of every sport (N teams over N/50 sports, zipfian, some empty)"
+    package var fixture: Fixture? { .league }
+    package var countAsked: MaintainedCount? { .teamsPerSport }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any AssociationStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any AssociationStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         let league = try requireCapability(store, (any AssociationStore).self, for: "workload \(name)")
         let counts = try context.stopwatch.measure { try league.teamCountsBySport() }
         return WorkloadOutcome(operations: counts.count, digest: Self.digest(counts))
     }
 
     /// The workload reads only; what it leaves is the answer it gave.
-    public func digestAfterRun(of store: any Store) throws -> Digest {
+    package func digestAfterRun(of store: any Store) throws -> Digest {
         try Self.digest(
             requireCapability(store, (any AssociationStore).self, for: "workload \(name)").teamCountsBySport())
     }

@@ -2,15 +2,15 @@
 ///
 /// `lmdb` and `packed` answer from counts they maintain (`MaintainedCount.itemsPerFilter`); reports label those
 /// cells and keep them out of "best store". `count-range` asks a count no store keeps.
-public struct CountWhereWorkload: ItemWorkload {
-    public init() {}
-    public let name = "count-where"
-    public let summary =
+package struct CountWhereWorkload: ItemWorkload {
+    package init() {}
+    package let name = "count-where"
+    package let summary =
         "count items with a given priority (or none) and stock state; 8 combinations, repeated for at least 100 ms"
-    public var fixture: Fixture? { .items }
-    public var countAsked: MaintainedCount? { .itemsPerFilter }
+    package var fixture: Fixture? { .items }
+    package var countAsked: MaintainedCount? { .itemsPerFilter }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         // The rounds the digest has always covered: many at small scales, at least 4 at any scale.
         let rounds = max(4, min(100, 1_000_000 / max(1, context.scale)))
         let filters = (0..<rounds).flatMap { _ in ItemFilter.all }
@@ -22,17 +22,17 @@ public struct CountWhereWorkload: ItemWorkload {
 
 /// `count-range`: counts items in a price range. No store keeps an index or a counter on price, so every store
 /// looks at every item: the count question answered the same way everywhere.
-public struct CountRangeWorkload: ItemWorkload {
-    public init() {}
-    public let name = "count-range"
-    public let summary =
+package struct CountRangeWorkload: ItemWorkload {
+    package init() {}
+    package let name = "count-range"
+    package let summary =
         "count items priced in a range (no index or counter: every store reads every price); "
         + "8 seeded ranges, repeated for at least 100 ms"
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
 
-    public static let rangeCount = 8
+    package static let rangeCount = 8
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         try CountRounds.run(Self.ranges(seed: context.seed), workload: name, context: context) {
             try store.count(pricedIn: $0)
         }

@@ -2,17 +2,17 @@
 /// read in the store's idiom (`ItemStore.items(ids:)`): one transaction for SQLite, one `read {}` for GRDB, one
 /// read transaction for LMDB, one fetch for the ORM. Its digest is `get`'s, so the two are checked against each
 /// other; beside `get` it shows what a store's per-call cost (a transaction, a pool checkout) is of a lookup.
-public struct GetBatchWorkload: ItemWorkload {
-    public init() {}
-    public let name = "get-batch"
-    public let summary = "get's min(N, 100k) uniform keys, 100 per call, each call one read in the store's idiom"
-    public var fixture: Fixture? { .items }
+package struct GetBatchWorkload: ItemWorkload {
+    package init() {}
+    package let name = "get-batch"
+    package let summary = "get's min(N, 100k) uniform keys, 100 per call, each call one read in the store's idiom"
+    package var fixture: Fixture? { .items }
 
     /// Keys per call.
-    public static let batchSize = 100
+    package static let batchSize = 100
 
     /// A step of the time box is one batch; a latency sample is a batch's.
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = GetWorkload.keys(scale: context.scale, seed: context.seed, distribution: .uniform)
         let batches = stride(from: 0, to: keys.count, by: Self.batchSize).map {
             Array(keys[$0..<min(keys.count, $0 + Self.batchSize)])

@@ -1,26 +1,26 @@
 /// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99); under a
 /// time box (`--time-box`), the first lookups of that sequence, as many as the group's count (`TimeBox`).
-public struct GetWorkload: ItemWorkload, KeyedWorkload {
-    public enum KeyDistribution: Sendable {
+package struct GetWorkload: ItemWorkload, KeyedWorkload {
+    package enum KeyDistribution: Sendable {
         case uniform
         /// YCSB's scrambled zipfian with constant 0.99: a few keys are read very often.
         case zipfian
     }
 
-    public let distribution: KeyDistribution
+    package let distribution: KeyDistribution
 
-    public init(distribution: KeyDistribution) { self.distribution = distribution }
+    package init(distribution: KeyDistribution) { self.distribution = distribution }
 
-    public var name: String { distribution == .uniform ? "get" : "get-zipfian" }
-    public var summary: String {
+    package var name: String { distribution == .uniform ? "get" : "get-zipfian" }
+    package var summary: String {
         switch distribution {
         case .uniform: "min(N, 100k) lookups by primary key, keys uniform over 1...N"
         case .zipfian: "min(N, 100k) lookups by primary key, keys scrambled-zipfian (YCSB, 0.99)"
         }
     }
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)
         return try context.askInTurn(keys, ask: store.item(id:)) { item, digest in
             digest.add(answer: item)
@@ -28,9 +28,9 @@ public struct GetWorkload: ItemWorkload, KeyedWorkload {
         }
     }
 
-    public var skewedKeys: Bool { distribution == .zipfian }
+    package var skewedKeys: Bool { distribution == .zipfian }
 
-    public func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
+    package func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
         Self.keys(scale: scale, seed: seed, distribution: distribution).map { KeyDraw(line: "READ \($0)", drawn: $0) }
     }
 

@@ -4,17 +4,17 @@ protocol HouseWorkload: Workload {
 }
 
 extension HouseWorkload {
-    public var fixture: Fixture? { .houses }
+    package var fixture: Fixture? { .houses }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any HouseStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any HouseStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         try run(on: requireCapability(store, (any HouseStore).self, for: "workload \(name)"), context: context)
     }
 
     /// Every kind's row count, then every house in order: a delete that left orphan floors or rooms, lost a
     /// house's order or deleted the wrong house reads differently.
-    public func digestAfterRun(of store: any Store) throws -> Digest {
+    package func digestAfterRun(of store: any Store) throws -> Digest {
         let houses = try requireCapability(store, (any HouseStore).self, for: "workload \(name)")
         let counts = try houses.houseCounts()
         var digest = Digest()
@@ -41,12 +41,12 @@ extension House {
 /// The digest is order-sensitive and the stored order is a shuffle of id order, so a store that keeps a to-many
 /// as a set (as SwiftData's arrays do) and returns it in any other order fails the check. Operations: the rooms
 /// read.
-public struct OrderedRoomsWorkload: HouseWorkload {
-    public init() {}
-    public let name = "ordered-rooms"
-    public let summary = "read every house's floors and rooms in their stored order (N/10 houses, ~N rooms)"
+package struct OrderedRoomsWorkload: HouseWorkload {
+    package init() {}
+    package let name = "ordered-rooms"
+    package let summary = "read every house's floors and rooms in their stored order (N/10 houses, ~N rooms)"
 
-    public func run(on store: any HouseStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any HouseStore, context: WorkloadContext) throws -> WorkloadOutcome {
         var digest = Digest()
         var rooms = 0
         let progress = context.progress
@@ -66,12 +66,12 @@ public struct OrderedRoomsWorkload: HouseWorkload {
 ///
 /// Operations: the houses deleted (each with 1–4 floors and ~10 rooms). The digest after the run counts every
 /// kind of row and reads every remaining house, so it proves no orphan floor or room remains.
-public struct CascadeDeleteWorkload: HouseWorkload {
-    public init() {}
-    public let name = "cascade-delete"
-    public let summary = "delete a seeded 10% of houses with their floors and rooms, batched"
+package struct CascadeDeleteWorkload: HouseWorkload {
+    package init() {}
+    package let name = "cascade-delete"
+    package let summary = "delete a seeded 10% of houses with their floors and rooms, batched"
 
-    public func run(on store: any HouseStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any HouseStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let houseCount = HouseGenerator(seed: context.seed, scale: context.scale).houseCount
         let total = max(1, houseCount / 10)
         let permutation = SeededPermutation(count: houseCount, seed: context.seed, stream: .houseSelection)

@@ -1,16 +1,16 @@
 /// `insert-each`: adds min(N, 10,000) items to a store of N, each in its own durable commit; under a time box
 /// (`--time-box`), the first of them, as many as the group's count (`TimeBox`).
-public struct InsertEachWorkload: ItemWorkload {
-    public init() {}
-    public let name = "insert-each"
-    public let summary = "add min(N, 10k) items to a store of N, one durable (fsynced) commit each"
-    public var fixture: Fixture? { .items }
+package struct InsertEachWorkload: ItemWorkload {
+    package init() {}
+    package let name = "insert-each"
+    package let summary = "add min(N, 10k) items to a store of N, one durable (fsynced) commit each"
+    package var fixture: Fixture? { .items }
     /// A save per user action: within a frame, as a save on the main thread must be.
-    public var appBudgets: [AppBudget] {
+    package var appBudgets: [AppBudget] {
         [.p99("save p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)]
     }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
         let box = context.timeBox.start(steps: min(context.scale, 10_000))
         var done = 0

@@ -6,14 +6,14 @@ protocol ItemWorkload: Workload {
 }
 
 extension ItemWorkload {
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ItemStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ItemStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         try run(on: requireCapability(store, (any ItemStore).self, for: "workload \(name)"), context: context)
     }
 
     /// Every item in id order: proves that inserts, updates and deletes left the same data in every store.
-    public func digestAfterRun(of store: any Store) throws -> Digest {
+    package func digestAfterRun(of store: any Store) throws -> Digest {
         var digest = Digest()
         try requireCapability(store, (any ItemStore).self, for: "workload \(name)").forEachItem { digest.add($0) }
         return digest

@@ -2,7 +2,7 @@ import Foundation
 
 /// A workload whose keys are drawn from the seed before its timed phase, so that anyone can see what a cell used
 /// without running it (`persistbench keys`) and the report can state how skewed they were.
-public protocol KeyedWorkload: Workload {
+package protocol KeyedWorkload: Workload {
     /// Whether the keys are skewed (zipfian or latest) rather than uniform: the report states their distribution.
     var skewedKeys: Bool { get }
     /// Every key a cell of `scale` records with `seed` uses, in order: what it does with the key, and the key if a
@@ -11,31 +11,31 @@ public protocol KeyedWorkload: Workload {
 }
 
 /// One use of a key: `READ 17`, `SCAN 17 42`, `INSERT 100001`.
-public struct KeyDraw: Equatable, Sendable {
+package struct KeyDraw: Equatable, Sendable {
     /// The operation's words, as `persistbench keys` prints them.
-    public var line: String
+    package var line: String
     /// The key a chooser drew; nil for a key that was not drawn (an insert's).
-    public var drawn: Int64?
+    package var drawn: Int64?
 
-    public init(line: String, drawn: Int64?) {
+    package init(line: String, drawn: Int64?) {
         self.line = line
         self.drawn = drawn
     }
 }
 
 /// How a sequence of drawn keys spreads over a key space: the numbers YCSB users compare.
-public struct KeySummary: Equatable, Sendable, CustomStringConvertible {
-    public var draws: Int
+package struct KeySummary: Equatable, Sendable, CustomStringConvertible {
+    package var draws: Int
     /// Keys drawn at least once.
-    public var distinct: Int
+    package var distinct: Int
     /// The share of the draws that went to the most drawn key.
-    public var hottestShare: Double
+    package var hottestShare: Double
     /// The share of the draws that went to the most drawn 1 % (and 10 %) of the `keyCount` keys.
-    public var top1PercentShare: Double
-    public var top10PercentShare: Double
+    package var top1PercentShare: Double
+    package var top10PercentShare: Double
 
     /// Summarises `keys` drawn over a space of `keyCount` keys.
-    public init(keys: [Int64], keyCount: Int) {
+    package init(keys: [Int64], keyCount: Int) {
         var counts: [Int64: Int] = [:]
         for key in keys { counts[key, default: 0] += 1 }
         let descending = counts.values.sorted(by: >)
@@ -52,7 +52,7 @@ public struct KeySummary: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `100k draws: hottest key 3.8 %, top 1 % of keys 30.7 %, top 10 % 50.7 %, 72.2k distinct keys`.
-    public var description: String {
+    package var description: String {
         func percent(_ share: Double) -> String { String(format: share < 0.01 ? "%.2f %%" : "%.1f %%", share * 100) }
         func count(_ value: Int) -> String {
             value >= 1_000_000

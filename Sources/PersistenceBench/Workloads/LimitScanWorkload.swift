@@ -3,18 +3,18 @@
 ///
 /// The array holds the store's bytes for the first items, up to 256 MiB (far beyond any cache), and is summed
 /// again until the total is reached, so that 100M items need no 16 GiB of memory.
-public struct LimitScanWorkload: Workload {
-    public init() {}
-    public let name = "limit-scan"
-    public let summary = "the read limit: sum as many bytes as the store keeps for N items from an in-memory array"
-    public var fixture: Fixture? { nil }
-    public var measuresMachine: Bool { true }
+package struct LimitScanWorkload: Workload {
+    package init() {}
+    package let name = "limit-scan"
+    package let summary = "the read limit: sum as many bytes as the store keeps for N items from an in-memory array"
+    package var fixture: Fixture? { nil }
+    package var measuresMachine: Bool { true }
 
     static let bufferLimit = 256 << 20
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         // Untimed: the total, and the buffer's contents.
         var total = 0
         var buffer: [UInt8] = []
@@ -45,5 +45,5 @@ public struct LimitScanWorkload: Workload {
         return WorkloadOutcome(operations: context.scale, digest: digest)
     }
 
-    public func digestAfterRun(of store: any Store) throws -> Digest { Digest() }
+    package func digestAfterRun(of store: any Store) throws -> Digest { Digest() }
 }

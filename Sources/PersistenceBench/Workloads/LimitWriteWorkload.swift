@@ -2,17 +2,17 @@ import Foundation
 
 /// `limit-write`: the machine's limit for `insert`. The bytes a `ByteLayoutStore` keeps for N items, appended to
 /// one plain file and flushed with one `fdatasync` per batch: no header, no index, no second file.
-public struct LimitWriteWorkload: Workload {
-    public init() {}
-    public let name = "limit-write"
-    public let summary =
+package struct LimitWriteWorkload: Workload {
+    package init() {}
+    package let name = "limit-write"
+    package let summary =
         "the write limit: the bytes the store keeps for N items, appended to one file, fdatasync per batch"
-    public var fixture: Fixture? { nil }
-    public var measuresMachine: Bool { true }
+    package var fixture: Fixture? { nil }
+    package var measuresMachine: Bool { true }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let directory = (store as? any ByteLayoutStore)?.directory else {
             throw BenchError("workload \(name) needs a store with a byte layout; \(type(of: store)) has none")
         }
@@ -39,5 +39,5 @@ public struct LimitWriteWorkload: Workload {
         return WorkloadOutcome(operations: context.scale, digest: digest)
     }
 
-    public func digestAfterRun(of store: any Store) throws -> Digest { Digest() }
+    package func digestAfterRun(of store: any Store) throws -> Digest { Digest() }
 }

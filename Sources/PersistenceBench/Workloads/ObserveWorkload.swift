@@ -18,22 +18,22 @@ import Foundation
 ///
 /// Both also digest the store's items afterwards. Timed: the commits and the waits. Measured beside them: the
 /// notices the observer got, the queries it ran, and the CPU time of every thread but the writer's.
-public struct ObserveWorkload: ItemWorkload {
-    public static let commits = 1_000
-    public static let query = ObservedQuery(priority: .high, limit: 20)
+package struct ObserveWorkload: ItemWorkload {
+    package static let commits = 1_000
+    package static let query = ObservedQuery(priority: .high, limit: 20)
     /// How long the writer waits for a fresh result before it calls the observation broken.
     static let deliveryTimeoutSeconds = 120.0
 
     /// Whether the writer waits for each commit's result before the next commit.
-    public let paced: Bool
+    package let paced: Bool
 
-    public init(paced: Bool) { self.paced = paced }
+    package init(paced: Bool) { self.paced = paced }
 
-    public var name: String { paced ? "observe" : "observe-burst" }
+    package var name: String { paced ? "observe" : "observe-burst" }
     /// The observed result holds a count of items per filter: a store that keeps it answers in O(1) and is labelled.
-    public var countAsked: MaintainedCount? { .itemsPerFilter }
+    package var countAsked: MaintainedCount? { .itemsPerFilter }
     /// A view kept fresh: each changed result delivered within a frame (paced only: a burst measures coalescing).
-    public var appBudgets: [AppBudget] {
+    package var appBudgets: [AppBudget] {
         paced
             ? [
                 .p99(
@@ -41,19 +41,19 @@ public struct ObserveWorkload: ItemWorkload {
             ]
             : []
     }
-    public var report: WorkloadReport { WorkloadReport(operationKinds: [.fresh], tables: [.observation]) }
-    public var summary: String {
+    package var report: WorkloadReport { WorkloadReport(operationKinds: [.fresh], tables: [.observation]) }
+    package var summary: String {
         paced
             ? "one query (first page of 20 and count of one priority) observed through the store's own change "
                 + "mechanism while 1,000 small commits land, each waited for: latency from commit to fresh result"
             : "the same query observed while the 1,000 commits land as fast as they can: notices coalesced, then "
                 + "the final result"
     }
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ObservableItemStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ObservableItemStore.Type }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ObservableItemStore else {
             throw BenchError("workload \(name) needs a store that can be observed; \(type(of: store)) cannot")
         }
@@ -110,24 +110,24 @@ public struct ObserveWorkload: ItemWorkload {
 }
 
 /// What `observe` and `observe-burst` measured besides their timed commits and waits.
-public struct ObserveMetrics: Codable, Equatable, Sendable {
-    public var commits: Int
+package struct ObserveMetrics: Codable, Equatable, Sendable {
+    package var commits: Int
     /// Commits after which the query's result differed from the one before.
-    public var commitsChangingResult: Int
+    package var commitsChangingResult: Int
     /// Results the observer delivered, the first (at the start) included.
-    public var deliveries: Int
+    package var deliveries: Int
     /// Commits the store told the observer of (`ItemObservation.notifications`).
-    public var notifications: Int
+    package var notifications: Int
     /// Queries the observer ran after its first.
-    public var requeries: Int
+    package var requeries: Int
     /// CPU seconds of every thread but the writer's over the observed phase: the observer, and any thread the
     /// store's mechanism runs on (work a store's mechanism does on the writer's thread is in `commitLatency`).
-    public var observerCPUSeconds: Double
+    package var observerCPUSeconds: Double
     /// Each commit's time, from the call to its return (µs): it includes what the store's change mechanism does
     /// on the writer's thread before the commit returns.
-    public var commitLatency: LatencySummary?
+    package var commitLatency: LatencySummary?
 
-    public init(
+    package init(
         commits: Int, commitsChangingResult: Int, deliveries: Int, notifications: Int, requeries: Int,
         observerCPUSeconds: Double, commitLatency: LatencySummary?
     ) {

@@ -6,23 +6,23 @@ import Foundation
 /// from the page cache (`FileSystem.dropFromPageCache`: `posix_fadvise(DONTNEED)`, which needs no privilege), so
 /// the open and the first lookup read from the disk as after a reboot, as far as the kernel lets them. Timed: the
 /// store's open (`OPEN`) and one lookup of a seeded key (`FIRST-QUERY`), each its own operation kind.
-public struct OpenWorkload: ItemWorkload, OpeningWorkload {
-    public init() {}
-    public let name = "open"
-    public let summary =
+package struct OpenWorkload: ItemWorkload, OpeningWorkload {
+    package init() {}
+    package let name = "open"
+    package let summary =
         "open a store of N items in a fresh process, its files dropped from the page cache, then one lookup"
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
     /// A cold launch: the store's open and its first query, within Apple's first-frame target and the watchdog's
     /// allowance.
-    public var appBudgets: [AppBudget] {
+    package var appBudgets: [AppBudget] {
         [
             .timedPhase("cold open + first query ≤ 400 ms", within: AppBudget.launch, source: AppBudget.launchSource),
             .timedPhase("cold open + first query ≤ 20 s", within: AppBudget.watchdog, source: AppBudget.watchdogSource),
         ]
     }
-    public var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstQuery]) }
+    package var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstQuery]) }
 
-    public func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
+    package func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
         -> (outcome: WorkloadOutcome, store: any Store)
     {
         try FileSystem.dropFromPageCache(directory)
@@ -33,7 +33,7 @@ public struct OpenWorkload: ItemWorkload, OpeningWorkload {
     }
 
     /// The first query on the opened store: one lookup of a seeded key.
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         var rng = SplitMix64(seed: context.seed, stream: .getKeys, index: 2)
         let id = 1 + Int64(rng.below(UInt64(context.scale)))
         var digest = Digest()

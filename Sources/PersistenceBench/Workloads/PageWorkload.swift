@@ -1,21 +1,21 @@
 /// `page`: 1,000 pages of 20 items filtered on the priority enum, sorted by the Bool `isInStock`, then title; under a
 /// time box (`--time-box`), the first pages, as many as the group's count (`TimeBox`).
-public struct PageWorkload: ItemWorkload {
-    public init() {}
-    public let name = "page"
-    public let summary = "1,000 pages of 20: filter on the priority enum, sort by Bool isInStock then title, offset"
-    public var fixture: Fixture? { .items }
+package struct PageWorkload: ItemWorkload {
+    package init() {}
+    package let name = "page"
+    package let summary = "1,000 pages of 20: filter on the priority enum, sort by Bool isInStock then title, offset"
+    package var fixture: Fixture? { .items }
     /// A page a list shows as the user scrolls: within a frame.
-    public var appBudgets: [AppBudget] {
+    package var appBudgets: [AppBudget] {
         [.p99("page p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)]
     }
 
-    public static let queryCount = 1000
-    public static let pageSize = 20
+    package static let queryCount = 1000
+    package static let pageSize = 20
     /// Offsets are whole pages among the first 50, as a list a user scrolls.
-    public static let pagesDeep = 50
+    package static let pagesDeep = 50
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         try context.askInTurn(Self.queries(seed: context.seed), ask: store.page) { page, digest in
             digest.add(Digest(page))
             return 1

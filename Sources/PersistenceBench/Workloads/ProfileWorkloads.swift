@@ -4,14 +4,14 @@ protocol ProfileWorkload: Workload {
 }
 
 extension ProfileWorkload {
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ProfileStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ProfileStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         try run(on: requireCapability(store, (any ProfileStore).self, for: "workload \(name)"), context: context)
     }
 
     /// Every sample, all frames, in time order.
-    public func digestAfterRun(of store: any Store) throws -> Digest {
+    package func digestAfterRun(of store: any Store) throws -> Digest {
         var digest = Digest()
         try requireCapability(store, (any ProfileStore).self, for: "workload \(name)").forEachSample {
             digest.add($0)
@@ -45,13 +45,13 @@ enum ProfileBatches {
 }
 
 /// `profile-ingest`: a profiler writing its samples, batch by batch, each stack stored once.
-public struct ProfileIngestWorkload: ProfileWorkload {
-    public init() {}
-    public let name = "profile-ingest"
-    public let summary = "ingest N profile samples (stacks of 5–120 frames from 4,096 distinct ones), batched"
-    public var fixture: Fixture? { nil }
+package struct ProfileIngestWorkload: ProfileWorkload {
+    package init() {}
+    package let name = "profile-ingest"
+    package let summary = "ingest N profile samples (stacks of 5–120 frames from 4,096 distinct ones), batched"
+    package var fixture: Fixture? { nil }
 
-    public func run(on store: any ProfileStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ProfileStore, context: WorkloadContext) throws -> WorkloadOutcome {
         try ProfileBatches.ingest(into: store, context: context, timed: true)
         return WorkloadOutcome(operations: context.scale, digest: nil)
     }
@@ -59,17 +59,17 @@ public struct ProfileIngestWorkload: ProfileWorkload {
 
 /// `profile-window`: what a profiler's UI does when the user selects a time range: seek to a timestamp, then the
 /// 20 most frequent leaf frames of the next min(N, 100k) samples; 10 windows at seeded times.
-public struct ProfileWindowWorkload: ProfileWorkload {
-    public init() {}
-    public let name = "profile-window"
-    public let summary = "10 windows: seek to a time, top 20 leaf frames of the next min(N, 100k) samples"
-    public var fixture: Fixture? { .samples }
+package struct ProfileWindowWorkload: ProfileWorkload {
+    package init() {}
+    package let name = "profile-window"
+    package let summary = "10 windows: seek to a time, top 20 leaf frames of the next min(N, 100k) samples"
+    package var fixture: Fixture? { .samples }
 
-    public static let windows = 10
-    public static let windowSamples = 100_000
-    public static let topFrames = 20
+    package static let windows = 10
+    package static let windowSamples = 100_000
+    package static let topFrames = 20
 
-    public func run(on store: any ProfileStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ProfileStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let count = min(context.scale, Self.windowSamples)
         // Starts before the last `count` samples' times, so that every window holds `count` samples.
         let span = UInt64(context.scale - count) * UInt64(SampleGenerator.interval) + 1

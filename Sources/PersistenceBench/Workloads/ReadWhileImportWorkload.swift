@@ -1,18 +1,18 @@
 /// `import`: the writer of `read-while-import` alone, on the same fixture: min(N, 100k) new items (ids above N)
 /// in commits of 1,000, each commit timed. Its items/s are the reference for the import beside a reader.
-public struct ImportWorkload: ItemWorkload {
-    public init() {}
+package struct ImportWorkload: ItemWorkload {
+    package init() {}
 
-    public var name: String { "import" }
-    public var summary: String {
+    package var name: String { "import" }
+    package var summary: String {
         "min(N, 100k) new items imported into a store of N in commits of 1,000, nothing else running: "
             + "read-while-import's writer alone. latency: per commit"
     }
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
             throw BenchError("workload \(name) needs a store that commits an import; \(type(of: store)) does not")
         }
@@ -35,33 +35,33 @@ public struct ImportWorkload: ItemWorkload {
 /// The reader makes min(N, 100k) / 10 reads in each phase (10 s at 1,000/s from 100k items up). Its answers touch
 /// only ids up to N, which the import never changes, so they do not depend on timing: the answers during the
 /// import must equal those alone, and the digest holds them and the store's items after the import.
-public struct ReadWhileImportWorkload: ItemWorkload {
+package struct ReadWhileImportWorkload: ItemWorkload {
     /// Items per commit of the import.
-    public static let commitSize = 1_000
+    package static let commitSize = 1_000
     /// A read slower than this missed a frame at 60 Hz.
-    public static let slowReadNanoseconds: UInt64 = 16_000_000
+    package static let slowReadNanoseconds: UInt64 = 16_000_000
 
-    public init() {}
+    package init() {}
 
-    public var name: String { "read-while-import" }
-    public var summary: String {
+    package var name: String { "read-while-import" }
+    package var summary: String {
         "min(N, 100k) new items imported in commits of 1,000 while another thread reads items by id open-loop at "
             + "--read-rate (1,000/s), the reader alone first as its reference. ops/s: items imported beside the "
             + "reader (`import` has them alone); latency: per commit"
     }
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
     /// The reader alone and beside the import, and the import beside `import` alone.
-    public var report: WorkloadReport { WorkloadReport(tables: [.readerBesideImport(alone: ImportWorkload().name)]) }
+    package var report: WorkloadReport { WorkloadReport(tables: [.readerBesideImport(alone: ImportWorkload().name)]) }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 
     /// Items the import adds.
-    public static func importCount(scale: Int) -> Int { WorkloadContext.questions(scale: scale) }
+    package static func importCount(scale: Int) -> Int { WorkloadContext.questions(scale: scale) }
 
     /// Reads in each of the reader's phases.
-    public static func readCount(scale: Int) -> Int { max(1, WorkloadContext.questions(scale: scale) / 10) }
+    package static func readCount(scale: Int) -> Int { max(1, WorkloadContext.questions(scale: scale) / 10) }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
             throw BenchError(
                 "workload \(name) needs a store that reads on a second thread; \(type(of: store)) does not")
@@ -117,23 +117,23 @@ public struct ReadWhileImportWorkload: ItemWorkload {
 }
 
 /// What `read-while-import` measured besides its timed import.
-public struct ReadWhileImportMetrics: Codable, Equatable, Sendable {
+package struct ReadWhileImportMetrics: Codable, Equatable, Sendable {
     /// Reads per second the reader was asked for.
-    public var readRate: Double
+    package var readRate: Double
     /// Reads in each of the reader's phases.
-    public var reads: Int
+    package var reads: Int
     /// Read latency from the intended start, reader alone (µs).
-    public var readsAlone: LatencySummary?
+    package var readsAlone: LatencySummary?
     /// Read latency from the intended start, for the reads meant to start while the import ran (µs).
-    public var readsDuringImport: LatencySummary?
+    package var readsDuringImport: LatencySummary?
     /// How many reads were meant to start while the import ran.
-    public var readsInImport: Int
+    package var readsInImport: Int
     /// Reads slower than 16 ms (a missed frame at 60 Hz), reader alone.
-    public var slowReadsAlone: Int
+    package var slowReadsAlone: Int
     /// Reads slower than 16 ms among those meant to start while the import ran.
-    public var slowReadsDuringImport: Int
+    package var slowReadsDuringImport: Int
 
-    public init(
+    package init(
         readRate: Double, reads: Int, readsAlone: LatencySummary?, readsDuringImport: LatencySummary?,
         readsInImport: Int, slowReadsAlone: Int, slowReadsDuringImport: Int
     ) {

@@ -1,14 +1,14 @@
 /// `scan`: iterates every item, decoded into `Item` values, in id order.
-public struct ScanWorkload: ItemWorkload {
-    public init() {}
-    public let name = "scan"
-    public let summary = "iterate all N items as typed values, in id order (the digest is computed in the loop)"
-    public var fixture: Fixture? { .items }
-    public var report: WorkloadReport {
+package struct ScanWorkload: ItemWorkload {
+    package init() {}
+    package let name = "scan"
+    package let summary = "iterate all N items as typed values, in id order (the digest is computed in the loop)"
+    package var fixture: Fixture? { .items }
+    package var report: WorkloadReport {
         WorkloadReport(machineLimit: MachineLimit(LimitScanWorkload(), "as many bytes summed from an in-memory array"))
     }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         // The digest is folded in inside the timed loop: a scan whose values nobody reads could skip decoding.
         // Its cost is the same for every store: about 420 instructions per item of the generated data (callgrind,
         // release build; one multiply-and-rotate per field and per 8 bytes of text, about 25 per item), and the

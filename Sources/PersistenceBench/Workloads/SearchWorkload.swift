@@ -2,38 +2,38 @@
 /// keystroke is one question (`TitleSearch`): how many titles contain the text so far, ASCII case-insensitively,
 /// and the first page of 20 of them by title, then id. Each keystroke is timed alone: the cell's latency
 /// percentiles are keystrokes', and its latency summary counts those over a frame and over 100 ms.
-public struct SearchWorkload: ItemWorkload {
-    public init() {}
-    public let name = "search"
-    public let summary =
+package struct SearchWorkload: ItemWorkload {
+    package init() {}
+    package let name = "search"
+    package let summary =
         "search as you type: 50 seeded sessions of 4–12 keystrokes over item titles; a keystroke is one question, "
         + "the count of titles containing the text (ASCII case-insensitive) and the first 20 by title, id"
-    public var fixture: Fixture? { .items }
-    public var judgedAgainstBudgets: Bool { true }
+    package var fixture: Fixture? { .items }
+    package var judgedAgainstBudgets: Bool { true }
     /// A keystroke's result: within a frame, and within the limit of feeling instantaneous.
-    public var appBudgets: [AppBudget] {
+    package var appBudgets: [AppBudget] {
         [
             .p99("keystroke p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource),
             .p99("keystroke p99 ≤ 100 ms", within: AppBudget.instant, source: AppBudget.instantSource),
         ]
     }
 
-    public static let sessionCount = 50
-    public static let pageSize = 20
-    public static let shortestText = 4
-    public static let longestText = 12
+    package static let sessionCount = 50
+    package static let pageSize = 20
+    package static let shortestText = 4
+    package static let longestText = 12
     /// Every fifth session types a text no title contains: a piece of a title, then a hyphen (no generated title
     /// has one) and letters, as a typo or an absent product does.
-    public static let unmatchedEvery = 5
+    package static let unmatchedEvery = 5
     /// Every third session types the title's own capitals; the others type lowercase, as users mostly do.
-    public static let ownCaseEvery = 3
+    package static let ownCaseEvery = 3
     /// The fewest keystrokes the time box lets a cell do (`TimeBox`): its p99 then rests on at least 200 samples
     /// (the second slowest), however slow every keystroke of the slowest store.
-    public static let minimumKeystrokes = 200
+    package static let minimumKeystrokes = 200
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any SearchStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any SearchStore.Type }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let searching = try requireCapability(store, (any SearchStore).self, for: "workload \(name)")
         let keystrokes = Self.keystrokes(seed: context.seed, scale: context.scale)
         let box = context.timeBox.start(
@@ -52,7 +52,7 @@ public struct SearchWorkload: ItemWorkload {
     }
 
     /// Every keystroke of every session, in typing order: each session's text, one character more each time.
-    public static func keystrokes(seed: UInt64, scale: Int) -> [TitleSearch] {
+    package static func keystrokes(seed: UInt64, scale: Int) -> [TitleSearch] {
         texts(seed: seed, scale: scale).flatMap { text in
             (1...text.count).map { TitleSearch(text: String(text.prefix($0)), limit: pageSize) }
         }
@@ -61,7 +61,7 @@ public struct SearchWorkload: ItemWorkload {
     /// The sessions' whole texts: a piece of 4–12 characters of a stored item's title (leading spaces dropped),
     /// lowercase but in every `ownCaseEvery`th session; every `unmatchedEvery`th session the piece's first 2–4
     /// characters, a hyphen and letters.
-    public static func texts(seed: UInt64, scale: Int) -> [String] {
+    package static func texts(seed: UInt64, scale: Int) -> [String] {
         precondition(scale >= 1, "search needs at least one stored item")
         var rng = SplitMix64(seed: seed, stream: .searchSessions, index: 0)
         let items = ItemGenerator(seed: seed)

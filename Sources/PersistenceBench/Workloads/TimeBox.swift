@@ -12,35 +12,35 @@
 /// covers every answer it gave: the stores are compared on all of them.
 public struct TimeBox: Sendable, Equatable {
     /// Wall seconds after which a loop stops at its next step; nil: no clock.
-    public var seconds: Double?
+    package var seconds: Double?
     /// The most steps a loop does; nil: all of the workload's steps.
-    public var stepLimit: Int?
+    package var stepLimit: Int?
 
     /// The box `persistbench run` uses unless told otherwise: half a second of durable commits or lookups is
     /// thousands of samples for every store but those whose every commit rewrites a file.
-    public static let defaultSeconds = 0.5
+    package static let defaultSeconds = 0.5
 
     /// The fewest steps the clock lets a loop do, so that its median rests on enough samples. Ten, not more: the
     /// slowest store sets every store's count, and `json`'s durable insert at 100k (a rewrite of its file, 0.7–0.9 s)
     /// did 20 in 14–18 s a repetition, a sixth of the default run, for a box of half a second.
-    public static let minimumSteps = 10
+    package static let minimumSteps = 10
 
     public static let none = TimeBox(seconds: nil)
 
-    public init(seconds: Double?, stepLimit: Int? = nil) {
+    package init(seconds: Double?, stepLimit: Int? = nil) {
         self.seconds = seconds
         self.stepLimit = stepLimit
     }
 
     /// Starts the box now, at the start of the workload's loop of `total` steps.
-    public func start(steps total: Int, minimum: Int = TimeBox.minimumSteps) -> Running {
+    package func start(steps total: Int, minimum: Int = TimeBox.minimumSteps) -> Running {
         Running(
             deadline: seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) },
             limit: min(total, stepLimit ?? total), minimum: minimum, total: total)
     }
 
     /// A started box.
-    public struct Running {
+    package struct Running {
         let deadline: UInt64?
         let limit: Int
         let minimum: Int
@@ -48,17 +48,17 @@ public struct TimeBox: Sendable, Equatable {
         let total: Int
 
         /// Whether a loop that has done `done` steps does another.
-        public func allowsMore(after done: Int) -> Bool { stepsAllowed(after: done, upTo: 1) > 0 }
+        package func allowsMore(after done: Int) -> Bool { stepsAllowed(after: done, upTo: 1) > 0 }
 
         /// How many more steps, at most `block`, a loop that has done `done` does next: 0 when it stops.
-        public func stepsAllowed(after done: Int, upTo block: Int) -> Int {
+        package func stepsAllowed(after done: Int, upTo block: Int) -> Int {
             guard done < limit else { return 0 }
             if let deadline, done >= minimum, monotonicNanoseconds() >= deadline { return 0 }
             return min(block, limit - done)
         }
 
         /// Whether a loop that stopped after `done` steps did fewer than the workload's own count.
-        public func stoppedEarly(after done: Int) -> Bool { done < total }
+        package func stoppedEarly(after done: Int) -> Bool { done < total }
     }
 }
 

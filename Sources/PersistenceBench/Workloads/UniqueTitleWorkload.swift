@@ -5,15 +5,15 @@
 /// and a unique index for `sqlite` and `grdb`; for `orm` what a SwiftData custom migration stage must do (fetch
 /// every object, remember the titles seen, delete the rest, save), then the unique constraint. The cell's peak
 /// memory is the second half of the answer. Operations: the items examined (N).
-public struct UniqueTitleWorkload: Workload {
-    public init() {}
-    public let name = "unique-title"
-    public let summary = "migration: delete items whose title a lower id has (~5%), then make titles unique"
-    public var fixture: Fixture? { .items }
+package struct UniqueTitleWorkload: Workload {
+    package init() {}
+    package let name = "unique-title"
+    package let summary = "migration: delete items whose title a lower id has (~5%), then make titles unique"
+    package var fixture: Fixture? { .items }
 
-    public func supports(_ storeType: any Store.Type) -> Bool { storeType is any MigrationStore.Type }
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any MigrationStore.Type }
 
-    public func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         let migrating = try requireCapability(store, (any MigrationStore).self, for: "workload \(name)")
         let deleted = try context.stopwatch.measure { try migrating.migrateToUniqueTitles() }
         var digest = Digest()
@@ -22,7 +22,7 @@ public struct UniqueTitleWorkload: Workload {
         return WorkloadOutcome(operations: context.scale, digest: digest, alsoDigestsStore: true)
     }
 
-    public func digestAfterRun(of store: any Store) throws -> Digest {
+    package func digestAfterRun(of store: any Store) throws -> Digest {
         var digest = Digest()
         try requireCapability(store, (any ItemStore).self, for: "workload \(name)").forEachItem { digest.add($0) }
         return digest

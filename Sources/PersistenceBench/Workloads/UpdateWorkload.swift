@@ -1,11 +1,11 @@
 /// `update`: changes title, stock and price of a seeded 10% of items, in transactions of `batchSize`.
-public struct UpdateWorkload: ItemWorkload {
-    public init() {}
-    public let name = "update"
-    public let summary = "change title, isInStock and price of a seeded 10% of items (random order), batched"
-    public var fixture: Fixture? { .items }
+package struct UpdateWorkload: ItemWorkload {
+    package init() {}
+    package let name = "update"
+    package let summary = "change title, isInStock and price of a seeded 10% of items (random order), batched"
+    package var fixture: Fixture? { .items }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
         var operations = 0
         try ItemBatches.forEachBatchOfTenPercent(context: context, stream: .updateSelection) { ids in

@@ -35,16 +35,16 @@ public protocol Workload: Sendable {
 }
 
 extension Workload {
-    public var measuresMachine: Bool { false }
-    public var countAsked: MaintainedCount? { nil }
-    public var judgedAgainstBudgets: Bool { false }
-    public var appBudgets: [AppBudget] { [] }
-    public var report: WorkloadReport { WorkloadReport() }
+    package var measuresMachine: Bool { false }
+    package var countAsked: MaintainedCount? { nil }
+    package var judgedAgainstBudgets: Bool { false }
+    package var appBudgets: [AppBudget] { [] }
+    package var report: WorkloadReport { WorkloadReport() }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store
 /// instead of an open store, and it times the open itself.
-public protocol OpeningWorkload: Workload {
+package protocol OpeningWorkload: Workload {
     /// Opens the store with `open` (timed as the workload sees fit) and runs the rest of the timed phase; returns
     /// the outcome and the open store, which the cell digests and closes.
     func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
@@ -54,29 +54,29 @@ public protocol OpeningWorkload: Workload {
 /// What a workload hands back: how many operations it timed and the digest of its answers.
 public struct WorkloadOutcome: Sendable {
     /// Operations in the timed phase (records written, lookups, rows scanned, queries): ops/s = operations / time.
-    public var operations: Int
+    package var operations: Int
     /// The digest of the answers, or nil for a workload that changes the store: its digest is then
     /// `digestAfterRun(of:)`, taken after the timed phase and after memory is sampled.
-    public var digest: Digest?
+    package var digest: Digest?
     /// For a workload that both answers and changes (YCSB): `digest` holds its answers, and the store's
     /// `digestAfterRun(of:)` is added to it after the timed phase, so that both the answers and what the writes
     /// left are checked.
-    public var alsoDigestsStore: Bool
+    package var alsoDigestsStore: Bool
     /// What `read-while-import` measured besides its timed import; nil for other workloads.
-    public var readWhileImport: ReadWhileImportMetrics?
+    package var readWhileImport: ReadWhileImportMetrics?
     /// What `observe` and `observe-burst` measured besides their timed commits and waits; nil for other workloads.
-    public var observe: ObserveMetrics?
+    package var observe: ObserveMetrics?
     /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
     /// (`TimeBox`).
-    public var timeBoxed: Bool
+    package var timeBoxed: Bool
     /// For a loop of steps (`TimeBox`): how many it did, on which the runner sets its group's count. Nil for a
     /// workload that always does all its work.
-    public var steps: Int?
+    package var steps: Int?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
-    public var changedStore: Bool { digest == nil || alsoDigestsStore }
+    package var changedStore: Bool { digest == nil || alsoDigestsStore }
 
-    public init(
+    package init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
         steps: Int? = nil
@@ -94,16 +94,16 @@ public struct WorkloadOutcome: Sendable {
 /// Everything a workload needs besides the store.
 public struct WorkloadContext {
     /// The data set's size in records.
-    public let scale: Int
-    public let seed: UInt64
+    package let scale: Int
+    package let seed: UInt64
     /// Records per write transaction for bulk writes (`insert`, `update`, `delete`, fixture loads).
-    public let batchSize: Int
-    public let stopwatch: Stopwatch
-    public let progress: ProgressReporter
+    package let batchSize: Int
+    package let stopwatch: Stopwatch
+    package let progress: ProgressReporter
     /// Reads per second of the open-loop reader of `read-while-import` (`--read-rate`).
-    public let readRate: Double
+    package let readRate: Double
     /// How far a loop of steps goes (`--time-box`, and its group's count of steps).
-    public let timeBox: TimeBox
+    package let timeBox: TimeBox
 
     public static let defaultReadRate = 1_000.0
 
@@ -141,21 +141,21 @@ public struct WorkloadContext {
             readRate: readRate, timeBox: timeBox)
     }
 
-    public var items: ItemGenerator { ItemGenerator(seed: seed) }
+    package var items: ItemGenerator { ItemGenerator(seed: seed) }
 }
 
 /// Counts records done for the live progress line. The runner's child process forwards them to the parent.
 public final class ProgressReporter {
-    public private(set) var done = 0
+    package private(set) var done = 0
     /// Where the records done also go, per second of the timed phase, once the cell starts one.
-    public var timeline: Timeline?
+    package var timeline: Timeline?
     private let report: (Int) -> Void
     private var lastReport: UInt64 = 0
 
     public init(report: @escaping (Int) -> Void = { _ in }) { self.report = report }
 
     /// Adds `count` records; reports at most ten times a second.
-    public func advance(by count: Int) {
+    package func advance(by count: Int) {
         done += count
         let now = monotonicNanoseconds()
         timeline?.count(count, at: now)

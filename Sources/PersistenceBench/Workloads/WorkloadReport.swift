@@ -8,34 +8,34 @@ public struct OperationKind: RawRepresentable, Hashable, Sendable, CustomStringC
     public var description: String { rawValue }
 
     /// `open`: opening the store, and the first lookup after it.
-    public static let open = OperationKind(rawValue: "OPEN")
-    public static let firstQuery = OperationKind(rawValue: "FIRST-QUERY")
+    package static let open = OperationKind(rawValue: "OPEN")
+    package static let firstQuery = OperationKind(rawValue: "FIRST-QUERY")
     /// YCSB's kinds, as YCSB names them.
-    public static let read = OperationKind(rawValue: "READ")
-    public static let update = OperationKind(rawValue: "UPDATE")
-    public static let insert = OperationKind(rawValue: "INSERT")
-    public static let scan = OperationKind(rawValue: "SCAN")
-    public static let readModifyWrite = OperationKind(rawValue: "READ-MODIFY-WRITE")
+    package static let read = OperationKind(rawValue: "READ")
+    package static let update = OperationKind(rawValue: "UPDATE")
+    package static let insert = OperationKind(rawValue: "INSERT")
+    package static let scan = OperationKind(rawValue: "SCAN")
+    package static let readModifyWrite = OperationKind(rawValue: "READ-MODIFY-WRITE")
     /// `observe`: from a commit's return to the observer holding its result.
-    public static let fresh = OperationKind(rawValue: "FRESH")
+    package static let fresh = OperationKind(rawValue: "FRESH")
     /// `write-then-page`: a batch of updates, and a page read after it.
-    public static let updateBatch = OperationKind(rawValue: "UPDATE-BATCH")
-    public static let page = OperationKind(rawValue: "PAGE")
+    package static let updateBatch = OperationKind(rawValue: "UPDATE-BATCH")
+    package static let page = OperationKind(rawValue: "PAGE")
 }
 
 /// What a workload's part of the report needs besides the throughput, latency and memory tables every workload
 /// gets (`Workload.report`): the report renders from this, and names no workload itself.
 public struct WorkloadReport: Sendable {
     /// The kinds of operation the workload times apart, in the order its latency table shows them.
-    public var operationKinds: [OperationKind]
+    package var operationKinds: [OperationKind]
     /// The tables of its own under its section.
-    public var tables: [WorkloadTable]
+    package var tables: [WorkloadTable]
     /// The machine's limit its throughput is held against in the report's "Against the machine's limits".
-    public var machineLimit: MachineLimit?
+    package var machineLimit: MachineLimit?
     /// Whether the report gives the bytes on disk its cells left (`insert`: what N records cost on disk).
-    public var bytesOnDisk: Bool
+    package var bytesOnDisk: Bool
 
-    public init(
+    package init(
         operationKinds: [OperationKind] = [], tables: [WorkloadTable] = [], machineLimit: MachineLimit? = nil,
         bytesOnDisk: Bool = false
     ) {
@@ -58,11 +58,11 @@ public enum WorkloadTable: Sendable {
 /// A limit of the machine a workload's throughput is held against: `insert` against `limit-write`.
 public struct MachineLimit: Sendable {
     /// The workload that measures the limit (`Workload.measuresMachine`).
-    public var workload: any Workload
+    package var workload: any Workload
     /// What the limit does, for the report: "the same bytes appended to one file, one fdatasync per batch".
-    public var description: String
+    package var description: String
 
-    public init(_ workload: any Workload, _ description: String) {
+    package init(_ workload: any Workload, _ description: String) {
         self.workload = workload
         self.description = description
     }

@@ -7,19 +7,19 @@
 /// updated once over the 100 rounds (a seeded permutation), in transactions of `batchSize`. Operations: items
 /// updated plus pages read; latencies per kind (`UPDATE-BATCH`, `PAGE`). Under a time box (`--time-box`), the first
 /// rounds, as many as the group's count (`TimeBox`; at least 2); every store's final items are compared too.
-public struct WriteThenPageWorkload: ItemWorkload {
-    public init() {}
-    public let name = "write-then-page"
-    public let summary = "100 rounds: update 1% of items (title, stock, price), then 10 pages; index upkeep timed"
-    public var fixture: Fixture? { .items }
-    public var report: WorkloadReport { WorkloadReport(operationKinds: [.page, .updateBatch]) }
+package struct WriteThenPageWorkload: ItemWorkload {
+    package init() {}
+    package let name = "write-then-page"
+    package let summary = "100 rounds: update 1% of items (title, stock, price), then 10 pages; index upkeep timed"
+    package var fixture: Fixture? { .items }
+    package var report: WorkloadReport { WorkloadReport(operationKinds: [.page, .updateBatch]) }
 
-    public static let rounds = 100
-    public static let pagesPerRound = 10
+    package static let rounds = 100
+    package static let pagesPerRound = 10
     /// The fewest rounds the clock lets the workload do: 20 pages.
     static let minimumRounds = 2
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
         let permutation = SeededPermutation(
             count: context.scale, seed: context.seed, stream: .writeThenPageSelection)

@@ -6,8 +6,8 @@
 /// timed into its kind's latency histogram under YCSB's names. The operation sequence is drawn from the seed
 /// before the timed phase, so every store runs the same one. The digest holds every answer (items read and
 /// scanned, in order) and, after the timed phase, every item the store then holds: what the writes left.
-public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
-    public enum Letter: String, CaseIterable, Sendable {
+package struct YCSBWorkload: ItemWorkload, KeyedWorkload {
+    package enum Letter: String, CaseIterable, Sendable {
         case a, b, c, d, e, f
     }
 
@@ -52,13 +52,13 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
     /// YCSB's `maxscanlength` in workload E; scan lengths are uniform over 1...this (`scanlengthdistribution`).
     static let maxScanLength = 100
 
-    public let letter: Letter
+    package let letter: Letter
 
-    public init(_ letter: Letter) { self.letter = letter }
+    package init(_ letter: Letter) { self.letter = letter }
 
-    public var name: String { "ycsb-\(letter.rawValue)" }
+    package var name: String { "ycsb-\(letter.rawValue)" }
 
-    public var summary: String {
+    package var summary: String {
         let operations = "min(N, 100k) operations, one transaction each"
         switch letter {
         case .a: return "YCSB A, update heavy: 50% reads, 50% updates, zipfian keys; \(operations)"
@@ -70,9 +70,9 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
         }
     }
 
-    public var fixture: Fixture? { .items }
+    package var fixture: Fixture? { .items }
     /// Each of YCSB's kinds timed apart, as YCSB's reports show them.
-    public var report: WorkloadReport {
+    package var report: WorkloadReport {
         WorkloadReport(operationKinds: [.read, .update, .insert, .scan, .readModifyWrite])
     }
 
@@ -87,9 +87,9 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
         }
     }
 
-    public var skewedKeys: Bool { true }
+    package var skewedKeys: Bool { true }
 
-    public func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
+    package func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw] {
         Self.operations(mix, records: scale, count: WorkloadContext.questions(scale: scale), seed: seed).map {
             operation in
             switch operation {
@@ -101,7 +101,7 @@ public struct YCSBWorkload: ItemWorkload, KeyedWorkload {
         }
     }
 
-    public func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let operations = Self.operations(
             mix, records: context.scale, count: WorkloadContext.questions(scale: context.scale), seed: context.seed)
         let generator = context.items
