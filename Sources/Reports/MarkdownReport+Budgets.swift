@@ -112,28 +112,24 @@ extension MarkdownReport {
     static func budgetTable(_ workload: String, _ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
         guard WorkloadCatalog.workload(named: workload)?.judgedAgainstBudgets == true else { return [] }
         var rows: [String] = []
-        for store in stores {
-            for scale in scales {
-                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                let latencies = summary.finished.compactMap(\.latency)
-                guard !latencies.isEmpty else { continue }
-                let percentiles = [\LatencySummary.p50, \.p99, \.max].compactMap(summary.medianLatency)
-                    .map { formatSignificant($0 / 1000) }
-                func over(_ count: (LatencySummary) -> Int?) -> String {
-                    medianCount(latencies.compactMap(count)) + " of " + medianCount(latencies.map(\.count))
-                }
-                rows.append(
-                    "| `\(store)` | \(scale) | \(percentiles.joined(separator: " / ")) | \(over(\.overFrame)) | "
-                        + "\(over(\.overLate)) |")
+        for (store, scale, summary) in CellSummary.finished(cells, stores: stores, scales: scales) {
+            let latencies = summary.finished.compactMap(\.latency)
+            guard !latencies.isEmpty else { continue }
+            let percentiles = [\LatencySummary.p50, \.p99, \.max].compactMap(summary.medianLatency)
+                .map { formatSignificant($0 / 1000) }
+            func over(_ count: (LatencySummary) -> Int?) -> String {
+                medianCount(latencies.compactMap(count)) + " of " + medianCount(latencies.map(\.count))
             }
+            rows.append(
+                "| `\(store)` | \(scale) | \(percentiles.joined(separator: " / ")) | \(over(\.overFrame)) | "
+                    + "\(over(\.overLate)) |")
         }
         guard !rows.isEmpty else { return [] }
-        return [
+        return table(
             "Against an app's budgets: each operation's latency in ms (p50 / p99 / max), and how many operations "
                 + "took longer than a frame at 60 Hz (16.7 ms: a dropped frame) and than 100 ms (the result feels "
                 + "late), of those timed (medians over repetitions):",
-            "",
-            "| store | scale | ms p50 / p99 / max | over 16.7 ms | over 100 ms |", "|---|---|---|--:|--:|",
-        ] + rows + [""]
+            header: ["store", "scale", "ms p50 / p99 / max", "over 16.7 ms", "over 100 ms"],
+            alignments: ["---", "---", "---", "--:", "--:"], rows: rows)
     }
 }

@@ -24,7 +24,7 @@ extension MarkdownReport {
         store: String, median: Double, slowest: Double, fastest: Double
     )] {
         stores.filter { $0 != StoreKind.harnessFloorName }.compactMap { store in
-            let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
+            let summary = CellSummary(cells, store: store, scale: scale)
             guard !summary.answeredFromMaintainedCount, let median = summary.medianThroughput,
                 let slowest = summary.throughputs.min(), let fastest = summary.throughputs.max()
             else { return nil }

@@ -144,7 +144,7 @@ package enum MarkdownReport {
             switch table {
             case .readerBesideImport(let alone):
                 out += readWhileImportTable(
-                    cells, imports: results.cells.filter { $0.workload == alone }, stores: stores, scales: scales)
+                    cells, imports: results.cells.filter { $0.workload == alone.name }, stores: stores, scales: scales)
             case .observation:
                 out += observeTable(cells, stores: stores, scales: scales)
             }
@@ -204,7 +204,7 @@ package enum MarkdownReport {
         var tables: (throughput: [String], latency: [String], memory: [String]) = ([], [], [])
         for store in stores {
             let summaries = scales.map { scale in
-                (scale, CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }))
+                (scale, CellSummary(cells, store: store, scale: scale))
             }
             let throughput = summaries.map { scale, summary in
                 throughputCell(
@@ -271,7 +271,7 @@ package enum MarkdownReport {
         let floor = StoreKind.harnessFloorName
         let floorTimes = Dictionary(
             uniqueKeysWithValues: scales.compactMap { scale in
-                CellSummary(cells: cells.filter { $0.store == floor && $0.scale == scale }).medianTimePerOperation
+                CellSummary(cells, store: floor, scale: scale).medianTimePerOperation
                     .map { (scale, $0) }
             })
         if !floorTimes.isEmpty && stores.contains(where: { $0 != floor }) {
@@ -323,7 +323,7 @@ package enum MarkdownReport {
             + stores.map { store in
                 "| `\(store)` |"
                     + scales.map { scale in
-                        " \(entry(store, scale, CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })) ?? "–") |"
+                        " \(entry(store, scale, CellSummary(cells, store: store, scale: scale)) ?? "–") |"
                     }.joined()
             }
     }
@@ -346,28 +346,19 @@ package enum MarkdownReport {
         let kinds =
             declared.filter(present.contains) + present.subtracting(declared).sorted { $0.rawValue < $1.rawValue }
         guard !kinds.isEmpty else { return [] }
-        var out = [
+        let rows = CellSummary.finished(cells, stores: stores, scales: scales).map { store, scale, summary in
+            let columns = kinds.map { kind -> String in
+                let values = [\LatencySummary.p50, \.p95, \.p99, \.p999].compactMap {
+                    summary.medianLatency(of: kind, $0)
+                }
+                return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
+            }
+            return "| `\(store)` | \(scale) | " + columns.joined(separator: " | ") + " |"
+        }
+        return table(
             "Latency by kind of operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions; YCSB's kinds as YCSB "
                 + "names them):",
-            "",
-            "| store | scale | " + kinds.map { "[\($0)]" }.joined(separator: " | ") + " |",
-            "|---|---|" + kinds.map { _ in "---|" }.joined(),
-        ]
-        for store in stores {
-            for scale in scales {
-                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                guard !summary.finished.isEmpty else { continue }
-                let columns = kinds.map { kind -> String in
-                    let values = [\LatencySummary.p50, \.p95, \.p99, \.p999].compactMap {
-                        summary.medianLatency(of: kind, $0)
-                    }
-                    return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
-                }
-                out.append("| `\(store)` | \(scale) | " + columns.joined(separator: " | ") + " |")
-            }
-        }
-        out.append("")
-        return out
+            header: ["store", "scale"] + kinds.map { "[\($0)]" }, rows: rows)
     }
 
     /// For `read-while-import`: the reader's latency alone and during the import, its reads over 16 ms, and the
@@ -377,85 +368,81 @@ package enum MarkdownReport {
         _ cells: [CellResult], imports: [CellResult], stores: [String], scales: [Scale]
     ) -> [String] {
         guard cells.contains(where: { $0.metrics?.readWhileImport != nil }) else { return [] }
-        var out = [
+        let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
+            store, scale, summary -> String? in
+            let live = summary.finished.compactMap(\.readWhileImport)
+            guard !live.isEmpty else { return nil }
+            func latencies(_ phase: KeyPath<ReadWhileImportMetrics, LatencySummary?>) -> String {
+                let values = [\LatencySummary.p50, \.p99, \.p999, \.max].compactMap { percentile in
+                    median(live.compactMap { $0[keyPath: phase]?[keyPath: percentile] })
+                }
+                return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
+            }
+            func count(_ figure: KeyPath<ReadWhileImportMetrics, Int>) -> String {
+                medianCount(live.map { $0[keyPath: figure] })
+            }
+            let during = summary.medianThroughput
+            let alone = CellSummary(imports, store: store, scale: scale).medianThroughput
+            let rates =
+                (during.map(formatCount) ?? "–") + " · " + (alone.map(formatCount) ?? "–")
+                + (during.flatMap { during in alone.map { String(format: " (%.2f×)", $0 / during) } } ?? "")
+            return "| `\(store)` | \(scale) | \(latencies(\.readsAlone)) | \(latencies(\.readsDuringImport)) | "
+                + "\(count(\.slowReadsDuringImport)) (\(count(\.readsInImport))) · \(count(\.slowReadsAlone)) | "
+                + "\(rates) |"
+        }
+        return table(
             "The reader, open-loop, each read timed from its intended start (so a stall shows in every read it "
                 + "delays): µs p50 / p99 / p99.9 / max alone and during the import; reads over 16 ms (a missed frame "
                 + "at 60 Hz) of the reads meant to start during the import, and alone; the import's items/s with the "
                 + "reader beside it and alone (`import`, on the same fixture), and the slowdown. Medians over "
                 + "repetitions:",
-            "",
-            "| store | scale | reads alone | reads during import | > 16 ms during (of) · alone "
-                + "| import items/s with reader · alone (slowdown) |",
-            "|---|---|---|---|---|---|",
-        ]
-        for store in stores {
-            for scale in scales {
-                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                let live = summary.finished.compactMap(\.readWhileImport)
-                guard !live.isEmpty else { continue }
-                func latencies(_ phase: KeyPath<ReadWhileImportMetrics, LatencySummary?>) -> String {
-                    let values = [\LatencySummary.p50, \.p99, \.p999, \.max].compactMap { percentile in
-                        median(live.compactMap { $0[keyPath: phase]?[keyPath: percentile] })
-                    }
-                    return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
-                }
-                func count(_ figure: KeyPath<ReadWhileImportMetrics, Int>) -> String {
-                    medianCount(live.map { $0[keyPath: figure] })
-                }
-                let during = summary.medianThroughput
-                let alone = CellSummary(cells: imports.filter { $0.store == store && $0.scale == scale })
-                    .medianThroughput
-                let rates =
-                    (during.map(formatCount) ?? "–") + " · " + (alone.map(formatCount) ?? "–")
-                    + (during.flatMap { during in alone.map { String(format: " (%.2f×)", $0 / during) } } ?? "")
-                out.append(
-                    "| `\(store)` | \(scale) | \(latencies(\.readsAlone)) | \(latencies(\.readsDuringImport)) | "
-                        + "\(count(\.slowReadsDuringImport)) (\(count(\.readsInImport))) · \(count(\.slowReadsAlone)) | "
-                        + "\(rates) |")
-            }
-        }
-        out.append("")
-        return out
+            header: [
+                "store", "scale", "reads alone", "reads during import", "> 16 ms during (of) · alone",
+                "import items/s with reader · alone (slowdown)",
+            ], rows: rows)
     }
 
     /// For `observe` and `observe-burst`: how fresh results reached the observer and what observing cost; nothing
     /// for other workloads.
     private static func observeTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
         guard cells.contains(where: { $0.metrics?.observe != nil }) else { return [] }
-        var out = [
+        let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
+            store, scale, summary -> String? in
+            let observed = summary.finished.compactMap(\.observe)
+            guard !observed.isEmpty else { return nil }
+            let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: .fresh, $0) }
+            func count(_ figure: (ObserveMetrics) -> Int) -> String { medianCount(observed.map(figure)) }
+            let cpu = median(observed.map { $0.observerCPUSeconds / Double(max($0.commits, 1)) }) ?? 0
+            let commit = [\LatencySummary.p50, \.p99].compactMap { percentile in
+                median(observed.compactMap { $0.commitLatency?[keyPath: percentile] })
+            }
+            return "| `\(store)` | \(scale) | "
+                + (commit.count == 2 ? commit.map(formatSignificant).joined(separator: " / ") : "–") + " | "
+                + (fresh.count == 3 ? fresh.map(formatSignificant).joined(separator: " / ") : "–")
+                + " | \(count(\.commits)) (\(count(\.commitsChangingResult))) | "
+                + "\(count(\.notifications)) · \(count(\.requeries)) · \(count { $0.notifications - $0.requeries }) | "
+                + "\(Quantity.formatTime(cpu)) |"
+        }
+        return table(
             "Observation: each commit's own time (µs p50 / p99: what the store's mechanism does on the writer's "
                 + "thread before the commit returns is in it); the time from a commit's return to the observer "
                 + "holding its result (`FRESH`, µs p50 / p99 / max; paced: after each commit that changed the "
                 + "result; burst: after the last commit); the commits the store told the observer of and the "
                 + "queries it ran (burst: notices answered by one query are coalesced); CPU of every thread but "
                 + "the writer's. Medians over repetitions:",
-            "",
-            "| store | scale | commit µs | fresh µs | commits (changing the result) "
-                + "| notices · re-queries · coalesced | observer CPU per commit |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for store in stores {
-            for scale in scales {
-                let summary = CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale })
-                let observed = summary.finished.compactMap(\.observe)
-                guard !observed.isEmpty else { continue }
-                let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: .fresh, $0) }
-                func count(_ figure: (ObserveMetrics) -> Int) -> String { medianCount(observed.map(figure)) }
-                let cpu = median(observed.map { $0.observerCPUSeconds / Double(max($0.commits, 1)) }) ?? 0
-                let commit = [\LatencySummary.p50, \.p99].compactMap { percentile in
-                    median(observed.compactMap { $0.commitLatency?[keyPath: percentile] })
-                }
-                out.append(
-                    "| `\(store)` | \(scale) | "
-                        + (commit.count == 2 ? commit.map(formatSignificant).joined(separator: " / ") : "–") + " | "
-                        + (fresh.count == 3 ? fresh.map(formatSignificant).joined(separator: " / ") : "–")
-                        + " | \(count(\.commits)) (\(count(\.commitsChangingResult))) | "
-                        + "\(count(\.notifications)) · \(count(\.requeries)) · \(count { $0.notifications - $0.requeries }) | "
-                        + "\(Quantity.formatTime(cpu)) |")
-            }
-        }
-        out.append("")
-        return out
+            header: [
+                "store", "scale", "commit µs", "fresh µs", "commits (changing the result)",
+                "notices · re-queries · coalesced", "observer CPU per commit",
+            ], rows: rows)
+    }
+
+    /// A table under its introduction: `header`'s columns, each aligned as `alignments` says (`---` left, `--:`
+    /// right; left when not given), then `rows`, then a blank line.
+    static func table(_ introduction: String, header: [String], alignments: [String]? = nil, rows: [String])
+        -> [String]
+    {
+        let separator = "|" + (alignments ?? header.map { _ in "---" }).map { $0 + "|" }.joined()
+        return [introduction, "", "| " + header.joined(separator: " | ") + " |", separator] + rows + [""]
     }
 
     /// The median of counts, whole, or "–" when there are none.
@@ -466,21 +453,18 @@ package enum MarkdownReport {
     /// Each store measured beside the machine's limits: each workload that declares one (`WorkloadReport.machineLimit`:
     /// `insert` against `limit-write`, `scan` against `limit-scan`) as a fraction of it, in items per second.
     private static func limitsSection(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
-        let limited = WorkloadCatalog.all.compactMap { workload in
-            workload.report.machineLimit.map { (workload.name, $0) }
+        let pairs = WorkloadCatalog.all.compactMap { workload in
+            workload.report.machineLimit.map { (workload: workload.name, limit: $0) }
         }
-        let pairs = limited.map { ($0.0, $0.1.workload.name) }
         func median(_ store: String, _ workload: String, _ scale: Scale) -> Double? {
-            CellSummary(
-                cells: results.cells.filter { $0.store == store && $0.workload == workload && $0.scale == scale }
-            )
-            .medianThroughput
+            CellSummary(results.cells.filter { $0.workload == workload }, store: store, scale: scale).medianThroughput
         }
         var rows: [String] = []
         for store in stores {
             for scale in scales {
                 let fractions = pairs.map { workload, limit -> String in
-                    guard let measured = median(store, workload, scale), let bound = median(store, limit, scale),
+                    guard let measured = median(store, workload, scale),
+                        let bound = median(store, limit.workload.name, scale),
                         bound > 0
                     else { return "–" }
                     return String(format: "%.2f", measured / bound)
@@ -492,13 +476,13 @@ package enum MarkdownReport {
             }
         }
         guard !rows.isEmpty else { return [] }
-        let fractions = limited.map { "`\($0.0)` as a fraction of `\($0.1.workload.name)` (\($0.1.description))" }
-        return [
-            "## Against the machine's limits", "",
-            fractions.joined(separator: " and ") + ", medians from this run:", "",
-            "| store | scale | " + pairs.map { "\($0.0) ÷ \($0.1)" }.joined(separator: " | ") + " |",
-            "|---|---|" + String(repeating: "---|", count: pairs.count),
-        ] + rows + [""]
+        let fractions = pairs.map {
+            "`\($0.workload)` as a fraction of `\($0.limit.workload.name)` (\($0.limit.description))"
+        }
+        return ["## Against the machine's limits", ""]
+            + table(
+                fractions.joined(separator: " and ") + ", medians from this run:",
+                header: ["store", "scale"] + pairs.map { "\($0.workload) ÷ \($0.limit.workload.name)" }, rows: rows)
     }
 
     private static func throughputCell(_ summary: CellSummary, best: Double?, canBeBest: Bool) -> String {

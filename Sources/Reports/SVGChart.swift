@@ -167,7 +167,7 @@ package enum Charts {
                 LogLogChart.Series(
                     name: store,
                     points: scales(of: cells).compactMap { scale in
-                        CellSummary(cells: cells.filter { $0.store == store && $0.scale == scale }).medianThroughput
+                        CellSummary(cells, store: store, scale: scale).medianThroughput
                             .map { (Double(scale.records), $0) }
                     })
             }.filter { !$0.points.isEmpty }

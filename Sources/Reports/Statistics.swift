@@ -48,6 +48,26 @@ struct CellSummary {
     }
 }
 
+extension CellSummary {
+    /// The repetitions of `store` at `scale` among `cells` (one workload's).
+    init(_ cells: [CellResult], store: String, scale: Scale) {
+        self.init(cells: cells.filter { $0.store == store && $0.scale == scale })
+    }
+
+    /// Each store's summary at each scale, store by store in the report's order, where a repetition finished: the
+    /// rows of a table of stores by scales.
+    static func finished(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [(
+        store: String, scale: Scale, summary: CellSummary
+    )] {
+        stores.flatMap { store in
+            scales.compactMap { scale in
+                let summary = CellSummary(cells, store: store, scale: scale)
+                return summary.finished.isEmpty ? nil : (store, scale, summary)
+            }
+        }
+    }
+}
+
 /// Numbers as people read them: 1.23M, 456k, 78.9.
 func formatCount(_ value: Double) -> String {
     for (suffix, unit) in [("G", 1e9), ("M", 1e6), ("k", 1e3)] where value >= unit {

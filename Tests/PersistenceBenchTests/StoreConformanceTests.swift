@@ -10,44 +10,50 @@ import Testing
         count == 0 ? [] : generator.items(1...Int64(count))
     }
 
-    @Test(arguments: itemStoreNames, [0, 1, 1000])
-    func insertedItemsReadBackExactly(store name: String, count: Int) throws {
+    /// `name` opened in a directory of its own, with the generator's first `count` items loaded when given, handed
+    /// to `body` with those items (its to change as it changes the store), and closed after.
+    func withStore(
+        _ name: String, loading count: Int? = nil, _ body: (any ItemStore, inout [Item]) throws -> Void
+    ) throws {
         let directory = try TemporaryDirectory()
         let store = try openItemStore(try storeKind(name), at: directory.url)
-        let expected = expectedItems(count)
-        try load(expected, into: store)
-        #expect(try allItems(in: store) == expected)
-        for filter in ItemFilter.all {
-            #expect(try store.count(where: filter) == expected.filter(filter.matches).count)
-        }
-        if let last = expected.last { #expect(try store.item(id: last.id) == last) }
-        #expect(try store.item(id: Int64(count) + 1) == nil)
+        var expected = count.map(expectedItems) ?? []
+        if count != nil { try load(expected, into: store) }
+        try body(store, &expected)
         try store.close()
+    }
+
+    @Test(arguments: itemStoreNames, [0, 1, 1000])
+    func insertedItemsReadBackExactly(store name: String, count: Int) throws {
+        try withStore(name, loading: count) { store, expected in
+            #expect(try allItems(in: store) == expected)
+            for filter in ItemFilter.all {
+                #expect(try store.count(where: filter) == expected.filter(filter.matches).count)
+            }
+            if let last = expected.last { #expect(try store.item(id: last.id) == last) }
+            #expect(try store.item(id: Int64(count) + 1) == nil)
+        }
     }
 
     /// A batch of lookups answers in the order asked, a repeated id each time, a missing id with nil.
     @Test(arguments: itemStoreNames)
     func batchLookupsAnswerInTheOrderAsked(store name: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = try openItemStore(try storeKind(name), at: directory.url)
-        let expected = expectedItems(50)
-        try load(expected, into: store)
-        let ids: [Int64] = [7, 3, 51, 7, 50, 1, 0, 3]
-        let answers = try store.items(ids: ids)
-        #expect(answers == ids.map { id in expected.first { $0.id == id } })
-        #expect(try store.items(ids: []).isEmpty)
-        try store.close()
+        try withStore(name, loading: 50) { store, expected in
+            let ids: [Int64] = [7, 3, 51, 7, 50, 1, 0, 3]
+            let answers = try store.items(ids: ids)
+            #expect(answers == ids.map { id in expected.first { $0.id == id } })
+            #expect(try store.items(ids: []).isEmpty)
+        }
     }
 
     @Test(arguments: itemStoreNames)
     func emptyStoreAnswersEmpty(store name: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = try openItemStore(try storeKind(name), at: directory.url)
-        #expect(try allItems(in: store).isEmpty)
-        #expect(try store.item(id: 1) == nil)
-        #expect(try store.count(where: ItemFilter(priority: .high, isInStock: true)) == 0)
-        #expect(try store.page(ItemPageQuery(priority: nil, limit: 20, offset: 0)).isEmpty)
-        try store.close()
+        try withStore(name) { store, _ in
+            #expect(try allItems(in: store).isEmpty)
+            #expect(try store.item(id: 1) == nil)
+            #expect(try store.count(where: ItemFilter(priority: .high, isInStock: true)) == 0)
+            #expect(try store.page(ItemPageQuery(priority: nil, limit: 20, offset: 0)).isEmpty)
+        }
     }
 
     @Test(arguments: itemStoreNames)
@@ -69,72 +75,64 @@ import Testing
 
     @Test(arguments: itemStoreNames)
     func pagesFilterOnTheEnumAndSortByTheBool(store name: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = try openItemStore(try storeKind(name), at: directory.url)
-        let expected = expectedItems(1000)
-        try load(expected, into: store)
-        for priority in [nil, Item.Priority.low, .medium, .high] {
-            let matching = expected.filter { $0.priority == priority }.sorted(by: ItemPageQuery.areInIncreasingOrder)
-            for offset in [0, 20, 180, matching.count - 5, matching.count + 10] {
-                let page = try store.page(ItemPageQuery(priority: priority, limit: 20, offset: offset))
-                let want = Array(matching.dropFirst(offset).prefix(20))
-                #expect(page == want, "priority \(String(describing: priority)) offset \(offset)")
+        try withStore(name, loading: 1000) { store, expected in
+            for priority in [nil, Item.Priority.low, .medium, .high] {
+                let matching = expected.filter { $0.priority == priority }.sorted(
+                    by: ItemPageQuery.areInIncreasingOrder)
+                for offset in [0, 20, 180, matching.count - 5, matching.count + 10] {
+                    let page = try store.page(ItemPageQuery(priority: priority, limit: 20, offset: offset))
+                    let want = Array(matching.dropFirst(offset).prefix(20))
+                    #expect(page == want, "priority \(String(describing: priority)) offset \(offset)")
+                }
             }
         }
-        try store.close()
     }
 
     @Test(arguments: itemStoreNames)
     func updatesAndDeletesChangeExactlyTheirRows(store name: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = try openItemStore(try storeKind(name), at: directory.url)
-        var expected = expectedItems(1000)
-        try load(expected, into: store)
-        let updates = [3, 500, 999, 1].map { generator.update(id: Int64($0)) }
-        try store.update(updates)
-        for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }
-        #expect(try allItems(in: store) == expected)
-        // One batch naming an id twice applies both updates, in order, as SQL's UPDATEs do.
-        let first = generator.update(id: 600)
-        var second = first
-        second.title += " again"
-        second.isInStock.toggle()
-        try store.update([first, second])
-        first.apply(to: &expected[599])
-        second.apply(to: &expected[599])
-        #expect(try allItems(in: store) == expected)
-        let deleted: Set<Int64> = [1, 2, 777, 1000]
-        try store.delete(ids: Array(deleted))
-        expected.removeAll { deleted.contains($0.id) }
-        #expect(try allItems(in: store) == expected)
-        #expect(try store.item(id: 777) == nil)
-        try store.close()
+        try withStore(name, loading: 1000) { store, expected in
+            let updates = [3, 500, 999, 1].map { generator.update(id: Int64($0)) }
+            try store.update(updates)
+            for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }
+            #expect(try allItems(in: store) == expected)
+            // One batch naming an id twice applies both updates, in order, as SQL's UPDATEs do.
+            let first = generator.update(id: 600)
+            var second = first
+            second.title += " again"
+            second.isInStock.toggle()
+            try store.update([first, second])
+            first.apply(to: &expected[599])
+            second.apply(to: &expected[599])
+            #expect(try allItems(in: store) == expected)
+            let deleted: Set<Int64> = [1, 2, 777, 1000]
+            try store.delete(ids: Array(deleted))
+            expected.removeAll { deleted.contains($0.id) }
+            #expect(try allItems(in: store) == expected)
+            #expect(try store.item(id: 777) == nil)
+        }
     }
 
     @Test(arguments: itemStoreNames)
     func shortRangeScansReturnIdsFromTheStartInOrder(store name: String) throws {
-        let directory = try TemporaryDirectory()
-        let store = try openItemStore(try storeKind(name), at: directory.url)
-        var expected = expectedItems(1000)
-        try load(expected, into: store)
-        // Gaps (deleted ids) and an id inserted out of order: the scan follows ids, not insertion order.
-        let deleted: Set<Int64> = [1, 2, 500, 501, 502, 1000]
-        try store.delete(ids: Array(deleted))
-        expected.removeAll { deleted.contains($0.id) }
-        let late = generator.items(1001...1001)[0]
-        let early = Item(
-            id: 500, title: "re-inserted", notes: "", isInStock: true, priority: nil, price: 1,
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000))
-        try store.insertDurably(late)
-        try store.insertDurably(early)
-        expected.append(late)
-        expected.append(early)
-        expected.sort { $0.id < $1.id }
-        for (start, limit) in [(1, 5), (499, 4), (500, 1), (995, 100), (1001, 3), (1002, 10), (-5, 2), (250, 100)] {
-            let want = Array(expected.filter { $0.id >= Int64(start) }.prefix(limit))
-            #expect(try store.items(startingAt: Int64(start), limit: limit) == want, "from \(start), \(limit)")
+        try withStore(name, loading: 1000) { store, expected in
+            // Gaps (deleted ids) and an id inserted out of order: the scan follows ids, not insertion order.
+            let deleted: Set<Int64> = [1, 2, 500, 501, 502, 1000]
+            try store.delete(ids: Array(deleted))
+            expected.removeAll { deleted.contains($0.id) }
+            let late = generator.items(1001...1001)[0]
+            let early = Item(
+                id: 500, title: "re-inserted", notes: "", isInStock: true, priority: nil, price: 1,
+                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+            try store.insertDurably(late)
+            try store.insertDurably(early)
+            expected.append(late)
+            expected.append(early)
+            expected.sort { $0.id < $1.id }
+            for (start, limit) in [(1, 5), (499, 4), (500, 1), (995, 100), (1001, 3), (1002, 10), (-5, 2), (250, 100)] {
+                let want = Array(expected.filter { $0.id >= Int64(start) }.prefix(limit))
+                #expect(try store.items(startingAt: Int64(start), limit: limit) == want, "from \(start), \(limit)")
+            }
         }
-        try store.close()
     }
 
     /// Every workload, run in-process as a cell child runs it: each store that supports it gives the digest of the

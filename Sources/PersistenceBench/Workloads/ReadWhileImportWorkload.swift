@@ -51,7 +51,7 @@ package struct ReadWhileImportWorkload: ItemWorkload {
     }
     package var fixture: Fixture? { .items }
     /// The reader alone and beside the import, and the import beside `import` alone.
-    package var report: WorkloadReport { WorkloadReport(tables: [.readerBesideImport(alone: ImportWorkload().name)]) }
+    package var report: WorkloadReport { WorkloadReport(tables: [.readerBesideImport(alone: ImportWorkload())]) }
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 

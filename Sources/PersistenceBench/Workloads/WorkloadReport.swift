@@ -49,8 +49,8 @@ public struct WorkloadReport: Sendable {
 /// A table a workload's section has beside the ones every workload has.
 public enum WorkloadTable: Sendable {
     /// `read-while-import`: the reader alone and during the import, and the import's rate beside `import` alone
-    /// (the workload named, on the same fixture).
-    case readerBesideImport(alone: String)
+    /// (the workload given, on the same fixture).
+    case readerBesideImport(alone: any Workload)
     /// `observe`, `observe-burst`: how fresh results reached the observer and what observing cost.
     case observation
 }
