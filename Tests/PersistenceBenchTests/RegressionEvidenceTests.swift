@@ -11,13 +11,18 @@ import Testing
     static let evidence = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("results/2026-11-26-regression-gate")
 
-    static func load(_ run: String) throws -> RunResults {
-        try RunResults.load(from: evidence.appendingPathComponent(run).appendingPathComponent("results.json"))
+    /// The counter check from a second host (`results/2026-11-26-regression-gate-second-host/`, whose README says
+    /// how each run was made): the baseline counted on the first host, the rest on the second.
+    static let secondHost = evidence.deletingLastPathComponent().appendingPathComponent(
+        "2026-11-26-regression-gate-second-host")
+
+    static func load(_ run: String, in directory: URL = evidence) throws -> RunResults {
+        try RunResults.load(from: directory.appendingPathComponent(run).appendingPathComponent("results.json"))
     }
 
-    static func counters(_ run: String) throws -> CounterComparison {
-        let baseline = try RunResults.load(from: evidence.appendingPathComponent("counter-baseline/results.json"))
-        return try CounterComparison(baseline: baseline, current: try load(run))
+    static func counters(_ run: String, in directory: URL = evidence) throws -> CounterComparison {
+        try CounterComparison(
+            baseline: try load("counter-baseline", in: directory), current: try load(run, in: directory))
     }
 
     @Test(arguments: ["counted-again", "counted-other-string-routines"])
@@ -38,6 +43,41 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: Self.evidence.path + "/patches/\(patch).patch"))
         let regressions = try Self.counters("counted-" + patch).regressions
         #expect(regressions.contains { $0.hasPrefix(line) }, "\(patch): \(regressions)")
+    }
+
+    /// Counted on another host than the baseline's (another boot, another CPU's timings): the baseline's own
+    /// commit and a later unchanged tree pass; each patch fails, naming what it did.
+    @Test func theCountersAreJudgedTheSameOnASecondHost() throws {
+        let hosts = try ["counter-baseline", "counted-d8920f7"].map {
+            try Self.load($0, in: Self.secondHost).environment.bootID
+        }
+        #expect(hosts[0] != nil && hosts[1] != nil && hosts[0] != hosts[1], "\(hosts)")
+        for run in ["counted-d8920f7", "counted-unchanged"] {
+            let comparison = try Self.counters(run, in: Self.secondHost)
+            #expect(comparison.regressions.isEmpty, "\(run): \(comparison.regressions)")
+            #expect(comparison.cells.count == 108)
+        }
+        for (patch, line) in [
+            ("sqlite-lookup-10-percent-slower", "sqlite+tuned get 2k: instructions/op"),
+            ("harness-10-percent-slower", "every store: instructions"),
+            ("lmdb-extra-fdatasync-per-commit", "lmdb insert-each 2k: flushes/op"),
+            ("packed-extra-allocation-per-lookup", "packed get 2k: allocations/op"),
+        ] {
+            let regressions = try Self.counters("counted-" + patch, in: Self.secondHost).regressions
+            #expect(regressions.contains { $0.hasPrefix(line) }, "\(patch): \(regressions)")
+        }
+    }
+
+    /// A counted cell that kept a timeline counted its windows, which go by the clock: beside a build, `lmdb
+    /// insert-each` counted ×1.069 and failed. Without the timeline, the same beside a build passes.
+    @Test func aBusyHostCountsTheSameWithoutTheTimeline() throws {
+        let withTimeline = try Self.counters("counted-unchanged-beside-a-build", in: Self.secondHost).regressions
+        #expect(withTimeline.count == 1 && withTimeline[0].hasPrefix("lmdb insert-each 2k: instructions/op"))
+        let without = try CounterComparison(
+            baseline: try Self.load("counter-baseline-without-timeline", in: Self.secondHost),
+            current: try Self.load("counted-without-timeline-beside-a-build", in: Self.secondHost))
+        #expect(without.regressions.isEmpty, "\(without.regressions)")
+        #expect(without.cells.count == 108)
     }
 
     /// The time check's runs: an unchanged tree against itself, and the two slowdowns against the unchanged tree.

@@ -25,7 +25,7 @@ import Testing
 
     @Test(arguments: itemStoreNames, [0, 1, 1000])
     func insertedItemsReadBackExactly(store name: String, count: Int) throws {
-        try withStore(name, loading: count) { store, expected in
+        try withStore(name, loading: count) { (store, expected) throws in
             #expect(try allItems(in: store) == expected)
             for filter in ItemFilter.all {
                 #expect(try store.count(where: filter) == expected.filter(filter.matches).count)
@@ -38,7 +38,7 @@ import Testing
     /// A batch of lookups answers in the order asked, a repeated id each time, a missing id with nil.
     @Test(arguments: itemStoreNames)
     func batchLookupsAnswerInTheOrderAsked(store name: String) throws {
-        try withStore(name, loading: 50) { store, expected in
+        try withStore(name, loading: 50) { (store, expected) throws in
             let ids: [Int64] = [7, 3, 51, 7, 50, 1, 0, 3]
             let answers = try store.items(ids: ids)
             #expect(answers == ids.map { id in expected.first { $0.id == id } })
@@ -48,7 +48,7 @@ import Testing
 
     @Test(arguments: itemStoreNames)
     func emptyStoreAnswersEmpty(store name: String) throws {
-        try withStore(name) { store, _ in
+        try withStore(name) { (store, _) throws in
             #expect(try allItems(in: store).isEmpty)
             #expect(try store.item(id: 1) == nil)
             #expect(try store.count(where: ItemFilter(priority: .high, isInStock: true)) == 0)
@@ -75,7 +75,7 @@ import Testing
 
     @Test(arguments: itemStoreNames)
     func pagesFilterOnTheEnumAndSortByTheBool(store name: String) throws {
-        try withStore(name, loading: 1000) { store, expected in
+        try withStore(name, loading: 1000) { (store, expected) throws in
             for priority in [nil, Item.Priority.low, .medium, .high] {
                 let matching = expected.filter { $0.priority == priority }.sorted(
                     by: ItemPageQuery.areInIncreasingOrder)
@@ -90,7 +90,7 @@ import Testing
 
     @Test(arguments: itemStoreNames)
     func updatesAndDeletesChangeExactlyTheirRows(store name: String) throws {
-        try withStore(name, loading: 1000) { store, expected in
+        try withStore(name, loading: 1000) { (store, expected) throws in
             let updates = [3, 500, 999, 1].map { generator.update(id: Int64($0)) }
             try store.update(updates)
             for update in updates { update.apply(to: &expected[Int(update.id) - 1]) }
@@ -114,7 +114,7 @@ import Testing
 
     @Test(arguments: itemStoreNames)
     func shortRangeScansReturnIdsFromTheStartInOrder(store name: String) throws {
-        try withStore(name, loading: 1000) { store, expected in
+        try withStore(name, loading: 1000) { (store, expected) throws in
             // Gaps (deleted ids) and an id inserted out of order: the scan follows ids, not insertion order.
             let deleted: Set<Int64> = [1, 2, 500, 501, 502, 1000]
             try store.delete(ids: Array(deleted))

@@ -36,6 +36,9 @@ enum OperationCounter {
         return (unsafeBitCast(begin, to: Begin.self), unsafeBitCast(end, to: End.self))
     }()
 
+    /// Whether this process counts (it runs with libOperationCounter preloaded, under callgrind).
+    static var isCounting: Bool { functions != nil }
+
     static func begin() { functions?.begin() }
 
     /// The region's counts since `begin`, instructions left for the runner to read from callgrind's dump.
