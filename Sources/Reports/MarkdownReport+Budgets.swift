@@ -14,8 +14,7 @@ extension MarkdownReport {
         }
         guard !judged.isEmpty || results.configuration.memoryLimitBytes != nil else { return [] }
         let limit = results.configuration.memoryLimitBytes
-        var rows: [String] = []
-        for store in stores {
+        let rows = stores.compactMap { store -> String? in
             var reaches = judged.map { workload, budget in
                 largestScale(
                     within: budget, results.cells.filter { $0.store == store && $0.workload == workload },
@@ -24,12 +23,11 @@ extension MarkdownReport {
             if limit != nil {
                 reaches.append(largestScaleUnderLimit(results.cells.filter { $0.store == store }, scales: scales))
             }
-            guard reaches.contains(where: { $0 != "–" }) else { continue }
-            rows.append("| `\(store)` | " + reaches.joined(separator: " | ") + " |")
+            guard reaches.contains(where: { $0 != "–" }) else { return nil }
+            return "| `\(store)` | " + reaches.joined(separator: " | ") + " |"
         }
         guard !rows.isEmpty else { return [] }
-        var sources: [String] = []
-        for (_, budget) in judged where !sources.contains(budget.source) { sources.append(budget.source) }
+        let sources = orderedUnique(judged.map(\.1.source))
         return [
             "## Within an app's budgets", "",
             "Per store, the largest scale at which it stays within each budget an app lives by: the median over "
@@ -111,18 +109,17 @@ extension MarkdownReport {
     /// In a judged workload's section: each cell's latency in ms and its operations over each budget.
     static func budgetTable(_ workload: String, _ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
         guard WorkloadCatalog.workload(named: workload)?.judgedAgainstBudgets == true else { return [] }
-        var rows: [String] = []
-        for (store, scale, summary) in CellSummary.finished(cells, stores: stores, scales: scales) {
+        let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
+            store, scale, summary -> String? in
             let latencies = summary.finished.compactMap(\.latency)
-            guard !latencies.isEmpty else { continue }
+            guard !latencies.isEmpty else { return nil }
             let percentiles = [\LatencySummary.p50, \.p99, \.max].compactMap(summary.medianLatency)
                 .map { formatSignificant($0 / 1000) }
             func over(_ count: (LatencySummary) -> Int?) -> String {
                 medianCount(latencies.compactMap(count)) + " of " + medianCount(latencies.map(\.count))
             }
-            rows.append(
-                "| `\(store)` | \(scale) | \(percentiles.joined(separator: " / ")) | \(over(\.overFrame)) | "
-                    + "\(over(\.overLate)) |")
+            return "| `\(store)` | \(scale) | \(percentiles.joined(separator: " / ")) | \(over(\.overFrame)) | "
+                + "\(over(\.overLate)) |"
         }
         guard !rows.isEmpty else { return [] }
         return table(

@@ -6,13 +6,13 @@ extension Run {
     /// `--dry-run`: the cells this run (or what remains of the run to resume) would run, by (workload, scale)
     /// group, with an estimate of their time from the cells of --estimate-from's runs and the resumed run's own.
     func printPlan() throws {
-        var measured = try estimateFrom.flatMap { try ResultsFile.load($0).cells }
+        var measured = try estimateFrom.map { try ResultsFile.load($0).cells }
         let configuration: RunConfiguration
         var done: Set<String> = []
         if let resume {
             let interrupted = try ResultsFile.load(resume)
             configuration = interrupted.configuration
-            measured += interrupted.cells
+            measured.append(interrupted.cells)
             for cell in interrupted.cells where cell.interrupted != true {
                 done.insert("\(cell.store) \(cell.workload) \(cell.scale) \(cell.repetition)")
             }
@@ -24,7 +24,7 @@ extension Run {
             $0.workload.supports($0.store.type)
                 && !done.contains("\($0.store.name) \($0.workload.name) \($0.scale) \($0.repetition)")
         }
-        let estimate = RunEstimate(measured: measured)
+        let estimate = RunEstimate(runs: measured)
         let groups = Shard.groups(of: configuration).filter { group in
             plan.contains { $0.workload.name == group.workload && $0.scale == group.scale }
         }
@@ -35,19 +35,23 @@ extension Run {
                 + "repetitions: \(configuration.repetitionsDescription)")
         let width = max(5, groups.map(\.description.count).max() ?? 0)
         print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")
+        let perCell = estimate.secondsPerCell(of: plan)
         for group in groups {
-            let cells = plan.filter { $0.workload.name == group.workload && $0.scale == group.scale }
-            let seconds = estimate.seconds(of: cells).map(Quantity.formatDuration) ?? "?"
+            let cells = plan.indices.filter {
+                plan[$0].workload.name == group.workload && plan[$0].scale == group.scale
+            }
+            let seconds =
+                perCell.map { perCell in Quantity.formatDuration(cells.map { perCell[$0] }.reduce(0, +)) } ?? "?"
             print(
                 "  " + group.description.padding(toLength: width, withPad: " ", startingAt: 0)
                     + String(repeating: " ", count: max(1, 7 - "\(cells.count)".count)) + "\(cells.count)  \(seconds)")
         }
-        if let total = estimate.seconds(of: plan) {
+        if let total = perCell?.reduce(0, +) {
             print(
-                "Estimate: about \(Quantity.formatDuration(total)), from \(measured.count) cells measured before "
+                "Estimate: about \(Quantity.formatDuration(total)), from \(measured.map(\.count).reduce(0, +)) cells measured before "
                     + "(each one's time where it was measured at its scale; else its store and workload's growth over "
-                    + "the scales measured, else its workload's time per record): a rough figure, as the machine's "
-                    + "speed and the cells' budgets decide the rest")
+                    + "the scales measured, else its workload's time per record; each fixture's load once, estimated "
+                    + "alike): a rough figure, as the machine's speed and the cells' budgets decide the rest")
         } else {
             print("No estimate: nothing measured yet; name an earlier run with --estimate-from DIR")
         }

@@ -30,6 +30,9 @@ package struct CellResult: Codable, Equatable, Sendable {
     /// The run's wall seconds this cell took: its process, the fixture loads it waited for, and the parent's own work
     /// around it (what `RunEstimate` extrapolates). Nil in results recorded before it was.
     package var runSeconds: Double?
+    /// The seconds of the fixture load this cell waited for, within `runSeconds`: set on the first cell of a run (or
+    /// of a resumed run) to use a (store, fixture, scale)'s fixture, nil on the others and in results recorded before.
+    package var fixtureSeconds: Double?
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
     package var shard: Int?
 

@@ -51,13 +51,13 @@ public enum CellExecution {
         let baseline = ProcessStats.current()
         let before: ProcessStats
         var peakReset = false
-        let timeline = Timeline()
-        /// Starts the timeline, and the counted region where the process counts one, with the timed phase. A counted
-        /// cell keeps no timeline: its windows go by the clock, so the slower callgrind ran (the busier the host),
-        /// the more windows (a histogram each) it would count.
+        // A counted cell keeps no timeline: its windows go by the clock, so the slower callgrind ran (the busier
+        // the host), the more windows (a histogram each) it would count.
+        let timeline = OperationCounter.isCounting ? nil : Timeline()
+        /// Starts the timeline, or the counted region where the process counts one, with the timed phase.
         func startTimeline() {
             OperationCounter.begin()
-            guard !OperationCounter.isCounting else { return }
+            guard let timeline else { return }
             timeline.start = monotonicNanoseconds()
             context.stopwatch.timeline = timeline
             context.progress.timeline = timeline
@@ -103,7 +103,7 @@ public enum CellExecution {
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
-            timeline: OperationCounter.isCounting ? nil : timeline.windows, readWhileImport: outcome.readWhileImport,
+            timeline: timeline?.windows, readWhileImport: outcome.readWhileImport,
             observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil, steps: outcome.steps,
             // Without the reset, the peak is the process's since its start: no baseline to subtract from it.
             baselineRSSBytes: peakReset ? baseline.residentBytes : nil,

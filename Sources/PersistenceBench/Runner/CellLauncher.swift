@@ -36,12 +36,16 @@ final class CellLauncher {
     ) {
         let directory = workDirectory.appendingPathComponent("cell")
         try FileSystem.remove(directory)
+        var fixtureSeconds: Double?
         if let fixture = cell.workload.fixture {
-            switch try prepareFixture(fixture, for: cell) {
+            let state: FixtureState
+            (state, fixtureSeconds) = try prepareFixture(fixture, for: cell)
+            switch state {
             case .failed(let status, let reason):
-                let result = CellResult(
+                var result = CellResult(
                     store: cell.store.name, workload: cell.workload.name, scale: cell.scale,
                     repetition: cell.repetition, status: status, reason: "fixture \(fixture.name): \(reason)")
+                result.fixtureSeconds = fixtureSeconds
                 return (result, nil)
             case .ready(let source):
                 try FileSystem.copyForCell(from: source, to: directory)
@@ -53,7 +57,8 @@ final class CellLauncher {
             try FileSystem.makeDirectory(directory)
         }
         started()
-        let outcome = try runChild(mode: .measure, cell: cell, directory: directory, box: box)
+        var outcome = try runChild(mode: .measure, cell: cell, directory: directory, box: box)
+        outcome.result.fixtureSeconds = fixtureSeconds
         if let keep {
             try FileSystem.remove(keep)
             try FileSystem.makeDirectory(keep.deletingLastPathComponent())
@@ -70,10 +75,12 @@ final class CellLauncher {
         try FileSystem.remove(workDirectory.appendingPathComponent("fixtures"))
     }
 
-    private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> FixtureState {
+    /// The fixture's state, and the seconds its load took when this call loaded it (nil when it was loaded before).
+    private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> (FixtureState, Double?) {
         let key = "\(cell.store.name)/\(fixture.name)-\(cell.scale.records)"
-        if let state = fixtures[key] { return state }
+        if let state = fixtures[key] { return (state, nil) }
         observer.fixtureStarted(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
+        let started = monotonicNanoseconds()
         let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key)
         try FileSystem.remove(directory)
         try FileSystem.makeDirectory(directory)
@@ -81,7 +88,7 @@ final class CellLauncher {
         let state: FixtureState =
             loaded.status == .ok ? .ready(directory) : .failed(loaded.status, loaded.reason ?? "failed")
         fixtures[key] = state
-        return state
+        return (state, secondsSince(started))
     }
 
     /// How long a wait for a cell's progress lasts before its exit and budgets are looked at again.

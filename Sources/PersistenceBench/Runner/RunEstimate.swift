@@ -1,58 +1,162 @@
 import Foundation
 
-/// What cells will take, from cells already measured (this run's, or earlier runs'), in the run's wall seconds
-/// (`CellResult.runSeconds`: the cell's process, the fixture loads it waited for; its process's wall time alone in
-/// results recorded before that). A cell measured at its own scale takes its median;
-/// one measured only at other scales, the power law of its (store, workload)'s wall time against N over the largest
-/// three scales measured (in proportion to N from a single scale: loading the data grows so); one never measured, the median
-/// seconds per record of its workload's cells (else of every cell) times its records. Nil with nothing measured.
+/// What cells will take, from cells already measured (this run's, or earlier runs', in the order they ran), in the
+/// run's wall seconds (`CellResult.runSeconds`; its process's wall time alone in results recorded before that).
+///
+/// A run loads each (store, fixture, scale)'s fixture once, for the first cell that needs it, and that cell's
+/// `runSeconds` holds the load (`fixtureSeconds`). The estimate keeps the two apart. Mixed, one cell of three
+/// repetitions at 1M and the only one at 3M carrying a load read as a cost growing as N^4.6. In results recorded
+/// before `fixtureSeconds`, the first cell of a scale to use a fixture (walking the cells in order) loaded it: its
+/// own time is its process's and the fixture's copy made for it (what the copy costs, the fixture's other cells
+/// show), the rest the load.
+///
+/// A cell's own time, and a fixture's load alike: the median where measured at its scale; else the power law of
+/// seconds against N over the largest three scales measured (in proportion to N from a single scale: loading the
+/// data grows so); else the median seconds per record of its workload's (or fixture's) cells, else of every cell,
+/// times its records. Nil with nothing measured.
 package struct RunEstimate: Sendable {
+    /// A (store, workload) or a (store, fixture).
     private struct Key: Hashable {
         var store: String
-        var workload: String
+        var name: String
     }
 
-    /// Per (store, workload), each scale's wall seconds.
-    private var walls: [Key: [Int: [Double]]] = [:]
-    private var perRecord: [String: [Double]] = [:]
-    private var everyPerRecord: [Double] = []
+    /// The fixtures loaded at one scale, which a run frees when its scale changes.
+    private struct Loaded: Sendable {
+        private var records = 0
+        private var fixtures: Set<Key> = []
 
+        /// Whether the next cell, of `store` at `records`, loads `fixture` (nil: it needs none); it is loaded from
+        /// then on, until a cell of another scale.
+        mutating func loads(_ fixture: String?, for store: String, at records: Int) -> Bool {
+            if records != self.records { self = Loaded(records: records, fixtures: []) }
+            guard let fixture else { return false }
+            return fixtures.insert(Key(store: store, name: fixture)).inserted
+        }
+    }
+
+    /// Per (store, workload), each scale's wall seconds of the cell without its fixture's load.
+    private var walls: [Key: [Int: [Double]]] = [:]
+    /// Per (store, fixture), each scale's seconds to load it.
+    private var loads: [Key: [Int: [Double]]] = [:]
+    /// Per workload, and per fixture, the seconds per record of every sample.
+    private var perRecord: [String: [Double]] = [:]
+    private var loadPerRecord: [String: [Double]] = [:]
+    private var everyPerRecord: [Double] = []
+    /// The fixtures still loaded after the last cell measured.
+    private var loadedAtEnd = Loaded()
+
+    /// From one run's cells, in the order they ran.
     package init(measured: [CellResult]) {
-        for cell in measured where cell.status != .notApplicable && cell.interrupted != true {
-            guard let wall = cell.runSeconds ?? cell.process?.wallSeconds, wall > 0 else { continue }
-            walls[Key(store: cell.store, workload: cell.workload), default: [:]][cell.scale.records, default: []]
-                .append(wall)
-            perRecord[cell.workload, default: []].append(wall / Double(cell.scale.records))
-            everyPerRecord.append(wall / Double(cell.scale.records))
+        self.init(runs: [measured])
+    }
+
+    /// From the cells of each run, in the order they ran there: results that record which cell waited for a fixture's
+    /// load (`CellResult.fixtureSeconds`) say so; in those recorded before, the first cell of a scale to use it did.
+    package init(runs: [[CellResult]]) {
+        var timed: [(cell: CellResult, wall: Double, fixture: String?, loader: Bool)] = []
+        for cells in runs {
+            let recordsLoads = cells.contains { $0.fixtureSeconds != nil }
+            var loaded = Loaded()
+            // Without the record: the time beyond its process of each fixture's first cell at a scale. A later cell
+            // that took half as long again beyond its own loaded the fixture anew (the run was resumed there).
+            var firstExtra: [String: Double] = [:]
+            for cell in cells where cell.status != .notApplicable {
+                let fixture = WorkloadCatalog.workload(named: cell.workload)?.fixture?.name
+                var loader = loaded.loads(fixture, for: cell.store, at: cell.scale.records)
+                guard cell.interrupted != true, let wall = cell.runSeconds ?? cell.process?.wallSeconds, wall > 0
+                else { continue }
+                if recordsLoads {
+                    loader = cell.fixtureSeconds != nil
+                } else if let fixture, let process = cell.process?.wallSeconds {
+                    let key = "\(cell.store)/\(fixture)/\(cell.scale.records)"
+                    if loader { firstExtra[key] = wall - process }
+                    if let first = firstExtra[key], first > 0, wall - process > first / 2 { loader = true }
+                }
+                timed.append((cell, wall, fixture, loader))
+            }
+            loadedAtEnd = loaded
+        }
+        // Every cell's run time holds its fixture's copy besides its process: the cells that did not load it show
+        // what the copy costs (per store and fixture, by scale), which the loader's time holds too.
+        var copies: [Key: [Int: [Double]]] = [:]
+        for (cell, wall, fixture, loader) in timed where !loader {
+            guard let fixture, let process = cell.process?.wallSeconds else { continue }
+            copies[Key(store: cell.store, name: fixture), default: [:]][cell.scale.records, default: []]
+                .append(max(0, wall - process))
+        }
+        for (cell, wall, fixture, loader) in timed {
+            let records = cell.scale.records
+            var own = wall
+            if loader, let fixture {
+                let key = Key(store: cell.store, name: fixture)
+                let load =
+                    cell.fixtureSeconds
+                    ?? cell.process.map {
+                        wall - min(wall, $0.wallSeconds + (Self.extrapolated(copies[key], to: records) ?? 0))
+                    }
+                if let load, load > 0 {
+                    own = wall - load
+                    loads[key, default: [:]][records, default: []].append(load)
+                    loadPerRecord[fixture, default: []].append(load / Double(records))
+                }
+            }
+            walls[Key(store: cell.store, name: cell.workload), default: [:]][records, default: []].append(own)
+            perRecord[cell.workload, default: []].append(own / Double(records))
+            everyPerRecord.append(own / Double(records))
         }
     }
 
     package var isEmpty: Bool { everyPerRecord.isEmpty }
 
-    /// The estimate for one cell, or nil with nothing measured.
+    /// The estimate for one cell without its fixture's load, or nil with nothing measured.
     package func seconds(store: String, workload: String, scale: Scale) -> Double? {
-        if let byScale = walls[Key(store: store, workload: workload)] {
-            if let own = byScale[scale.records], let middle = median(own) { return middle }
-            // The largest three scales measured: near a larger one, the cost grows as it did there, not as process
-            // start-up hid it at the smallest.
-            let nearest = byScale.keys.sorted().suffix(3)
-            let samples = nearest.flatMap { records in byScale[records, default: []].map { (x: Double(records), y: $0) }
-            }
-            if let law = PowerLaw(samples) { return law(Double(scale.records)) }
-            if let (records, values) = byScale.first, let middle = median(values) {
-                return middle * Double(scale.records) / Double(records)
-            }
-        }
-        guard let rate = median(perRecord[workload] ?? []) ?? median(everyPerRecord) else { return nil }
-        return rate * Double(scale.records)
+        Self.extrapolated(walls[Key(store: store, name: workload)], to: scale.records)
+            ?? Self.perRecord(perRecord[workload], else: everyPerRecord, records: scale.records)
     }
 
-    /// The estimate for every cell of `cells` that its store can run, or nil with nothing measured.
-    package func seconds(of cells: some Sequence<PlannedCell>) -> Double? {
+    /// The estimate for loading `fixture` into `store` at `scale`; nil where no load was measured.
+    package func loadSeconds(store: String, fixture: String, scale: Scale) -> Double? {
+        Self.extrapolated(loads[Key(store: store, name: fixture)], to: scale.records)
+            ?? Self.perRecord(loadPerRecord[fixture], else: loadPerRecord.values.flatMap { $0 }, records: scale.records)
+    }
+
+    /// The estimate for every cell of `cells` (in the order they will run) that its store can run, with each
+    /// fixture load they wait for, or nil with nothing measured. `continuing`: the cells follow the measured ones
+    /// in the same run, so that the fixtures of the last scale measured are loaded already.
+    package func seconds(of cells: some Sequence<PlannedCell>, continuing: Bool = false) -> Double? {
+        secondsPerCell(of: cells, continuing: continuing)?.reduce(0, +)
+    }
+
+    /// `seconds(of:continuing:)` cell by cell: 0 for a cell its store cannot run; a fixture's load in the first
+    /// cell that waits for it.
+    package func secondsPerCell(of cells: some Sequence<PlannedCell>, continuing: Bool = false) -> [Double]? {
         guard !isEmpty else { return nil }
-        return cells.reduce(0) { total, cell in
-            guard cell.workload.supports(cell.store.type) else { return total }
-            return total + (seconds(store: cell.store.name, workload: cell.workload.name, scale: cell.scale) ?? 0)
+        var loaded = continuing ? loadedAtEnd : Loaded()
+        return cells.map { cell in
+            guard cell.workload.supports(cell.store.type) else { return 0 }
+            var seconds = seconds(store: cell.store.name, workload: cell.workload.name, scale: cell.scale) ?? 0
+            let fixture = cell.workload.fixture?.name
+            if loaded.loads(fixture, for: cell.store.name, at: cell.scale.records), let fixture {
+                seconds += loadSeconds(store: cell.store.name, fixture: fixture, scale: cell.scale) ?? 0
+            }
+            return seconds
         }
+    }
+
+    /// The median at `records`; else the power law over the largest three scales measured (near a larger one, the
+    /// cost grows as it did there, not as process start-up hid it at the smallest); else in proportion to N.
+    private static func extrapolated(_ byScale: [Int: [Double]]?, to records: Int) -> Double? {
+        guard let byScale else { return nil }
+        if let own = byScale[records], let middle = median(own) { return middle }
+        let nearest = byScale.keys.sorted().suffix(3)
+        let samples = nearest.flatMap { scale in byScale[scale, default: []].map { (x: Double(scale), y: $0) } }
+        if let law = PowerLaw(samples) { return law(Double(records)) }
+        guard let (scale, values) = byScale.first, let middle = median(values) else { return nil }
+        return middle * Double(records) / Double(scale)
+    }
+
+    private static func perRecord(_ rates: [Double]?, else every: [Double], records: Int) -> Double? {
+        (median(rates ?? []) ?? median(every)).map { $0 * Double(records) }
     }
 }

@@ -195,7 +195,8 @@ package final class Runner {
                 try save(results)
                 observer.runProgress(
                     elapsedSeconds: secondsSince(started),
-                    remainingSeconds: RunEstimate(measured: results.cells).seconds(of: plan[(offset + 1)...]))
+                    remainingSeconds: RunEstimate(measured: results.cells).seconds(
+                        of: plan[(offset + 1)...], continuing: true))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 if cell.repetition == 1, let steps = result.metrics?.steps {
@@ -250,7 +251,9 @@ package final class Runner {
                 let store = stores.first(where: { $0.name == done.store })
             else { continue }
             let cell = PlannedCell(store: store, workload: workload, scale: scale, repetition: 1)
-            let again = try run(cell, index: index, total: total, box: TimeBox(seconds: nil, stepLimit: count))
+            var again = try run(cell, index: index, total: total, box: TimeBox(seconds: nil, stepLimit: count))
+            // The run's time it took stays what the first measurement took, the fixture's load in it included.
+            (again.runSeconds, again.fixtureSeconds) = (done.runSeconds, done.fixtureSeconds)
             results.cells[position] = again
             try save(results)
             observer.cellFinished(again, index: index, total: total)
