@@ -59,7 +59,9 @@ package enum MarkdownReport {
             "| Seed | \(configuration.seed) |",
             "| Repetitions | \(configuration.repetitionsDescription), each in its own process |",
             "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) "
-                + "per cell |",
+                + "per cell"
+                + (configuration.fixtureTimeBudgetSeconds.map { "; \($0) s per fixture load (untimed setup)" } ?? "")
+                + " |",
             "| Write batch | \(configuration.batchSize) records per transaction |",
             "",
         ]

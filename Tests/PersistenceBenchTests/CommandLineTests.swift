@@ -217,7 +217,7 @@ import Testing
         let out = directory.url.appendingPathComponent("out").path
         let arguments = [
             "run", "--stores", "sqlite", "--workloads", "insert,scan", "--scales", "200k", "--repetitions", "1",
-            "--out", out, "--time-budget", "300ms",
+            "--out", out, "--time-budget", "300ms", "--fixture-time-budget", "300ms",
         ]
         let run = try runTool(arguments)
         #expect(run.status == 0, "\(run.output)")
@@ -225,9 +225,22 @@ import Testing
         #expect(results.cells.count == 2)
         #expect(results.cells.allSatisfy { $0.status == .dnf })
         #expect(results.cells[0].reason?.contains("over the time budget of 0.3 s") == true)
-        #expect(results.cells[1].reason?.contains("fixture items") == true)
+        #expect(
+            results.cells[1].reason?.contains("fixture items: over the fixture time budget of 0.3 s") == true,
+            "\(results.cells[1].reason ?? "")")
         let strict = try runTool(arguments + ["--strict"])
         #expect(strict.status == 1)
+        // A fixture's load has its own budget (1 h by default): one longer than the cell's budget is no DNF.
+        let loaded = directory.url.appendingPathComponent("loaded").path
+        #expect(
+            try runTool([
+                "run", "--stores", "sqlite", "--workloads", "scan", "--scales", "200k", "--repetitions", "1", "--out",
+                loaded, "--time-budget", "300ms",
+            ]).status == 0)
+        let scan = try #require(
+            try RunResults.load(from: URL(fileURLWithPath: loaded).appendingPathComponent("results.json")).cells.first)
+        #expect(try #require(scan.fixtureSeconds) > 0.3)
+        #expect(scan.reason?.contains("fixture") != true, "\(scan.reason ?? "")")
     }
 
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellOverItsMemoryBudgetIsDNF() throws {

@@ -105,6 +105,7 @@ extension RunResults {
         compare("repetitions") { $0.configuration.repetitionsDescription }
         compare("batch sizes") { $0.configuration.batchSize }
         compare("time budgets") { $0.configuration.timeBudgetSeconds }
+        compare("fixture time budgets") { $0.configuration.fixtureTimeBudgetSeconds.map { "\($0) s" } ?? "the cell's" }
         compare("memory budgets") { $0.configuration.memoryBudgetBytes }
         compare("memory limits") { $0.configuration.memoryLimitBytes.map { "\($0)" } ?? "none" }
         compare("time boxes") { $0.configuration.timeBoxSeconds.map { "\($0) s" } ?? "none" }

@@ -114,6 +114,10 @@ final class CellLauncher {
             try FileSystem.remove(dumps)
             try FileSystem.makeDirectory(dumps)
         }
+        let timeBudget =
+            mode == .loadFixture
+            ? configuration.fixtureTimeBudgetSeconds ?? configuration.timeBudgetSeconds
+            : configuration.timeBudgetSeconds
         let supervisor = ChildSupervisor(
             executable: executable, directory: workDirectory, pollMilliseconds: Self.pollMilliseconds)
         let outcome = try supervisor.run(
@@ -124,8 +128,10 @@ final class CellLauncher {
             }
         ) { look in
             observer.progress(elapsedSeconds: look.elapsedSeconds, recordsDone: look.progress)
-            if look.elapsedSeconds > configuration.timeBudgetSeconds {
-                return .stop("over the time budget of \(Self.format(seconds: configuration.timeBudgetSeconds))")
+            if look.elapsedSeconds > timeBudget {
+                return .stop(
+                    "over the \(mode == .loadFixture ? "fixture " : "")time budget of \(Self.format(seconds: timeBudget))"
+                )
             }
             if let resident = ProcessStats.residentBytes(ofProcess: look.pid),
                 resident > configuration.memoryBudgetBytes

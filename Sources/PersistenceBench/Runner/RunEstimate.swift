@@ -59,7 +59,7 @@ package struct RunEstimate: Sendable {
             let recordsLoads = cells.contains { $0.fixtureSeconds != nil }
             var loaded = Loaded()
             // Without the record: the time beyond its process of each fixture's first cell at a scale. A later cell
-            // that took half as long again beyond its own loaded the fixture anew (the run was resumed there).
+            // whose time beyond its process is over half of that loaded the fixture anew (the run resumed there).
             var firstExtra: [String: Double] = [:]
             for cell in cells where cell.status != .notApplicable {
                 let fixture = WorkloadCatalog.workload(named: cell.workload)?.fixture?.name
