@@ -25,7 +25,9 @@ public final class Stopwatch {
     package private(set) var elapsedNanoseconds: UInt64 = 0
     /// The duration of the last operation timed alone: by `measureOperation`, or the first of a `measureBlock`.
     private(set) var lastOperationNanoseconds: UInt64 = 0
-    private var latencies: Histogram<UInt64>?
+    /// Made with the stopwatch, before the timed phase: its 200 KB and the runtime's first look at its type
+    /// (about a million instructions) are setup, not the first operation's work.
+    private var latencies = Stopwatch.histogram()
     private var latenciesByKind: [OperationKind: Histogram<UInt64>] = [:]
     /// Where each timed operation's latency also goes, per second of the timed phase, once the cell starts one.
     package var timeline: Timeline?
@@ -89,8 +91,7 @@ public final class Stopwatch {
     /// Adds one operation's latency, which ended at `end`, to the histogram and the timeline.
     private func recordSample(_ duration: UInt64, at end: UInt64) {
         lastOperationNanoseconds = duration
-        if latencies == nil { latencies = Self.histogram() }
-        _ = latencies?.record(max(duration, 1))
+        _ = latencies.record(max(duration, 1))
         timeline?.record(latency: duration, at: end)
     }
 
@@ -103,7 +104,7 @@ public final class Stopwatch {
     }
 
     /// Percentiles of the operations timed with `measureOperation`, or nil if there were none.
-    package var latencySummary: LatencySummary? { latencies.flatMap(LatencySummary.init) }
+    package var latencySummary: LatencySummary? { LatencySummary(latencies) }
 
     /// Percentiles per kind of operation, for workloads that name their operations; nil for the others.
     package var latencySummaryByKind: [String: LatencySummary]? {
