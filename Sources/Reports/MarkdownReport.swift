@@ -58,9 +58,11 @@ package enum MarkdownReport {
             "| Git commit | \(environment.gitCommit) |",
             "| Seed | \(configuration.seed) |",
             "| Repetitions | \(configuration.repetitionsDescription), each in its own process |",
-            "| Budgets | \(configuration.timeBudgetSeconds) s and \(Quantity.formatBytes(configuration.memoryBudgetBytes)) "
-                + "per cell"
-                + (configuration.fixtureTimeBudgetSeconds.map { "; \($0) s per fixture load (untimed setup)" } ?? "")
+            "| Budgets | \(Quantity.formatBudget(configuration.timeBudgetSeconds)) and "
+                + "\(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell"
+                + (configuration.fixtureTimeBudgetSeconds.map {
+                    "; \(Quantity.formatBudget($0)) per fixture load (untimed setup)"
+                } ?? "")
                 + " |",
             "| Write batch | \(configuration.batchSize) records per transaction |",
             "",

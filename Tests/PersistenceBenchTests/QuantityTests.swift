@@ -37,4 +37,15 @@ import Testing
         #expect(Quantity.bytes(parsing: "lots") == nil)
         #expect(Quantity.bytes(parsing: "0GiB") == nil)
     }
+
+    /// A budget prints in the unit it was most likely given in, and a fraction of a second stays exact.
+    @Test func budgetsPrintAsGiven() {
+        #expect(Quantity.formatBudget(3600) == "1 h")
+        #expect(Quantity.formatBudget(7200) == "2 h")
+        #expect(Quantity.formatBudget(1800) == "30 min")
+        #expect(Quantity.formatBudget(5400) == "90 min")
+        #expect(Quantity.formatBudget(90) == "90 s")
+        #expect(Quantity.formatBudget(0.3) == "0.3 s")
+        #expect(Quantity.formatBudget(0.5) == "0.5 s")
+    }
 }

@@ -107,6 +107,13 @@ import Testing
         #expect(markdown.contains("Digests: 1 of 1"))
         #expect(markdown.contains("| `a` | 3.0 MiB + 300 MiB |"))
         #expect(!markdown.contains("MISMATCH"))
+        #expect(markdown.contains("| Budgets | 1 min and 1.0 GiB per cell |"))
+        var sweep = sampleResults()
+        sweep.configuration.timeBudgetSeconds = 1800
+        sweep.configuration.fixtureTimeBudgetSeconds = 3600
+        #expect(
+            MarkdownReport.render(sweep).contains(
+                "| Budgets | 30 min and 1.0 GiB per cell; 1 h per fixture load (untimed setup) |"))
     }
 
     /// A workload's kinds in the order it declares them (`WorkloadReport.operationKinds`: YCSB's READ before

@@ -130,7 +130,7 @@ final class CellLauncher {
             observer.progress(elapsedSeconds: look.elapsedSeconds, recordsDone: look.progress)
             if look.elapsedSeconds > timeBudget {
                 return .stop(
-                    "over the \(mode == .loadFixture ? "fixture " : "")time budget of \(Self.format(seconds: timeBudget))"
+                    "over the \(mode == .loadFixture ? "fixture " : "")time budget of \(Quantity.formatBudget(timeBudget))"
                 )
             }
             if let resident = ProcessStats.residentBytes(ofProcess: look.pid),
@@ -204,8 +204,4 @@ final class CellLauncher {
     static let signalsFromOutside: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGKILL]
 
     private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-
-    static func format(seconds: Double) -> String {
-        seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 ? "\(Int(seconds / 60)) min" : "\(seconds) s"
-    }
 }

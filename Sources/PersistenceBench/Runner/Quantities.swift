@@ -49,6 +49,13 @@ package enum Quantity {
         return "\(whole / 3600) h " + String(format: "%02d min", (whole % 3600) / 60)
     }
 
+    /// A budget as a person gives it: `1 h`, `30 min`, `90 s`, `0.3 s`.
+    package static func formatBudget(_ seconds: Double) -> String {
+        if seconds >= 3600 && seconds.truncatingRemainder(dividingBy: 3600) == 0 { return "\(Int(seconds / 3600)) h" }
+        if seconds >= 60 && seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60)) min" }
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+
     /// `1.5 GiB`, `320 MiB`, `12 KiB`, `100 B`.
     package static func formatBytes(_ bytes: Int64) -> String {
         let value = Double(bytes)
