@@ -22,6 +22,7 @@
 #define CALLGRIND_STOP_INSTRUMENTATION
 #define CALLGRIND_ZERO_STATS
 #define CALLGRIND_DUMP_STATS_AT(name)
+#define CALLGRIND_TOGGLE_COLLECT
 #endif
 
 #include "OperationCounter.h"
@@ -29,9 +30,12 @@
 enum { kAllocations, kSyncs, kWriteCalls, kBytesWritten, kCounters };
 static uint64_t counters[kCounters];
 static uint64_t atBegin[kCounters];
+// Whether this thread paused the region. Initial-exec: a preloaded library's thread-local variable is in the static
+// block, so reading it from malloc never allocates.
+static __thread __attribute__((tls_model("initial-exec"))) int paused;
 
 static inline void add(int counter, uint64_t amount) {
-    __atomic_fetch_add(&counters[counter], amount, __ATOMIC_RELAXED);
+    if (!paused) __atomic_fetch_add(&counters[counter], amount, __ATOMIC_RELAXED);
 }
 
 void pb_counting_begin(void) {
@@ -39,6 +43,19 @@ void pb_counting_begin(void) {
         atBegin[index] = __atomic_load_n(&counters[index], __ATOMIC_RELAXED);
     CALLGRIND_START_INSTRUMENTATION;
     CALLGRIND_ZERO_STATS;
+}
+
+// Callgrind's collection state is the calling thread's, as the flag is: other threads go on counting.
+void pb_counting_pause(void) {
+    if (paused) return;
+    paused = 1;
+    CALLGRIND_TOGGLE_COLLECT;
+}
+
+void pb_counting_resume(void) {
+    if (!paused) return;
+    CALLGRIND_TOGGLE_COLLECT;
+    paused = 0;
 }
 
 void pb_counting_end(uint64_t counts[4]) {

@@ -165,6 +165,42 @@ import Testing
                 inCallgrindOutput: dump.replacingOccurrences(of: "counted region", with: "Program termination")) == nil)
     }
 
+    /// libOperationCounter's own counts (the built library loaded alone, outside valgrind, its malloc called
+    /// through dlsym): what happens while the region is paused is left out of it, and a new region starts clean.
+    @Test func whatThePausedRegionDoesIsLeftOut() throws {
+        typealias Mark = @convention(c) () -> Void
+        typealias End = @convention(c) (UnsafeMutablePointer<UInt64>) -> Void
+        typealias Malloc = @convention(c) (Int) -> UnsafeMutableRawPointer?
+        let path = toolExecutable.deletingLastPathComponent().appendingPathComponent("libOperationCounter.so").path
+        let opened = dlopen(path, RTLD_NOW | RTLD_LOCAL)
+        let library = try #require(opened, "\(path): \(dlerror().map { String(cString: $0) } ?? "")")
+        defer { dlclose(library) }
+        func function<F>(_ name: String, as type: F.Type) throws -> F {
+            unsafeBitCast(try #require(dlsym(library, name), "\(name)"), to: type)
+        }
+        let begin = try function("pb_counting_begin", as: Mark.self)
+        let pause = try function("pb_counting_pause", as: Mark.self)
+        let resume = try function("pb_counting_resume", as: Mark.self)
+        let end = try function("pb_counting_end", as: End.self)
+        let malloc = try function("malloc", as: Malloc.self)
+        func allocate(_ count: Int) { for _ in 0..<count { free(malloc(16)) } }
+        func region(_ allocations: [Int]) -> UInt64 {
+            begin()
+            for (index, count) in allocations.enumerated() {
+                if index % 2 == 1 { pause() }
+                allocate(count)
+                if index % 2 == 1 { resume() }
+            }
+            var counts = [UInt64](repeating: 0, count: 4)
+            counts.withUnsafeMutableBufferPointer { end($0.baseAddress!) }
+            return counts[0]
+        }
+        // Counted, paused, counted, paused, counted.
+        #expect(region([2, 3, 1, 4, 5]) == 8)
+        #expect(region([1, 7]) == 1)
+        #expect(region([6]) == 6)
+    }
+
     /// A real counted run: every cell under callgrind with libOperationCounter, twice. Counts repeat exactly or
     /// nearly (instructions), and say what each store does: sqlite flushes at every durable insert, memory never.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aCountedRunCountsWhatEachStoreDoesAndRepeatsIt() throws {

@@ -3,7 +3,7 @@ import Foundation
 /// What a cell's counted region did, in units no machine changes: the same binary on the same data counts the
 /// same on any host (instructions within the spread of glibc's CPU-specific string routines; docs/regression-checks.md
 /// gives it). The counted region is the timed phase and the digest read after it: the store's work, the harness's
-/// loop around it and the check of its answers.
+/// loop around it and the check of its answers (not the harness's reading of /proc between them, paused).
 package struct OperationCounts: Codable, Sendable, Equatable {
     /// Instructions executed, as callgrind counted them; nil where the process did not run under callgrind.
     package var instructions: UInt64?
@@ -25,21 +25,34 @@ package struct OperationCounts: Codable, Sendable, Equatable {
     }
 }
 
-/// The counted region of a cell's process, through libOperationCounter's two functions (looked up with dlsym):
-/// in a process without the library (every timed run), `begin` and `end` do nothing and `end` returns nil.
+/// The counted region of a cell's process, through libOperationCounter's functions (looked up with dlsym): in a
+/// process without the library (every timed run), `begin`, `end` and `paused` do nothing and `end` returns nil.
 enum OperationCounter {
-    private typealias Begin = @convention(c) () -> Void
+    private typealias Mark = @convention(c) () -> Void
     private typealias End = @convention(c) (UnsafeMutablePointer<UInt64>) -> Void
 
-    private static let functions: (begin: Begin, end: End)? = {
-        guard let begin = dlsym(nil, "pb_counting_begin"), let end = dlsym(nil, "pb_counting_end") else { return nil }
-        return (unsafeBitCast(begin, to: Begin.self), unsafeBitCast(end, to: End.self))
+    private static let functions: (begin: Mark, pause: Mark, resume: Mark, end: End)? = {
+        guard let begin = dlsym(nil, "pb_counting_begin"), let pause = dlsym(nil, "pb_counting_pause"),
+            let resume = dlsym(nil, "pb_counting_resume"), let end = dlsym(nil, "pb_counting_end")
+        else { return nil }
+        return (
+            unsafeBitCast(begin, to: Mark.self), unsafeBitCast(pause, to: Mark.self),
+            unsafeBitCast(resume, to: Mark.self), unsafeBitCast(end, to: End.self)
+        )
     }()
 
     /// Whether this process counts (it runs with libOperationCounter preloaded, under callgrind).
     static var isCounting: Bool { functions != nil }
 
     static func begin() { functions?.begin() }
+
+    /// Runs `body` with the region paused: the harness's own work in the region (reading the process's figures
+    /// from /proc after the timed phase), whose cost follows the kernel's files rather than the store's work.
+    static func paused<T>(_ body: () throws -> T) rethrows -> T {
+        functions?.pause()
+        defer { functions?.resume() }
+        return try body()
+    }
 
     /// The region's counts since `begin`, instructions left for the runner to read from callgrind's dump.
     static func end() -> OperationCounts? {

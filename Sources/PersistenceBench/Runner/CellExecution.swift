@@ -85,7 +85,8 @@ public enum CellExecution {
             settleSeconds = seconds(nanoseconds: context.stopwatch.elapsedNanoseconds - timedBefore)
         }
         end()
-        let after = ProcessStats.current()
+        // The process's figures after the phase, read from /proc: the harness's work, left out of a counted region.
+        let after = OperationCounter.paused { ProcessStats.current() }
         var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
         if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
         let counts = OperationCounter.end()
