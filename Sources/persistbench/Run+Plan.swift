@@ -6,13 +6,14 @@ extension Run {
     /// `--dry-run`: the cells this run (or what remains of the run to resume) would run, by (workload, scale)
     /// group, with an estimate of their time from the cells of --estimate-from's runs and the resumed run's own.
     func printPlan() throws {
-        var measured = try estimateFrom.map { try ResultsFile.load($0).cells }
+        let measured = try estimateFrom.map { try ResultsFile.load($0).cells }
         let configuration: RunConfiguration
         var done: Set<String> = []
+        var resumed: [CellResult] = []
         if let resume {
             let interrupted = try ResultsFile.load(resume)
             configuration = interrupted.configuration
-            measured.append(interrupted.cells)
+            resumed = interrupted.cells
             for cell in interrupted.cells where cell.interrupted != true {
                 done.insert("\(cell.store) \(cell.workload) \(cell.scale) \(cell.repetition)")
             }
@@ -24,7 +25,7 @@ extension Run {
             $0.workload.supports($0.store.type)
                 && !done.contains("\($0.store.name) \($0.workload.name) \($0.scale) \($0.repetition)")
         }
-        let estimate = RunEstimate(runs: measured)
+        let estimate = RunEstimate(runs: measured, resuming: resumed)
         let groups = Shard.groups(of: configuration).filter { group in
             plan.contains { $0.workload.name == group.workload && $0.scale == group.scale }
         }
@@ -35,7 +36,7 @@ extension Run {
                 + "repetitions: \(configuration.repetitionsDescription)")
         let width = max(5, groups.map(\.description.count).max() ?? 0)
         print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")
-        let perCell = estimate.secondsPerCell(of: plan)
+        let perCell = estimate.secondsPerCell(of: plan, budgets: RunEstimate.Budgets(configuration))
         for group in groups {
             let cells = plan.indices.filter {
                 plan[$0].workload.name == group.workload && plan[$0].scale == group.scale
@@ -48,10 +49,11 @@ extension Run {
         }
         if let total = perCell?.reduce(0, +) {
             print(
-                "Estimate: about \(Quantity.formatDuration(total)), from \(measured.map(\.count).reduce(0, +)) cells measured before "
+                "Estimate: about \(Quantity.formatDuration(total)), from \(measured.map(\.count).reduce(resumed.count, +)) cells measured before "
                     + "(each one's time where it was measured at its scale; else its store and workload's growth over "
                     + "the scales measured, else its workload's time per record; each fixture's load once, estimated "
-                    + "alike): a rough figure, as the machine's speed and the cells' budgets decide the rest")
+                    + "alike; a cell at most its time budget, and none of its store and workload after one over it): "
+                    + "a rough figure, as the machine's speed and the memory budget decide the rest")
         } else {
             print("No estimate: nothing measured yet; name an earlier run with --estimate-from DIR")
         }

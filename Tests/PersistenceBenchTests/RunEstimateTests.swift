@@ -93,6 +93,49 @@ import Testing
         #expect(estimate.loadSeconds(store: "sqlite", fixture: "items", scale: scale) == 30)
     }
 
+    /// The flagship sweep's shard 2: `json observe` took 88 s at 10k, and in proportion to N the estimate put 24
+    /// hours on it at 10M, 29 hours on the shard. The runner stops a cell at its budget and runs no more of its store
+    /// and workload at its scale or above; the estimate now does the same.
+    @Test func aCellIsEstimatedAtMostItsBudgetAndNothingOfItsWorkAfterIt() throws {
+        let (json, memory, sqlite) = (try storeKind("json"), try storeKind("memory"), try storeKind("sqlite"))
+        let (insert, get) = (
+            try #require(WorkloadCatalog.workload(named: "insert")),
+            try #require(WorkloadCatalog.workload(named: "get"))
+        )
+        var loader = Self.cell("sqlite", "get", 1_000_000, seconds: 31)
+        loader.fixtureSeconds = 30
+        let measured = [
+            Self.cell("json", "insert", 10_000, seconds: 88), Self.cell("memory", "insert", 10_000, seconds: 1),
+            loader,
+        ]
+        func planned(_ store: StoreKind, _ workload: any Workload, _ records: Int, _ repetition: Int = 1) -> PlannedCell
+        {
+            PlannedCell(store: store, workload: workload, scale: Scale(records: records), repetition: repetition)
+        }
+        let plan = [
+            planned(json, insert, 100_000), planned(json, insert, 1_000_000), planned(json, insert, 1_000_000, 2),
+            planned(json, insert, 10_000_000), planned(memory, insert, 1_000_000), planned(sqlite, get, 10_000_000),
+            planned(sqlite, get, 10_000_000, 2),
+        ]
+        let budgets = RunEstimate.Budgets(cellSeconds: 1800, fixtureSeconds: 100)
+        let estimate = RunEstimate(measured: measured)
+        // Without budgets, in proportion to N from one scale: 880 s, 8,800 s twice, 88,000 s; 100 s; a 300 s load
+        // and 10 s, then 10 s.
+        let unbounded = try #require(estimate.secondsPerCell(of: plan))
+        #expect(unbounded.map { $0.rounded() } == [880, 8800, 8800, 88_000, 100, 310, 10], "\(unbounded)")
+        // With them: json's insert at 1M stops at 30 minutes, and nothing of it runs after; sqlite's 10M load stops
+        // at the fixture's 100 s, its cell does not run, nor the next.
+        let bounded = try #require(estimate.secondsPerCell(of: plan, budgets: budgets))
+        #expect(bounded.map { $0.rounded() } == [880, 1800, 0, 0, 100, 100, 0], "\(bounded)")
+        // A cell of the run being resumed that did not finish stops its work there; an earlier run's does not (it
+        // had budgets of its own).
+        var stopped = Self.cell("json", "insert", 100_000, seconds: 180)
+        stopped.status = .dnf
+        let next = [planned(json, insert, 1_000_000)]
+        #expect(RunEstimate(runs: [], resuming: measured + [stopped]).seconds(of: next, budgets: budgets) == 0)
+        #expect(try #require(RunEstimate(runs: [measured + [stopped]]).seconds(of: next, budgets: budgets)) > 100)
+    }
+
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aDryRunPrintsThePlanAndRunsNothing() throws {
         let directory = try TemporaryDirectory()
         let earlier = directory.url.appendingPathComponent("earlier").path

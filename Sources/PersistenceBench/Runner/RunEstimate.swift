@@ -14,7 +14,30 @@ import Foundation
 /// seconds against N over the largest three scales measured (in proportion to N from a single scale: loading the
 /// data grows so); else the median seconds per record of its workload's (or fixture's) cells, else of every cell,
 /// times its records. Nil with nothing measured.
+///
+/// With the run's budgets, a plan is estimated as the runner runs it: a cell takes at most its time budget and a
+/// fixture's load at most the fixture's (their processes are stopped there), and after a cell over its budget, or
+/// one that did not finish among the cells measured, no cell of its store and workload runs at its scale or above.
+/// A growth fitted at small scales otherwise foresaw hours for cells that stop at the budget: `json observe` (88 s
+/// at 10k, in proportion to N) put 29 hours on a shard of the sweep estimated at 3 h 19 min.
 package struct RunEstimate: Sendable {
+    /// What the runner gives a cell and a fixture's load before it stops them.
+    package struct Budgets: Sendable {
+        package var cellSeconds: Double
+        package var fixtureSeconds: Double
+
+        package init(cellSeconds: Double, fixtureSeconds: Double) {
+            self.cellSeconds = cellSeconds
+            self.fixtureSeconds = fixtureSeconds
+        }
+
+        package init(_ configuration: RunConfiguration) {
+            self.init(
+                cellSeconds: configuration.timeBudgetSeconds,
+                fixtureSeconds: configuration.fixtureTimeBudgetSeconds ?? configuration.timeBudgetSeconds)
+        }
+    }
+
     /// A (store, workload) or a (store, fixture).
     private struct Key: Hashable {
         var store: String
@@ -45,23 +68,34 @@ package struct RunEstimate: Sendable {
     private var everyPerRecord: [Double] = []
     /// The fixtures still loaded after the last cell measured.
     private var loadedAtEnd = Loaded()
+    /// Per (store, workload), the smallest scale at which a cell of the run being resumed did not finish: the runner
+    /// runs none of its cells there or above.
+    private var stoppedAt: [Key: Int] = [:]
 
-    /// From one run's cells, in the order they ran.
+    /// From the cells of the run the estimate is for, in the order they ran.
     package init(measured: [CellResult]) {
-        self.init(runs: [measured])
+        self.init(runs: [], resuming: measured)
     }
 
     /// From the cells of each run, in the order they ran there: results that record which cell waited for a fixture's
     /// load (`CellResult.fixtureSeconds`) say so; in those recorded before, the first cell of a scale to use it did.
-    package init(runs: [[CellResult]]) {
+    /// `resuming`: the cells of the run the estimate is for, measured before it was interrupted, whose cells that
+    /// did not finish stop the cells after them (an earlier run's had budgets of its own).
+    package init(runs: [[CellResult]], resuming: [CellResult] = []) {
         var timed: [(cell: CellResult, wall: Double, fixture: String?, loader: Bool)] = []
-        for cells in runs {
+        let all = resuming.isEmpty ? runs : runs + [resuming]
+        for (index, cells) in all.enumerated() {
             let recordsLoads = cells.contains { $0.fixtureSeconds != nil }
+            let stops = !resuming.isEmpty && index == all.count - 1
             var loaded = Loaded()
             // Without the record: the time beyond its process of each fixture's first cell at a scale. A later cell
             // whose time beyond its process is over half of that loaded the fixture anew (the run resumed there).
             var firstExtra: [String: Double] = [:]
             for cell in cells where cell.status != .notApplicable {
+                if stops, cell.status == .dnf, cell.interrupted != true {
+                    let key = Key(store: cell.store, name: cell.workload)
+                    stoppedAt[key] = min(stoppedAt[key] ?? .max, cell.scale.records)
+                }
                 let fixture = WorkloadCatalog.workload(named: cell.workload)?.fixture?.name
                 var loader = loaded.loads(fixture, for: cell.store, at: cell.scale.records)
                 guard cell.interrupted != true, let wall = cell.runSeconds ?? cell.process?.wallSeconds, wall > 0
@@ -123,24 +157,43 @@ package struct RunEstimate: Sendable {
 
     /// The estimate for every cell of `cells` (in the order they will run) that its store can run, with each
     /// fixture load they wait for, or nil with nothing measured. `continuing`: the cells follow the measured ones
-    /// in the same run, so that the fixtures of the last scale measured are loaded already.
-    package func seconds(of cells: some Sequence<PlannedCell>, continuing: Bool = false) -> Double? {
-        secondsPerCell(of: cells, continuing: continuing)?.reduce(0, +)
+    /// in the same run, so that the fixtures of the last scale measured are loaded already. `budgets`: the run's,
+    /// which stop a cell, and the cells of its store and workload after it (as the type's documentation says).
+    package func seconds(
+        of cells: some Sequence<PlannedCell>, continuing: Bool = false, budgets: Budgets? = nil
+    ) -> Double? {
+        secondsPerCell(of: cells, continuing: continuing, budgets: budgets)?.reduce(0, +)
     }
 
-    /// `seconds(of:continuing:)` cell by cell: 0 for a cell its store cannot run; a fixture's load in the first
-    /// cell that waits for it.
-    package func secondsPerCell(of cells: some Sequence<PlannedCell>, continuing: Bool = false) -> [Double]? {
+    /// `seconds(of:continuing:budgets:)` cell by cell: 0 for a cell its store cannot run, or that the runner will
+    /// not run after one over its budget; a fixture's load in the first cell that waits for it.
+    package func secondsPerCell(
+        of cells: some Sequence<PlannedCell>, continuing: Bool = false, budgets: Budgets? = nil
+    ) -> [Double]? {
         guard !isEmpty else { return nil }
         var loaded = continuing ? loadedAtEnd : Loaded()
+        var stoppedAt = budgets == nil ? [:] : self.stoppedAt
         return cells.map { cell in
             guard cell.workload.supports(cell.store.type) else { return 0 }
-            var seconds = seconds(store: cell.store.name, workload: cell.workload.name, scale: cell.scale) ?? 0
+            let work = Key(store: cell.store.name, name: cell.workload.name)
+            if let stopped = stoppedAt[work], cell.scale.records >= stopped { return 0 }
+            var own = seconds(store: cell.store.name, workload: cell.workload.name, scale: cell.scale) ?? 0
+            var load = 0.0
             let fixture = cell.workload.fixture?.name
             if loaded.loads(fixture, for: cell.store.name, at: cell.scale.records), let fixture {
-                seconds += loadSeconds(store: cell.store.name, fixture: fixture, scale: cell.scale) ?? 0
+                load = loadSeconds(store: cell.store.name, fixture: fixture, scale: cell.scale) ?? 0
             }
-            return seconds
+            if let budgets {
+                if load > budgets.fixtureSeconds {
+                    // Stopped in its load: the cell itself does not run.
+                    (load, own) = (budgets.fixtureSeconds, 0)
+                    stoppedAt[work] = cell.scale.records
+                } else if own > budgets.cellSeconds {
+                    own = budgets.cellSeconds
+                    stoppedAt[work] = cell.scale.records
+                }
+            }
+            return own + load
         }
     }
 

@@ -196,7 +196,7 @@ package final class Runner {
                 observer.runProgress(
                     elapsedSeconds: secondsSince(started),
                     remainingSeconds: RunEstimate(measured: results.cells).seconds(
-                        of: plan[(offset + 1)...], continuing: true))
+                        of: plan[(offset + 1)...], continuing: true, budgets: RunEstimate.Budgets(configuration)))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 if cell.repetition == 1, let steps = result.metrics?.steps {
