@@ -94,8 +94,8 @@ import Testing
     }
 
     /// The flagship sweep's shard 2: `json observe` took 88 s at 10k, and in proportion to N the estimate put 24
-    /// hours on it at 10M, 29 hours on the shard. The runner stops a cell at its budget and runs no more of its store
-    /// and workload at its scale or above; the estimate now does the same.
+    /// hours on it at 10M, 36 h 44 min on what remained of the shard. The runner stops a cell at its budget and runs
+    /// no more of its store and workload at its scale or above; the estimate now does the same.
     @Test func aCellIsEstimatedAtMostItsBudgetAndNothingOfItsWorkAfterIt() throws {
         let (json, memory, sqlite) = (try storeKind("json"), try storeKind("memory"), try storeKind("sqlite"))
         let (insert, get) = (

@@ -17,9 +17,9 @@ import Foundation
 ///
 /// With the run's budgets, a plan is estimated as the runner runs it: a cell takes at most its time budget and a
 /// fixture's load at most the fixture's (their processes are stopped there), and after a cell over its budget, or
-/// one that did not finish among the cells measured, no cell of its store and workload runs at its scale or above.
+/// one that did not finish in the run being resumed, no cell of its store and workload runs at its scale or above.
 /// A growth fitted at small scales otherwise foresaw hours for cells that stop at the budget: `json observe` (88 s
-/// at 10k, in proportion to N) put 29 hours on a shard of the sweep estimated at 3 h 19 min.
+/// at 10k, in proportion to N) put 36 h 44 min on a shard of the flagship sweep; bounded, 5 h 53 min.
 package struct RunEstimate: Sendable {
     /// What the runner gives a cell and a fixture's load before it stops them.
     package struct Budgets: Sendable {
