@@ -9,16 +9,14 @@ extension MarkdownReport {
     /// scale whose median figure stays within it, at that scale and every smaller one measured; beyond the largest
     /// measured, from the power law of the figure against N, marked extrapolated.
     static func budgetSummary(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
-        let judged = orderedUnique(results.cells.map(\.workload)).flatMap { workload in
-            (WorkloadCatalog.workload(named: workload)?.appBudgets ?? []).map { (workload, $0) }
-        }
+        let judged = BudgetReach.budgets(of: results)
         guard !judged.isEmpty || results.configuration.memoryLimitBytes != nil else { return [] }
         let limit = results.configuration.memoryLimitBytes
         let rows = stores.compactMap { store -> String? in
             var reaches = judged.map { workload, budget in
-                largestScale(
-                    within: budget, results.cells.filter { $0.store == store && $0.workload == workload },
-                    scales: scales)
+                BudgetReach(
+                    budget, results.cells.filter { $0.store == store && $0.workload == workload }, scales: scales
+                )?.description ?? "–"
             }
             if limit != nil {
                 reaches.append(largestScaleUnderLimit(results.cells.filter { $0.store == store }, scales: scales))
@@ -47,6 +45,13 @@ extension MarkdownReport {
                 .joined(separator: " | ") + " |",
             "|---|" + String(repeating: "---|", count: judged.count + (limit == nil ? 0 : 1)),
         ] + rows + [""]
+            + (BudgetChart.render(results) == nil
+                ? []
+                : [
+                    "Each budget's figure against scale, one panel per budget under its limit, with each store's "
+                        + "fit continued (dashed) where the table extrapolates:", "",
+                    "![The budgets' figures against scale](\(Charts.directoryName)/\(BudgetChart.fileName))", "",
+                ])
     }
 
     /// Under `run --memory-limit`: "100k (killed at 1M: insert, scan)", "≥ 1M measured", "none (killed at 10k: …)".
@@ -63,47 +68,6 @@ extension MarkdownReport {
             within = scale
         }
         return within.map { "≥ \($0) measured" } ?? "–"
-    }
-
-    /// "100k (over at 1M: 231 ms)", "≥ 1M measured; ≈ 14M extrapolated", "none (over at 10k: 20.1 ms)", "–".
-    private static func largestScale(within budget: AppBudget, _ cells: [CellResult], scales: [Scale]) -> String {
-        var within: Scale?
-        var points: [(x: Double, y: Double)] = []
-        for scale in scales {
-            let atScale = cells.filter { $0.scale == scale && $0.status != .notApplicable }
-            guard !atScale.isEmpty else { continue }
-            let summary = CellSummary(cells: atScale)
-            guard let figure = median(summary.finished.compactMap(budget.figure)) else {
-                let stop = "\(summary.failure?.status == .error ? "error" : "DNF") at \(scale)"
-                return "\(within.map { "\($0)" } ?? "none") (\(stop))"
-            }
-            guard figure <= budget.limit else {
-                return "\(within.map { "\($0)" } ?? "none") (over at \(scale): \(Quantity.formatTime(figure)))"
-            }
-            within = scale
-            points.append((Double(scale.records), figure))
-        }
-        guard let within else { return "–" }
-        guard let law = PowerLaw(points), law.exponent > Self.flatBudgetExponent else {
-            return points.count > 1 ? "≥ \(within) measured (flat)" : "≥ \(within) measured"
-        }
-        let crossing = pow(budget.limit / law.coefficient, 1 / law.exponent)
-        guard crossing < Self.extrapolationCeiling else {
-            return "≥ \(within) measured; beyond \(Scale(records: Int(Self.extrapolationCeiling))) extrapolated"
-        }
-        guard crossing > Double(within.records) else { return "≥ \(within) measured" }
-        return "≥ \(within) measured; ≈ \(Scale(records: roundedScale(crossing))) extrapolated"
-    }
-
-    /// A figure that grows slower than this with N is not extrapolated to a crossing.
-    static let flatBudgetExponent = 0.02
-    /// Beyond this the extrapolation names no scale: no run here measured near it.
-    static let extrapolationCeiling = 1e9
-
-    /// `records` to two significant digits.
-    private static func roundedScale(_ records: Double) -> Int {
-        let unit = pow(10, floor(log10(records)) - 1)
-        return Int((records / unit).rounded(.down) * unit)
     }
 
     /// In a judged workload's section: each cell's latency in ms and its operations over each budget.

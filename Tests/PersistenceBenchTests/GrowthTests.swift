@@ -65,8 +65,9 @@ import Testing
         #expect(charts.contains { $0.name == "time-get.svg" && $0.svg.contains("1 µs") })
     }
 
-    /// The budget table: measured where measured, extrapolated beyond by the figure's power law, and marked so.
-    @Test func theBudgetTableExtrapolatesOnlyBeyondTheLargestScaleMeasured() {
+    /// The budget table and chart: measured where measured, extrapolated beyond by the figure's power law, and
+    /// marked so (in the chart, the fit dashed from the largest scale measured to where it reaches the limit).
+    @Test func theBudgetTableAndChartExtrapolateOnlyBeyondTheLargestScaleMeasured() throws {
         var results = Self.run([:], scales: [10_000, 100_000])
         results.configuration.stores = ["linear", "cliff"]
         results.configuration.workloads = ["page"]
@@ -92,6 +93,19 @@ import Testing
         // p99 ∝ N reaches 16.7 ms at 167k: named to two digits, below the crossing.
         #expect(report.contains("| `linear` | ≥ 100k measured; ≈ 160k extrapolated |"), "\(report)")
         #expect(report.contains("| `cliff` | 10k (over at 100k: 30 ms) |"), "\(report)")
+        #expect(report.contains("![The budgets' figures against scale](charts/budgets.svg)"))
+        let chart = try #require(Charts.render(results).first { $0.name == "budgets.svg" }?.svg)
+        #expect(chart.contains(">page p99 ≤ a frame</text>") && chart.contains(">limit 16.7 ms</text>"), "\(chart)")
+        // One projection, `linear`'s (`cliff` went over): from 100k to where its fit meets the limit's line.
+        let projections = chart.split(separator: "\n").filter {
+            $0.hasPrefix("<polyline") && $0.contains(#"stroke-dasharray="6 4""#)
+        }
+        #expect(projections.count == 1, "\(chart)")
+        let limitLine = try #require(chart.split(separator: "\n").first { $0.contains(#"stroke-dasharray="8 4""#) })
+        let limitY = try #require(limitLine.firstMatch(of: /y1="([0-9.]+)"/)?.1)
+        let ends = try #require(projections.first?.firstMatch(of: /points="([0-9.]+),[0-9.]+ ([0-9.]+),([0-9.]+)"/))
+        // The panel's x axis runs from 10k (80 px) to 1M (400 px): 100k at 240 px, 167k at 275.5 px.
+        #expect(ends.1 == "240.0" && ends.2 == "275.5" && ends.3 == limitY, "\(projections)")
     }
 
     @Test func oneScaleFitsNothing() {
