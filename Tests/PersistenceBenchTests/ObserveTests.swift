@@ -3,8 +3,6 @@ import Testing
 
 @testable import PersistenceBench
 
-/// The stores whose queries can be observed.
-
 /// `observe` and `observe-burst`: the plan's expected results, and what every store's observer delivers.
 @Suite struct ObserveTests {
     /// The results the plan expects are what a store's own `page` and `count(where:)` answer after each of its
@@ -27,13 +25,25 @@ import Testing
         try store.close()
     }
 
-    /// Paced: every commit that changed the result was waited for (one `FRESH` latency each), every notice was
-    /// answered, and every store's observer cost some CPU besides the writer's.
+    /// The paced cell's digest from the first observable store (`sqlite`), run once for the suite: every store's
+    /// must equal it. `StoreConformanceTests.everyStoreGivesTheSameDigests` leaves `observe` to this test, so each
+    /// store's 1,000 observed commits run once, not twice.
+    static let reference = Result<Digest, any Error> {
+        let directory = try TemporaryDirectory()
+        guard let first = observableStoreNames.first else { throw BenchError("no store can be observed") }
+        let kind = try storeKind(first)
+        return try measureCell(ObserveWorkload(paced: true), on: kind, in: directory.url, scale: 600).digest
+    }
+
+    /// Paced: every store's digest is the reference's (the observer delivered each expected result, in order), every
+    /// commit that changed the result was waited for (one `FRESH` latency each), every notice was answered, and every
+    /// store's observer cost some CPU besides the writer's.
     @Test(arguments: observableStoreNames)
     func theObserverDeliversEveryChangedResult(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
         let metrics = try measureCell(ObserveWorkload(paced: true), on: kind, in: directory.url, scale: 600)
+        #expect(metrics.digest == (try Self.reference.get()), "\(name) disagrees with the reference on observe")
         let observed = try #require(metrics.observe)
         #expect(observed.commits == ObserveWorkload.commits)
         #expect(metrics.latencyByOperation?["FRESH"]?.count == observed.commitsChangingResult)

@@ -16,7 +16,7 @@ import Testing
             let directory = temporary.url
             var logBytesAtEnd: [String: Int64] = [:]
             let metrics = try measureCell(
-                workload, on: kind, in: directory, scale: 2_000, seed: 7, batchSize: 100,
+                workload, on: kind, in: directory, scale: 600, seed: 7, batchSize: 100,
                 end: {
                     // The moment the timed phase ends, before the digest read-back and the close.
                     for file in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
