@@ -13,28 +13,14 @@ enum BudgetChart {
     private static let top = 50.0
     private static let legendWidth = 230.0
 
+    /// Whether the run has the chart: some store has a figure for some budget the run's workloads declare. The
+    /// report links the chart on this, without drawing it.
+    static func isDrawn(_ results: RunResults) -> Bool { panels(results) != nil }
+
     /// Nil when no store has a figure for any budget the run's workloads declare.
     static func render(_ results: RunResults) -> String? {
-        let scales = orderedUnique(results.cells.map(\.scale)).sorted()
-        guard let smallest = scales.first, let largest = scales.last else { return nil }
+        guard let panels = panels(results) else { return nil }
         let stores = results.stores
-        let edge = Double(largest.records) * 10
-        let panels = BudgetReach.budgets(of: results).map { workload, budget in
-            LogLogChart(
-                title: budget.name, xLabel: "records in the data set (log scale)",
-                yLabel: "median over repetitions (log scale)",
-                series: stores.map { store in
-                    series(
-                        store,
-                        BudgetReach(
-                            budget, results.cells.filter { $0.store == store && $0.workload == workload },
-                            scales: scales),
-                        edge: edge)
-                },
-                yTime: true, thresholds: [(budget.limit, "limit " + Quantity.formatTime(budget.limit))],
-                xSpan: (Double(smallest.records), edge))
-        }
-        guard panels.contains(where: { $0.series.contains { !$0.points.isEmpty } }) else { return nil }
         let rows = (panels.count + columns - 1) / columns
         let width = Double(columns) * panelWidth + legendWidth
         var svg = LogLogChart.header(
@@ -67,6 +53,29 @@ enum BudgetChart {
             "</svg>",
         ]
         return svg.joined(separator: "\n")
+    }
+
+    /// A panel per budget the run's workloads declare; nil when no store has a figure in any of them.
+    private static func panels(_ results: RunResults) -> [LogLogChart]? {
+        let scales = orderedUnique(results.cells.map(\.scale)).sorted()
+        guard let smallest = scales.first, let largest = scales.last else { return nil }
+        let edge = Double(largest.records) * 10
+        let panels = BudgetReach.budgets(of: results).map { workload, budget in
+            LogLogChart(
+                title: budget.name, xLabel: "records in the data set (log scale)",
+                yLabel: "median over repetitions (log scale)",
+                series: results.stores.map { store in
+                    series(
+                        store,
+                        BudgetReach(
+                            budget, results.cells.filter { $0.store == store && $0.workload == workload },
+                            scales: scales),
+                        edge: edge)
+                },
+                yTime: true, thresholds: [(budget.limit, "limit " + Quantity.formatTime(budget.limit))],
+                xSpan: (Double(smallest.records), edge))
+        }
+        return panels.contains(where: { $0.series.contains { !$0.points.isEmpty } }) ? panels : nil
     }
 
     /// One store's line in a panel: its medians and spreads, and its fit from the largest scale measured to where

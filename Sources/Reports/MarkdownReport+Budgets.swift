@@ -45,13 +45,13 @@ extension MarkdownReport {
                 .joined(separator: " | ") + " |",
             "|---|" + String(repeating: "---|", count: judged.count + (limit == nil ? 0 : 1)),
         ] + rows + [""]
-            + (BudgetChart.render(results) == nil
-                ? []
-                : [
+            + (BudgetChart.isDrawn(results)
+                ? [
                     "Each budget's figure against scale, one panel per budget under its limit, with each store's "
                         + "fit continued (dashed) where the table extrapolates:", "",
                     "![The budgets' figures against scale](\(Charts.directoryName)/\(BudgetChart.fileName))", "",
-                ])
+                ]
+                : [])
     }
 
     /// Under `run --memory-limit`: "100k (killed at 1M: insert, scan)", "≥ 1M measured", "none (killed at 10k: …)".
