@@ -28,7 +28,9 @@ extension MarkdownReport {
             for fit in fits where fit.workload == workload {
                 guard let first = fit.points.first, let last = fit.points.last else { continue }
                 let error = fit.standardError.map { " ± \(exponent($0))" } ?? ""
-                let steep = fit.steepSteps.map { "\($0.from)–\($0.to) (N^\(exponent($0.exponent)))" }
+                let steep = fit.steepSteps.map {
+                    "\($0.from)–\($0.to) (N^\(exponent($0.exponent))\($0.acrossMachines ? ", across machines" : ""))"
+                }
                 out.append(
                     "| `\(fit.store)` | \(exponent(fit.exponent))\(error) | \(fit.reading.rawValue) | "
                         + "\(Quantity.formatTime(first.median)) at \(first.scale) → "
@@ -36,8 +38,38 @@ extension MarkdownReport {
                         + (steep.isEmpty ? "–" : steep.joined(separator: ", ")) + " |")
             }
             out.append("")
+            out += machinesLines(fits.filter { $0.workload == workload }, results.machines)
         }
         return out
+    }
+
+    /// For a merged run whose workload's scales ran on different machines: which scales ran where, with each
+    /// machine's probes, and each store's b fitted to one machine's scales alone. Empty where one machine measured
+    /// them all.
+    private static func machinesLines(_ fits: [Growth], _ machines: [Machine]) -> [String] {
+        let points = fits.flatMap(\.points)
+        let names = orderedUnique(points.sorted { $0.scale < $1.scale }.compactMap(\.machine))
+        guard names.count > 1 else { return [] }
+        let parts = names.map { name in
+            let machine = machines.first { $0.name == name }
+            let probes = [
+                machine?.cpuProbeSeconds.map { "CPU probe \(Quantity.formatTime($0))" },
+                machine?.syncProbeSeconds.map { "fdatasync \(Quantity.formatTime($0))" },
+            ].compactMap { $0 }
+            let scales = Set(points.filter { $0.machine == name }.map(\.scale)).sorted()
+            return scales.map(\.description).joined(separator: ", ") + " on \(name)"
+                + (probes.isEmpty ? "" : " (" + probes.joined(separator: ", ") + ")")
+        }
+        let alone = fits.filter { !$0.byMachine.isEmpty }.map { fit in
+            "- `\(fit.store)`: "
+                + fit.byMachine.map { "\(exponent($0.exponent)) on \($0.machine)" }.joined(separator: ", ")
+        }
+        let ending = alone.isEmpty ? "." : "; b fitted to one machine's scales alone, where it measured two or more:"
+        let line: String =
+            "Measured on \(names.count) machines: " + parts.joined(separator: "; ")
+            + ". b and the steps between scales of different machines mix the machines' speeds with the stores' "
+            + "growth (see Machines)" + ending
+        return [line, ""] + (alone.isEmpty ? [] : alone + [""])
     }
 
     private static func exponent(_ value: Double) -> String { String(format: "%.2f", value) }

@@ -525,8 +525,3 @@ package enum MarkdownReport {
         ISO8601DateFormatter().string(from: date)
     }
 }
-
-func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {
-    var seen = Set<T>()
-    return values.filter { seen.insert($0).inserted }
-}

@@ -108,6 +108,63 @@ import Testing
         #expect(ends.1 == "240.0" && ends.2 == "275.5" && ends.3 == limitY, "\(projections)")
     }
 
+    /// A run merged from shards of two machines: shards 1 and 3 on one boot (one machine), shard 2 on another whose
+    /// probes were 1.5× and 3× slower. The report gives each machine's probes, says which scales of a workload ran
+    /// where, and marks a steep step between two machines as such.
+    @Test func aFitOverScalesOfDifferentMachinesSaysWhichRanWhere() throws {
+        var results = Self.run(["linear": { n, _ in 1e-9 * Double(n) }], scales: [10_000, 100_000, 1_000_000])
+        var fast = RunEnvironment.current(stores: [], arguments: [])
+        fast.bootID = "aaaaaaaa-0000-4000-8000-000000000000"
+        fast.cpuModel = "Fast CPU"
+        var slow = fast
+        slow.bootID = "bbbbbbbb-0000-4000-8000-000000000000"
+        slow.cpuModel = "Slow CPU"
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let parts: [(index: Int, environment: RunEnvironment, records: Int, probes: (Double, Double))] = [
+            (1, fast, 10_000, (0.016, 0.0001)), (2, slow, 100_000, (0.024, 0.0003)),
+            (3, fast, 1_000_000, (0.018, 0.0001)),
+        ]
+        results.shards = parts.map { part in
+            ShardRun(
+                shard: Shard(index: part.index, count: 3), environment: part.environment, startedAt: start,
+                finishedAt: start + 60, groups: [Shard.Group(workload: "get", scale: Scale(records: part.records))],
+                source: "shard-\(part.index)")
+        }
+        for index in results.cells.indices {
+            let part = try #require(parts.first { $0.records == results.cells[index].scale.records })
+            results.cells[index].shard = part.index
+            results.cells[index].metrics?.calibrationSeconds = part.probes.0
+            results.cells[index].metrics?.syncCalibrationSeconds = part.probes.1
+            results.cells[index].runSeconds = 2
+        }
+
+        #expect(results.machines.map(\.name) == ["boot aaaaaaaa", "boot bbbbbbbb"])
+        #expect(results.machines.map(\.shards) == [[1, 3], [2]])
+        let probes = results.machines.map { $0.cpuProbeSeconds ?? 0 }
+        #expect(abs(probes[0] - 0.017) < 1e-9 && abs(probes[1] - 0.024) < 1e-9, "\(probes)")
+        let fit = try #require(Growth.fits(results).first)
+        #expect(fit.points.map(\.machine) == ["boot aaaaaaaa", "boot bbbbbbbb", "boot aaaaaaaa"])
+        #expect(fit.steps.allSatisfy { $0.acrossMachines })
+        // 10k and 1M, on one machine: b alone there is 1; the other machine measured one scale, too few to fit.
+        #expect(fit.byMachine.map(\.machine) == ["boot aaaaaaaa"])
+        #expect(abs(fit.byMachine[0].exponent - 1) < 1e-9)
+        let report = MarkdownReport.render(results)
+        #expect(report.contains("| 2/3 | boot bbbbbbbb | Slow CPU, "), "\(report)")
+        // Shard 2's three cells ran 2 s each, within the minute from its start to its finish.
+        #expect(report.contains("| 24 ms | 300 µs | 6 s | 1 min 00 s | get 100k |"), "\(report)")
+        #expect(report.contains("the slowest's CPU probe 1.41× the fastest's, the slowest's fdatasync probe 3.00×"))
+        #expect(report.contains("10k–100k (N^1.00, across machines)"), "\(report)")
+        #expect(
+            report.contains(
+                "Measured on 2 machines: 10k, 1M on boot aaaaaaaa (CPU probe 17 ms, fdatasync 100 µs); "
+                    + "100k on boot bbbbbbbb (CPU probe 24 ms, fdatasync 300 µs). "), "\(report)")
+        #expect(report.contains("\n- `linear`: 1.00 on boot aaaaaaaa\n"), "\(report)")
+        // A run made in one go names no machine.
+        results.shards = nil
+        #expect(!MarkdownReport.render(results).contains("Measured on 2 machines"))
+        #expect(Growth.fits(results).first?.steps.contains { $0.acrossMachines } == false)
+    }
+
     @Test func oneScaleFitsNothing() {
         let results = Self.run(["a": { _, _ in 1e-6 }], scales: [10_000])
         #expect(Growth.fits(results).isEmpty)

@@ -10,6 +10,9 @@ package struct Growth: Sendable {
         package var median: Double
         package var low: Double
         package var high: Double
+        /// In a merged run, the machine that measured this scale (`Machine.name`: a (workload, scale) group runs
+        /// whole on one); nil in a run made in one go.
+        package var machine: String?
     }
 
     /// The local exponent log(t₂/t₁) / log(N₂/N₁) between two adjacent measured scales.
@@ -17,6 +20,9 @@ package struct Growth: Sendable {
         package var from: Scale
         package var to: Scale
         package var exponent: Double
+        /// True when the two scales were measured on different machines: the step carries their difference in
+        /// speed as well as the store's growth (`Machine`).
+        package var acrossMachines: Bool
     }
 
     /// What b says, over the decades a sweep spans: a cost that does not move with N (|b| < 0.05), one that falls
@@ -38,6 +44,9 @@ package struct Growth: Sendable {
     /// The standard error of b; nil when the fit had no spare degree of freedom (two values in all).
     package var standardError: Double?
     package var steps: [Step]
+    /// In a merged run whose scales ran on different machines, b fitted to each machine's scales alone (where it
+    /// measured two or more), in the order of their smallest scale; empty where one machine measured them all.
+    package var byMachine: [(machine: String, exponent: Double)] = []
 
     /// Above this a step's exponent is flagged, and a fit's exponent reads as growing.
     package static let steepExponent = 0.2
@@ -65,31 +74,45 @@ package struct Growth: Sendable {
             results.stores.compactMap { store in
                 fit(
                     store: store, workload: workload,
-                    cells: results.cells.filter { $0.store == store && $0.workload == workload })
+                    cells: results.cells.filter { $0.store == store && $0.workload == workload },
+                    machine: results.machineName(of:))
             }
         }
     }
 
-    /// The fit of one (store, workload)'s cells, or nil with fewer than two scales finished.
-    package static func fit(store: String, workload: String, cells: [CellResult]) -> Growth? {
-        var samples: [(x: Double, y: Double)] = []
+    /// The fit of one (store, workload)'s cells, or nil with fewer than two scales finished; `machine` names the
+    /// machine that measured a cell in a merged run.
+    package static func fit(
+        store: String, workload: String, cells: [CellResult], machine: (CellResult) -> String? = { _ in nil }
+    ) -> Growth? {
+        var samples: [(x: Double, y: Double, machine: String?)] = []
         var points: [Point] = []
         for scale in Set(cells.map(\.scale)).sorted() {
-            let times = cells.filter { $0.scale == scale && $0.status == .ok }.compactMap(\.metrics)
-                .filter { $0.operations > 0 && $0.timedSeconds > 0 }.map(\.timePerOperation)
+            let finished = cells.filter { $0.scale == scale && $0.status == .ok }
+            let times = finished.compactMap(\.metrics).filter { $0.operations > 0 && $0.timedSeconds > 0 }
+                .map(\.timePerOperation)
             guard let middle = median(times), let low = times.min(), let high = times.max() else { continue }
-            points.append(Point(scale: scale, median: middle, low: low, high: high))
-            samples += times.map { (Double(scale.records), $0) }
+            points.append(
+                Point(scale: scale, median: middle, low: low, high: high, machine: finished.first.flatMap(machine)))
+            samples += times.map { (Double(scale.records), $0, points.last?.machine) }
         }
-        guard points.count >= 2, let law = PowerLaw(samples) else { return nil }
+        guard points.count >= 2, let law = PowerLaw(samples.map { ($0.x, $0.y) }) else { return nil }
         let steps = zip(points, points.dropFirst()).map { one, next in
             Step(
                 from: one.scale, to: next.scale,
-                exponent: log(next.median / one.median) / log(Double(next.scale.records) / Double(one.scale.records)))
+                exponent: log(next.median / one.median) / log(Double(next.scale.records) / Double(one.scale.records)),
+                acrossMachines: one.machine != next.machine)
         }
-        return Growth(
+        var growth = Growth(
             store: store, workload: workload, points: points, exponent: law.exponent, coefficient: law.coefficient,
             standardError: law.standardError, steps: steps)
+        let machines = orderedUnique(points.compactMap(\.machine))
+        if machines.count > 1 {
+            growth.byMachine = machines.compactMap { name in
+                PowerLaw(samples.filter { $0.machine == name }.map { ($0.x, $0.y) }).map { (name, $0.exponent) }
+            }
+        }
+        return growth
     }
 }
 

@@ -13,6 +13,12 @@ package func median(_ values: [Double]) -> Double? {
     return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/// `values` without repeats, each kept where it first occurs.
+package func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {
+    var seen = Set<T>()
+    return values.filter { seen.insert($0).inserted }
+}
+
 /// The Mann–Whitney U test, one-sided: the probability, were both samples drawn from one distribution, of a U as
 /// large as `later`'s over `earlier` (the pairs in which `later`'s value is the larger, a tie counting half). Small
 /// when `later` is shifted up. Exact (every ordering of the pooled samples equally likely) up to 20 values a side;
