@@ -37,11 +37,17 @@ struct Matrix {
         let save: (RunResults) throws -> Void = { try writer.write($0) }
         let runner: Runner
         if let interrupted {
-            let kept = interrupted.cells.filter { $0.interrupted != true }.count
-            print("Resuming \(output.path): \(kept) finished cells kept")
+            let machine = RunEnvironment.current(stores: stores, arguments: CommandLine.arguments)
             runner = try Runner(
-                resuming: interrupted, stores: stores, workloads: workloads, outputDirectory: output,
+                resuming: interrupted, on: machine, stores: stores, workloads: workloads, outputDirectory: output,
                 executable: try Executable.path(), observer: ConsoleProgress(), save: save)
+            print("Resuming \(output.path): \(runner.cellsKept) finished cells kept")
+            if !runner.groupsRunAgain.isEmpty {
+                print(
+                    "This machine (boot \(machine.bootID.map { String($0.prefix(8)) } ?? "?")) is not the one that "
+                        + "began " + runner.groupsRunAgain.joined(separator: ", ")
+                        + ": each runs again here whole, so that its stores are compared on one machine")
+            }
         } else {
             runner = try Runner(
                 configuration: configuration, stores: stores, workloads: workloads,

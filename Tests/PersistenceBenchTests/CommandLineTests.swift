@@ -358,6 +358,48 @@ import Testing
         #expect(again.cells.count == 2 && again.cells.allSatisfy { $0.status == .ok && $0.interrupted == nil })
     }
 
+    /// Resumed on another machine (here: its results.json says another boot began it), a run keeps the groups that
+    /// finished there and runs the group it stopped in again, whole, so that each group's stores are compared on
+    /// one machine; results.json and the report name both machines.
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
+    func aRunResumedOnAnotherMachineRunsTheGroupItStoppedInAgainWhole() throws {
+        let temporary = try TemporaryDirectory()
+        let out = temporary.url.appendingPathComponent("out")
+        let run = try runTool([
+            "run", "--stores", "sqlite,memory", "--workloads", "get,count-where", "--scales", "1k", "--repetitions",
+            "1", "--out", out.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let file = out.appendingPathComponent("results.json")
+        var results = try RunResults.load(from: file)
+        let here = try #require(results.environment.bootID)
+        #expect(results.cells.allSatisfy { $0.bootID == here })
+        // Another boot began it, in results that name no cell's machine (the run's is theirs), and it stopped in
+        // count-where 1k after one of its two cells.
+        let elsewhere = "0ther000-0000-4000-8000-000000000000"
+        results.environment.bootID = elsewhere
+        for index in results.cells.indices { results.cells[index].bootID = nil }
+        results.cells.remove(at: try #require(results.cells.lastIndex { $0.workload == "count-where" }))
+        results.finishedAt = nil
+        try results.jsonData().write(to: file)
+
+        let resumed = try runTool(["run", "--resume", out.path])
+        #expect(resumed.status == 0, "\(resumed.output)")
+        #expect(resumed.output.contains("2 finished cells kept"), "\(resumed.output)")
+        #expect(
+            resumed.output.contains("is not the one that began count-where 1k: each runs again here whole"),
+            "\(resumed.output)")
+        let again = try RunResults.load(from: file)
+        #expect(again.cells.count == 4 && again.finishedAt != nil)
+        #expect(again.cells.filter { $0.workload == "get" }.allSatisfy { $0.bootID == nil })
+        #expect(again.cells.filter { $0.workload == "count-where" }.allSatisfy { $0.bootID == here })
+        #expect(again.resumedOn?.map(\.bootID) == [here])
+        #expect(again.machines.map(\.name) == ["boot 0ther000", "boot \(here.prefix(8))"])
+        let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        #expect(report.contains("Resumed on another machine (`run --resume`)"), "\(report)")
+        #expect(report.contains("| – | boot 0ther000 |") && report.contains("| get 1k |"), "\(report)")
+    }
+
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func resumingADirectoryWithoutARunIsNamed() throws {
         let run = try runTool(["run", "--resume", "/nonexistent-dir"])
         #expect(run.status == 2)

@@ -35,6 +35,9 @@ package struct CellResult: Codable, Equatable, Sendable {
     package var fixtureSeconds: Double?
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
     package var shard: Int?
+    /// The boot id of the machine that ran this cell (`RunEnvironment.bootID`): a run resumed on another machine
+    /// holds cells of both (`RunResults.resumedOn`). Nil in results recorded before it was.
+    package var bootID: String?
 
     /// How the reason of a cell killed at `run --memory-limit` begins.
     package static let killedAtMemoryLimit = "killed at the memory limit"

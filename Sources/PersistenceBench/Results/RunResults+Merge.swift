@@ -9,6 +9,8 @@ package struct ShardRun: Codable, Equatable, Sendable {
     package var groups: [Shard.Group]
     /// The directory it was merged from, as `merge` was given it.
     package var source: String
+    /// The machines other than `environment`'s it was resumed on (`RunResults.resumedOn`).
+    package var resumedOn: [RunEnvironment]?
 }
 
 extension RunResults {
@@ -69,7 +71,7 @@ extension RunResults {
             ShardRun(
                 shard: part.shard, environment: part.results.environment, startedAt: part.results.startedAt,
                 finishedAt: part.finishedAt, groups: part.shard.groups(of: part.results.configuration),
-                source: part.source)
+                source: part.source, resumedOn: part.results.resumedOn)
         }
         for part in ordered {
             merged.cells += part.results.cells.map { cell in

@@ -15,6 +15,9 @@ package struct RunResults: Codable, Equatable, Sendable {
     /// In a run merged from shards (`merge`), each shard's machine, times and groups; nil for a run made in one go.
     /// `environment` is then the first shard's.
     package var shards: [ShardRun]?
+    /// The machines other than `environment`'s that a run was resumed on (`run --resume` on another boot), each
+    /// once, in the order they joined; nil where one machine ran every cell. Each cell names its own (`bootID`).
+    package var resumedOn: [RunEnvironment]?
 
     package init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
         schemaVersion = Self.currentSchemaVersion
@@ -74,7 +77,7 @@ package struct RunResults: Codable, Equatable, Sendable {
     }()
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks, shards
+        case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks, shards, resumedOn
     }
 
     package init(from decoder: any Decoder) throws {
@@ -86,6 +89,7 @@ package struct RunResults: Codable, Equatable, Sendable {
         finishedAt = try c.decodeIfPresent(Date.self, forKey: .finishedAt)
         cells = try c.decode([CellResult].self, forKey: .cells)
         shards = try c.decodeIfPresent([ShardRun].self, forKey: .shards)
+        resumedOn = try c.decodeIfPresent([RunEnvironment].self, forKey: .resumedOn)
     }
 
     // The digest checks are derived from the cells, and written out for readers that do not recompute them.
@@ -101,6 +105,7 @@ package struct RunResults: Codable, Equatable, Sendable {
         try c.encode(cells, forKey: .cells)
         try c.encode(digestChecks, forKey: .digestChecks)
         try c.encodeIfPresent(shards, forKey: .shards)
+        try c.encodeIfPresent(resumedOn, forKey: .resumedOn)
     }
 }
 

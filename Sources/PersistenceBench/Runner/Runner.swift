@@ -44,6 +44,13 @@ package final class Runner {
     private var results: RunResults
     /// Finished cells of an interrupted run being resumed, by `cellKey`: reused, not run again.
     private var finished: [String: CellResult] = [:]
+    /// The boot id of the machine this invocation runs on, recorded on every cell it runs (`CellResult.bootID`).
+    private var bootID: String?
+    /// Resuming on another machine: the (workload, scale) groups begun on another and left unfinished, which run
+    /// again here whole ("page 10M"), in the plan's order.
+    package private(set) var groupsRunAgain: [String] = []
+    /// The finished cells of the run being resumed that this one keeps.
+    package var cellsKept: Int { finished.count }
     /// Per store and workload, the first cell that ran out of a budget: the same work at this scale and above is
     /// not run again (`run(_:index:total:)`), since it only grows.
     private var outOfBudget: [String: (scale: Scale, repetition: Int, reason: String)] = [:]
@@ -70,21 +77,42 @@ package final class Runner {
         self.observer = observer
         self.save = save
         results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
+        bootID = environment.bootID
     }
 
-    /// Resumes `interrupted` (read from `outputDirectory`'s results.json): its configuration, start and environment
-    /// are kept, its finished cells kept and skipped, every other planned cell run, and so is a cell that was
-    /// stopped from outside the run (`CellResult.interrupted`).
+    /// Resumes `interrupted` (read from `outputDirectory`'s results.json) on `machine`: its configuration, start
+    /// and environment are kept, its finished cells kept and skipped, every other planned cell run, and so is a cell
+    /// that was stopped from outside the run (`CellResult.interrupted`). On another machine than the one that ran
+    /// them (another boot), `machine` joins `RunResults.resumedOn`, and a (workload, scale) group begun there and
+    /// left unfinished runs again here whole (`groupsRunAgain`), so that each group's stores are compared on one
+    /// machine.
     package convenience init(
-        resuming interrupted: RunResults, stores: [StoreKind], workloads: [any Workload], outputDirectory: URL,
-        executable: String, observer: any RunObserver, save: @escaping (RunResults) throws -> Void
+        resuming interrupted: RunResults, on machine: RunEnvironment, stores: [StoreKind], workloads: [any Workload],
+        outputDirectory: URL, executable: String, observer: any RunObserver,
+        save: @escaping (RunResults) throws -> Void
     ) throws {
         try self.init(
             configuration: interrupted.configuration, stores: stores, workloads: workloads,
             environment: interrupted.environment, outputDirectory: outputDirectory, executable: executable,
             observer: observer, save: save)
         results.startedAt = interrupted.startedAt
-        for cell in interrupted.cells where cell.interrupted != true {
+        results.resumedOn = interrupted.resumedOn
+        bootID = machine.bootID
+        let first = interrupted.environment.bootID
+        if machine.bootID != first, !(interrupted.resumedOn ?? []).contains(where: { $0.bootID == machine.bootID }) {
+            results.resumedOn = (interrupted.resumedOn ?? []) + [machine]
+        }
+        let kept = interrupted.cells.filter { $0.interrupted != true }
+        let planned = Dictionary(grouping: plan) { Self.groupKey($0.workload.name, $0.scale) }.mapValues(\.count)
+        let keptByGroup = Dictionary(grouping: kept) { Self.groupKey($0.workload, $0.scale) }
+        let elsewhere = Set(
+            keptByGroup.filter { group, cells in
+                cells.count < planned[group] ?? 0 && cells.contains { ($0.bootID ?? first) != machine.bootID }
+            }.keys)
+        groupsRunAgain = orderedUnique(
+            plan.filter { elsewhere.contains(Self.groupKey($0.workload.name, $0.scale)) }
+                .map { "\($0.workload.name) \($0.scale)" })
+        for cell in kept where !elsewhere.contains(Self.groupKey(cell.workload, cell.scale)) {
             finished[Self.cellKey(cell.store, cell.workload, cell.scale, cell.repetition)] = cell
         }
     }
@@ -273,6 +301,12 @@ package final class Runner {
     }
 
     private func run(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {
+        var result = try runOnThisMachine(cell, index: index, total: total, box: box)
+        result.bootID = bootID
+        return result
+    }
+
+    private func runOnThisMachine(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {
         guard cell.workload.supports(cell.store.type) else {
             return CellResult(
                 store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
