@@ -10,8 +10,8 @@ package struct Growth: Sendable {
         package var median: Double
         package var low: Double
         package var high: Double
-        /// In a merged run, the machine that measured this scale (`Machine.name`: a (workload, scale) group runs
-        /// whole on one); nil in a run made in one go.
+        /// The machine that measured this scale (`Machine.name`: a (workload, scale) group runs whole on one);
+        /// nil where the fit was given no names.
         package var machine: String?
     }
 
@@ -44,7 +44,7 @@ package struct Growth: Sendable {
     /// The standard error of b; nil when the fit had no spare degree of freedom (two values in all).
     package var standardError: Double?
     package var steps: [Step]
-    /// In a merged run whose scales ran on different machines, b fitted to each machine's scales alone (where it
+    /// Where the scales ran on different machines (a merged run, or one resumed elsewhere), b fitted to each machine's scales alone (where it
     /// measured two or more), in the order of their smallest scale; empty where one machine measured them all.
     package var byMachine: [(machine: String, exponent: Double)] = []
 
@@ -81,7 +81,7 @@ package struct Growth: Sendable {
     }
 
     /// The fit of one (store, workload)'s cells, or nil with fewer than two scales finished; `machine` names the
-    /// machine that measured a cell in a merged run.
+    /// machine that measured a cell (`RunResults.machineName(of:)`).
     package static func fit(
         store: String, workload: String, cells: [CellResult], machine: (CellResult) -> String? = { _ in nil }
     ) -> Growth? {
