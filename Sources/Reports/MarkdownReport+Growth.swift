@@ -43,7 +43,7 @@ extension MarkdownReport {
         return out
     }
 
-    /// For a merged run whose workload's scales ran on different machines: which scales ran where, with each
+    /// For a run whose workload's scales ran on different machines (merged from shards, or resumed elsewhere): which scales ran where, with each
     /// machine's probes, and each store's b fitted to one machine's scales alone. Empty where one machine measured
     /// them all.
     private static func machinesLines(_ fits: [Growth], _ machines: [Machine]) -> [String] {

@@ -44,7 +44,7 @@ struct Matrix {
             print("Resuming \(output.path): \(runner.cellsKept) finished cells kept")
             if !runner.groupsRunAgain.isEmpty {
                 print(
-                    "This machine (boot \(machine.bootID.map { String($0.prefix(8)) } ?? "?")) is not the one that "
+                    "This machine (\(RunResults.machineName(machine))) is not the one that "
                         + "began " + runner.groupsRunAgain.joined(separator: ", ")
                         + ": each runs again here whole, so that its stores are compared on one machine")
             }

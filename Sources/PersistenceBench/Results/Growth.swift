@@ -83,7 +83,7 @@ package struct Growth: Sendable {
     /// The fit of one (store, workload)'s cells, or nil with fewer than two scales finished; `machine` names the
     /// machine that measured a cell (`RunResults.machineName(of:)`).
     package static func fit(
-        store: String, workload: String, cells: [CellResult], machine: (CellResult) -> String? = { _ in nil }
+        store: String, workload: String, cells: [CellResult], machine: (CellResult) -> String?
     ) -> Growth? {
         var samples: [(x: Double, y: Double, machine: String?)] = []
         var points: [Point] = []

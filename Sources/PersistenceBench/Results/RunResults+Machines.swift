@@ -58,7 +58,8 @@ extension RunResults {
         return Self.machineName(part.environment)
     }
 
-    private static func machineName(_ environment: RunEnvironment) -> String {
+    /// The name of `environment`'s machine (`Machine.name`).
+    package static func machineName(_ environment: RunEnvironment) -> String {
         environment.bootID.map { machineName(bootID: $0) } ?? environment.hostname
     }
 
