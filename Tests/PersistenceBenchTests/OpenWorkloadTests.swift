@@ -15,13 +15,13 @@ import Testing
     }
 
     @Test(arguments: itemStoreNames)
-    func openTimesTheOpenAndTheFirstQueryApart(store name: String) throws {
+    func openTimesTheOpenAndTheFirstPageApart(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
         let metrics = try measureCell(OpenWorkload(), on: kind, in: directory.url, scale: 2_000, batchSize: 500)
         #expect(metrics.operations == 2)
         let byKind = try #require(metrics.latencyByOperation)
-        #expect(Set(byKind.keys) == ["OPEN", "FIRST-QUERY"])
+        #expect(Set(byKind.keys) == ["OPEN", "FIRST-PAGE"])
         #expect(metrics.digest.count == 1)
     }
 }
