@@ -38,6 +38,14 @@ struct Matrix {
         let runner: Runner
         if let interrupted {
             let machine = RunEnvironment.current(stores: stores, arguments: CommandLine.arguments)
+            let builds = RunEnvironment.buildDifferences(interrupted.environment, machine)
+            guard builds.isEmpty else {
+                throw ValidationError(
+                    "cannot resume '\(output.path)' here: the run's and this build's "
+                        + builds.joined(separator: ", ") + " (the commit is the checkout's this runs in); a run is "
+                        + "one build (merge refuses mixes), so resume it from a checkout of "
+                        + "\(interrupted.environment.gitCommit) with a build of that checkout")
+            }
             runner = try Runner(
                 resuming: interrupted, on: machine, stores: stores, workloads: workloads, outputDirectory: output,
                 executable: try Executable.path(), observer: ConsoleProgress(), save: save)

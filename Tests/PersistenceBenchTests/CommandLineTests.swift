@@ -400,6 +400,31 @@ import Testing
         #expect(report.contains("| – | boot 0ther000 |") && report.contains("| get 1k |"), "\(report)")
     }
 
+    /// A run is one build: resuming it with a build of another commit is refused, and its cells are left as they
+    /// were.
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func resumingARunOfAnotherCommitIsRefused() throws {
+        let temporary = try TemporaryDirectory()
+        let out = temporary.url.appendingPathComponent("out")
+        let run = try runTool([
+            "run", "--stores", "sqlite,memory", "--workloads", "get", "--scales", "1k", "--repetitions", "1", "--out",
+            out.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let file = out.appendingPathComponent("results.json")
+        var results = try RunResults.load(from: file)
+        results.environment.gitCommit = "0123456789ab"
+        results.cells.removeLast()
+        results.finishedAt = nil
+        try results.jsonData().write(to: file)
+        let before = try Data(contentsOf: file)
+
+        let resumed = try runTool(["run", "--resume", out.path])
+        #expect(resumed.status == 2, "\(resumed.output)")
+        #expect(resumed.output.contains("commits differ (0123456789ab and "), "\(resumed.output)")
+        #expect(resumed.output.contains("resume it from a checkout of 0123456789ab"), "\(resumed.output)")
+        #expect(try Data(contentsOf: file) == before)
+    }
+
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func resumingADirectoryWithoutARunIsNamed() throws {
         let run = try runTool(["run", "--resume", "/nonexistent-dir"])
         #expect(run.status == 2)

@@ -91,6 +91,19 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         return status.isEmpty ? head : "\(head)-dirty"
     }
 
+    /// What makes two environments builds of different code (commit, compiler, engines), one phrase each; empty
+    /// when they are one build's. A run is one build: merging refuses shards of two, and resuming a run from another.
+    package static func buildDifferences(_ one: RunEnvironment, _ other: RunEnvironment) -> [String] {
+        var found: [String] = []
+        func compare<Value: Equatable>(_ what: String, _ value: (RunEnvironment) -> Value) {
+            if value(one) != value(other) { found.append("\(what) differ (\(value(one)) and \(value(other)))") }
+        }
+        compare("commits") { $0.gitCommit }
+        compare("compilers") { $0.swift }
+        compare("engines") { $0.engines.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" } }
+        return found
+    }
+
     /// Quotes an argument for a POSIX shell when it needs it.
     package static func shellQuoted(_ argument: String) -> String {
         let safe = argument.allSatisfy { $0.isLetter || $0.isNumber || "-_./=,:+@%".contains($0) }

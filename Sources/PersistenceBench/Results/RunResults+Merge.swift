@@ -93,13 +93,10 @@ extension RunResults {
 
     /// What makes two shards parts of different runs, one phrase each; empty when they are parts of one.
     static func differences(_ one: RunResults, _ other: RunResults) -> [String] {
-        var found: [String] = []
+        var found = RunEnvironment.buildDifferences(one.environment, other.environment)
         func compare<Value: Equatable>(_ what: String, _ value: (RunResults) -> Value) {
             if value(one) != value(other) { found.append("\(what) differ (\(value(one)) and \(value(other)))") }
         }
-        compare("commits") { $0.environment.gitCommit }
-        compare("compilers") { $0.environment.swift }
-        compare("engines") { $0.environment.engines.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" } }
         compare("seeds") { $0.configuration.seed }
         compare("stores") { $0.configuration.stores }
         compare("workloads") { $0.configuration.workloads }
