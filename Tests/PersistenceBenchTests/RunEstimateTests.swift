@@ -93,6 +93,19 @@ import Testing
         #expect(estimate.loadSeconds(store: "sqlite", fixture: "items", scale: scale) == 30)
     }
 
+    /// The flagship sweep's shard 3: `json search 10M` was DNF in 0.5 s (its fixture's load went over the memory
+    /// budget), and taken as measured, the power law from 45 s at 1M to it estimated `json search 10k` at 101 hours.
+    /// Only finished cells give a cell's time; the failed load still gives the load's.
+    @Test func aCellThatDidNotFinishDoesNotGiveItsWorkATime() throws {
+        var failed = Self.cell("json", "search", 10_000_000, seconds: 400.5)
+        failed.status = .dnf
+        failed.fixtureSeconds = 400
+        let estimate = RunEstimate(runs: [[Self.cell("json", "search", 1_000_000, seconds: 45), failed]])
+        #expect(estimate.seconds(store: "json", workload: "search", scale: Scale(records: 10_000)) == 0.45)
+        #expect(estimate.seconds(store: "json", workload: "search", scale: Scale(records: 10_000_000)) == 450)
+        #expect(estimate.loadSeconds(store: "json", fixture: "items", scale: Scale(records: 10_000_000)) == 400)
+    }
+
     /// The flagship sweep's shard 2: `json observe` took 88 s at 10k, and in proportion to N the estimate put 24
     /// hours on it at 10M, 36 h 44 min on what remained of the shard. The runner stops a cell at its budget and runs
     /// no more of its store and workload at its scale or above; the estimate now does the same.
