@@ -30,9 +30,14 @@ struct BudgetReach {
     let limit: Double
 
     /// The budgets the run's workloads declare (`Workload.appBudgets`), in the run's order of workloads.
+    /// A budget no finished cell has a figure for is left out (an `open` of results recorded before its first page
+    /// was timed has figures for the first query's budgets only).
     static func budgets(of results: RunResults) -> [(workload: String, budget: AppBudget)] {
         orderedUnique(results.cells.map(\.workload)).flatMap { workload in
-            (WorkloadCatalog.workload(named: workload)?.appBudgets ?? []).map { (workload, $0) }
+            let finished = results.cells.filter { $0.workload == workload }.compactMap(\.metrics)
+            return (WorkloadCatalog.workload(named: workload)?.appBudgets ?? []).filter { budget in
+                finished.isEmpty || finished.contains { budget.figure($0) != nil }
+            }.map { (workload, $0) }
         }
     }
 

@@ -14,12 +14,21 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
         "open a store of N items in a fresh process, its files dropped from the page cache, then its first page of 20"
     package var fixture: Fixture? { .items }
     /// A cold launch: the store's open and the first page its list shows, within Apple's first-frame target and the
-    /// watchdog's allowance.
+    /// watchdog's allowance. Results recorded before 2026-11-28 timed one lookup after the open (`FIRST-QUERY`) and
+    /// are judged under that name; a report shows the columns its cells have figures for.
     package var appBudgets: [AppBudget] {
-        [
-            .timedPhase("cold open + first page ≤ 400 ms", within: AppBudget.launch, source: AppBudget.launchSource),
-            .timedPhase("cold open + first page ≤ 20 s", within: AppBudget.watchdog, source: AppBudget.watchdogSource),
-        ]
+        [(OperationKind.firstPage, "first page"), (OperationKind(rawValue: "FIRST-QUERY"), "first query")].flatMap {
+            kind, what in
+            [
+                (AppBudget.launch, "400 ms", AppBudget.launchSource),
+                (AppBudget.watchdog, "20 s", AppBudget.watchdogSource),
+            ]
+            .map { limit, shown, source in
+                AppBudget(name: "cold open + \(what) ≤ \(shown)", limit: limit, source: source) { metrics in
+                    metrics.latencyByOperation?[kind.rawValue] == nil ? nil : metrics.timedSeconds
+                }
+            }
+        }
     }
     package var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstPage]) }
 
