@@ -11,6 +11,8 @@ struct LogLogChart {
         var ranges: [(x: Double, low: Double, high: Double)] = []
         /// A dashed line beyond the points, without markers: a fit's continuation past the scales measured.
         var projection: [(x: Double, y: Double)] = []
+        /// The x of the points whose markers are drawn hollow (measured on another machine than the filled ones).
+        var hollow: Set<Double> = []
     }
 
     var title: String
@@ -28,6 +30,8 @@ struct LogLogChart {
     var thresholds: [(y: Double, label: String)] = []
     /// The x axis covers at least this span, where there is anything to draw (room for a projection).
     var xSpan: (low: Double, high: Double)?
+    /// What filled and hollow markers mean, under the legend ("filled: boot 2c26fc23", "hollow: boot 5b3382bd").
+    var markerKey: [String] = []
 
     /// Where a plot's axes meet its edges, in the SVG's pixels.
     struct Frame {
@@ -146,12 +150,21 @@ struct LogLogChart {
                 svg.append(Self.line(position - 4, high, position + 4, high, colour: colour, width: 1.5))
             }
             for point in visible where !linearX {
+                let fill =
+                    entry.hollow.contains(point.x)
+                    ? #"fill="white" stroke="\#(colour)" stroke-width="2""# : #"fill="\#(colour)""#
                 svg.append(
-                    #"<circle cx="\#(Self.format(x(point.x)))" cy="\#(Self.format(y(point.y)))" r="4" fill="\#(colour)"/>"#
+                    #"<circle cx="\#(Self.format(x(point.x)))" cy="\#(Self.format(y(point.y)))" r="4" \#(fill)/>"#
                 )
             }
             if let legendX {
                 svg += Self.legendEntry(entry.name, index: index, x: legendX, y: plot.top + 10 + Double(index) * 22)
+            }
+        }
+        if let legendX {
+            for (line, text) in markerKey.enumerated() {
+                let top = plot.top + 22 + Double(series.count + line) * 22
+                svg.append(#"<text x="\#(Self.format(legendX))" y="\#(Self.format(top))">\#(Self.escape(text))</text>"#)
             }
         }
         return svg
@@ -235,17 +248,26 @@ package enum Charts {
                 yLabel: "operations per second, median (log scale)", series: series)
             charts.append((throughputFileName(workload), chart.render()))
         }
-        // Time per operation against scale, with the repetitions' spread, for the workloads `Growth` fits.
+        // Time per operation against scale, with the repetitions' spread, for the workloads `Growth` fits; where the
+        // scales ran on more than one machine, the points of all but the first are hollow, and the key says whose.
         let fits = Growth.fits(results)
         for workload in orderedUnique(fits.map(\.workload)) {
-            let series = fits.filter { $0.workload == workload }.map { fit in
+            let workloadFits = fits.filter { $0.workload == workload }
+            let machines = orderedUnique(workloadFits.flatMap { $0.points.compactMap(\.machine) })
+            let series = workloadFits.map { fit in
                 LogLogChart.Series(
                     name: fit.store, points: fit.points.map { (Double($0.scale.records), $0.median) },
-                    ranges: fit.points.map { (Double($0.scale.records), $0.low, $0.high) })
+                    ranges: fit.points.map { (Double($0.scale.records), $0.low, $0.high) },
+                    hollow: Set(
+                        fit.points.filter { $0.machine != nil && $0.machine != machines.first }
+                            .map { Double($0.scale.records) }))
             }
-            let chart = LogLogChart(
+            var chart = LogLogChart(
                 title: "\(workload): time per operation against scale", xLabel: "records in the data set (log scale)",
                 yLabel: "seconds per operation, median and spread (log scale)", series: series, yTime: true)
+            if machines.count > 1 {
+                chart.markerKey = ["● \(machines[0])", "○ " + machines.dropFirst().joined(separator: ", ")]
+            }
             charts.append((timeFileName(workload), chart.render()))
         }
         // Throughput over time for the cells whose timed phase ran longer than `timelineSeconds`: each store's first

@@ -195,6 +195,11 @@ import Testing
                 "Measured on 2 machines: 10k, 1M on boot aaaaaaaa (CPU probe 17 ms, fdatasync 100 µs); "
                     + "100k on boot bbbbbbbb (CPU probe 24 ms, fdatasync 300 µs). "), "\(report)")
         #expect(report.contains("\n- `linear`: 1.00 on boot aaaaaaaa\n"), "\(report)")
+        // The time chart draws the other machine's point (100k) hollow, and says whose the markers are.
+        let chart = try #require(Charts.render(results).first { $0.name == "time-get.svg" }?.svg)
+        #expect(
+            chart.split(separator: "\n").filter { $0.contains("<circle") && $0.contains(#"fill="white""#) }.count == 1)
+        #expect(chart.contains(">● boot aaaaaaaa</text>") && chart.contains(">○ boot bbbbbbbb</text>"), "\(chart)")
         // A run made in one go names no machine.
         results.shards = nil
         #expect(!MarkdownReport.render(results).contains("Measured on 2 machines"))
