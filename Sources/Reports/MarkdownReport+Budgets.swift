@@ -10,16 +10,28 @@ extension MarkdownReport {
     /// measured, from the power law of the figure against N, marked extrapolated.
     static func budgetSummary(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
         let judged = BudgetReach.budgets(of: results)
-        guard !judged.isEmpty || results.configuration.memoryLimitBytes != nil else { return [] }
         let limit = results.configuration.memoryLimitBytes
+        // The memory columns: this run's own cap, then each capped run joined to it (`merge --capped`).
+        let caps =
+            (limit.map { [(name: "every workload within \(Quantity.formatBytes($0))", cells: results.cells)] } ?? [])
+            + (results.cappedRuns ?? []).map {
+                (
+                    name: "every workload within \(Quantity.formatBytes($0.memoryLimitBytes)) (capped run"
+                        + ($0.finished ? ")" : ", stopped part-way)"), cells: $0.cells
+                )
+            }
+        guard !judged.isEmpty || !caps.isEmpty else { return [] }
         let rows = stores.compactMap { store -> String? in
             var reaches = judged.map { workload, budget in
                 BudgetReach(
                     budget, results.cells.filter { $0.store == store && $0.workload == workload }, scales: scales
                 )?.description ?? "–"
             }
-            if limit != nil {
-                reaches.append(largestScaleUnderLimit(results.cells.filter { $0.store == store }, scales: scales))
+            for cap in caps {
+                let cells = cap.cells.filter { $0.store == store }
+                reaches.append(
+                    largestScaleUnderLimit(
+                        cells, scales: orderedUnique(cells.map(\.scale)).sorted { $0.records < $1.records }))
             }
             guard reaches.contains(where: { $0 != "–" }) else { return nil }
             return "| `\(store)` | " + reaches.joined(separator: " | ") + " |"
@@ -38,12 +50,17 @@ extension MarkdownReport {
                     " Every cell of this run ran under a memory limit of \(Quantity.formatBytes($0)), page cache "
                         + "included (`run --memory-limit`): the last column gives the largest scale at which every "
                         + "workload of the store finished under it, and the first it was killed at."
+                } ?? "")
+                + (results.cappedRuns.map { runs in
+                    " The columns \"every workload within\" … \"(capped run)\" come from runs of the same build and seed "
+                        + "made under a memory limit, page cache included (`run --memory-limit`, joined by `merge "
+                        + "--capped`: " + runs.map { "`\($0.source)`" }.joined(separator: ", ")
+                        + "): the largest scale at which every workload of the store finished under the cap, and the "
+                        + "first it was killed at; a run stopped part-way, from the cells it ran."
                 } ?? ""),
             "",
-            "| store | "
-                + (judged.map(\.1.name) + (limit.map { ["every workload within \(Quantity.formatBytes($0))"] } ?? []))
-                .joined(separator: " | ") + " |",
-            "|---|" + String(repeating: "---|", count: judged.count + (limit == nil ? 0 : 1)),
+            "| store | " + (judged.map(\.1.name) + caps.map(\.name)).joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---|", count: judged.count + caps.count),
         ] + rows + [""]
             + (BudgetChart.isDrawn(results)
                 ? [
@@ -54,8 +71,11 @@ extension MarkdownReport {
                 : [])
     }
 
-    /// Under `run --memory-limit`: "100k (killed at 1M: insert, scan)", "≥ 1M measured", "none (killed at 10k: …)".
+    /// Under `run --memory-limit`: "100k (killed at 1M: insert, scan)", "≥ 1M measured", "none (killed at 10k: …)";
+    /// in a run stopped part-way, a scale where some workload of the store has not run yet and none was killed ends
+    /// it: "≥ 300k measured (1M not all run)".
     private static func largestScaleUnderLimit(_ cells: [CellResult], scales: [Scale]) -> String {
+        let workloads = Set(cells.map(\.workload))
         var within: Scale?
         for scale in scales {
             let atScale = cells.filter { $0.scale == scale && $0.status != .notApplicable }
@@ -64,6 +84,9 @@ extension MarkdownReport {
                 atScale.filter { $0.reason?.hasPrefix(CellResult.killedAtMemoryLimit) == true }.map(\.workload))
             guard killed.isEmpty else {
                 return "\(within.map { "\($0)" } ?? "none") (killed at \(scale): \(killed.joined(separator: ", ")))"
+            }
+            guard Set(atScale.map(\.workload)) == workloads else {
+                return (within.map { "≥ \($0) measured" } ?? "none measured") + " (\(scale) not all run)"
             }
             within = scale
         }

@@ -20,13 +20,21 @@ struct Merge: ParsableCommand {
     @Option(help: "Where the merged run is written.")
     var out: String
 
+    @Option(
+        help: ArgumentHelp(
+            "A run of the same build and seed made under --memory-limit (repeatable): the budget table gets a column "
+                + "for its cap, where each store's workloads all finished under it.", valueName: "dir"))
+    var capped: [String] = []
+
     func run() throws {
         try OutputPath.requireDirectory(out, option: "--out")
         let parts = try shards.map { (source: $0, results: try ResultsFile.load($0)) }
-        let merged: RunResults
+        var merged: RunResults
         do {
             merged = try RunResults.merging(
                 parts, command: CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " "))
+            let joined = try capped.map { try merged.joining(capped: try ResultsFile.load($0), source: $0) }
+            merged.cappedRuns = joined.isEmpty ? nil : joined
         } catch {
             throw ValidationError("\(error)")
         }

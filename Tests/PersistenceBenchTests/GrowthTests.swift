@@ -101,6 +101,59 @@ import Testing
         #expect(saved.contains("| `s` | none (over at 10k: 20.1 ms) |"), "\(saved)")
     }
 
+    /// Runs under memory caps joined to a run (`merge --capped`) give the budget table a column each: the largest
+    /// scale at which every workload of the store finished under the cap; a run stopped part-way, from what it ran.
+    @Test func cappedRunsGiveTheBudgetTableItsMemoryColumns() throws {
+        var results = Self.run(["a": { _, _ in 1e-3 }, "b": { _, _ in 1e-3 }], scales: [10_000, 30_000])
+        func capped(_ limit: Int64, _ outcomes: [(String, String, Int, String?)], finished: Bool) -> RunResults {
+            var run = results
+            run.configuration.memoryLimitBytes = limit
+            run.finishedAt = finished ? Date() : nil
+            run.cells = outcomes.map { store, workload, records, killed in
+                CellResult(
+                    store: store, workload: workload, scale: Scale(records: records), repetition: 1,
+                    status: killed == nil ? .ok : .dnf, reason: killed)
+            }
+            return run
+        }
+        let killed = CellResult.killedAtMemoryLimit + " of 24.0 MiB (page cache included)"
+        let small = capped(
+            24 << 20,
+            [
+                ("a", "get", 10_000, nil), ("a", "page", 10_000, nil), ("a", "get", 30_000, killed),
+                ("a", "page", 30_000, nil), ("b", "get", 10_000, nil), ("b", "page", 10_000, nil),
+                ("b", "get", 30_000, nil),
+            ], finished: false)
+        let large = capped(
+            120 << 20,
+            [
+                ("a", "get", 10_000, nil), ("a", "get", 30_000, nil), ("b", "get", 10_000, nil),
+                ("b", "get", 30_000, nil),
+            ],
+            finished: true)
+        results.cappedRuns = [
+            try results.joining(capped: small, source: "cap-24MiB"),
+            try results.joining(capped: large, source: "cap-120MiB"),
+        ]
+        #expect(results.cappedRuns?[0].cells.allSatisfy { $0.metrics == nil } == true)
+        // Kept in results.json, as `report DIR` renders it again.
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("results.json")
+        try results.jsonData().write(to: file)
+        let report = MarkdownReport.render(try RunResults.load(from: file))
+        #expect(
+            report.contains(
+                "| every workload within 24.0 MiB (capped run, stopped part-way) | every workload within 120 MiB "
+                    + "(capped run) |"), "\(report)")
+        #expect(report.contains("| 10k (killed at 30k: get) | ≥ 30k measured |"), "\(report)")
+        #expect(report.contains("| ≥ 10k measured (30k not all run) | ≥ 30k measured |"), "\(report)")
+        // Another seed, or a run without a cap, is refused with what differs.
+        var other = small
+        other.configuration.seed += 1
+        #expect(throws: BenchError.self) { try results.joining(capped: other, source: "x") }
+        #expect(throws: BenchError.self) { try results.joining(capped: results, source: "x") }
+    }
+
     /// The budget table and chart: measured where measured, extrapolated beyond by the figure's power law, and
     /// marked so (in the chart, the fit dashed from the largest scale measured to where it reaches the limit).
     @Test func theBudgetTableAndChartExtrapolateOnlyBeyondTheLargestScaleMeasured() throws {

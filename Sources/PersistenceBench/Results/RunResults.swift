@@ -18,6 +18,9 @@ package struct RunResults: Codable, Equatable, Sendable {
     /// The machines other than `environment`'s that a run was resumed on (`run --resume` on another boot), each
     /// once, in the order they joined; nil where one machine ran every cell. Each cell names its own (`bootID`).
     package var resumedOn: [RunEnvironment]?
+    /// Runs of the same build and seed under memory caps, joined by `merge --capped` for the budget table's memory
+    /// columns; nil where none was.
+    package var cappedRuns: [CappedRun]?
 
     package init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
         schemaVersion = Self.currentSchemaVersion
@@ -78,6 +81,7 @@ package struct RunResults: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks, shards, resumedOn
+        case cappedRuns
     }
 
     package init(from decoder: any Decoder) throws {
@@ -90,6 +94,7 @@ package struct RunResults: Codable, Equatable, Sendable {
         cells = try c.decode([CellResult].self, forKey: .cells)
         shards = try c.decodeIfPresent([ShardRun].self, forKey: .shards)
         resumedOn = try c.decodeIfPresent([RunEnvironment].self, forKey: .resumedOn)
+        cappedRuns = try c.decodeIfPresent([CappedRun].self, forKey: .cappedRuns)
     }
 
     // The digest checks are derived from the cells, and written out for readers that do not recompute them.
@@ -106,6 +111,7 @@ package struct RunResults: Codable, Equatable, Sendable {
         try c.encode(digestChecks, forKey: .digestChecks)
         try c.encodeIfPresent(shards, forKey: .shards)
         try c.encodeIfPresent(resumedOn, forKey: .resumedOn)
+        try c.encodeIfPresent(cappedRuns, forKey: .cappedRuns)
     }
 }
 
