@@ -72,8 +72,9 @@ extension MarkdownReport {
     }
 
     /// Under `run --memory-limit`: "100k (killed at 1M: insert, scan)", "≥ 1M measured", "none (killed at 10k: …)";
-    /// in a run stopped part-way, a scale where some workload of the store has not run yet and none was killed ends
-    /// it: "≥ 300k measured (1M not all run)".
+    /// a cell that did not finish for another reason (its time budget, thrashing under the cap) ends it too: "300k
+    /// (DNF at 1M: update)"; in a run stopped part-way, a scale where some workload of the store has not run yet
+    /// ends it: "≥ 300k measured (1M not all run)".
     private static func largestScaleUnderLimit(_ cells: [CellResult], scales: [Scale]) -> String {
         let workloads = Set(cells.map(\.workload))
         var within: Scale?
@@ -84,6 +85,10 @@ extension MarkdownReport {
                 atScale.filter { $0.reason?.hasPrefix(CellResult.killedAtMemoryLimit) == true }.map(\.workload))
             guard killed.isEmpty else {
                 return "\(within.map { "\($0)" } ?? "none") (killed at \(scale): \(killed.joined(separator: ", ")))"
+            }
+            let unfinished = orderedUnique(atScale.filter { $0.status != .ok }.map(\.workload))
+            guard unfinished.isEmpty else {
+                return "\(within.map { "\($0)" } ?? "none") (DNF at \(scale): \(unfinished.joined(separator: ", ")))"
             }
             guard Set(atScale.map(\.workload)) == workloads else {
                 return (within.map { "≥ \($0) measured" } ?? "none measured") + " (\(scale) not all run)"

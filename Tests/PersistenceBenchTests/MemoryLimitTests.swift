@@ -12,6 +12,8 @@ import Testing
     func aHeapBoundStoreIsKilledAtTheLimitAndAMappedOneFinishesUnderIt() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("capped").path
+        // Other runs on the machine (a capped run beside the tests) have cgroups of their own: only this run's count.
+        let before = Self.cgroups()
         let run = try runTool([
             "run", "--stores", "memory,sqlite", "--workloads", "insert,scan", "--scales", "100k", "--repetitions", "1",
             "--memory-limit", "24MiB", "--out", out,
@@ -36,11 +38,15 @@ import Testing
         let report = try String(contentsOfFile: out + "/report.md", encoding: .utf8)
         #expect(report.contains("| `memory` |") && report.contains("(killed at 100k: insert, scan)"), "\(report)")
         // No cgroup is left behind.
-        if case .success(let (parent, _)) = MemoryCgroup.parent() {
-            let left = try FileManager.default.contentsOfDirectory(atPath: parent.path).filter {
-                $0.hasPrefix("persistbench-")
-            }
-            #expect(left.isEmpty, "\(left)")
-        }
+        let left = Self.cgroups().subtracting(before)
+        #expect(left.isEmpty, "\(left)")
+    }
+
+    /// The runs' cgroups under the memory controller's parent, by name (`persistbench-<pid>`).
+    static func cgroups() -> Set<String> {
+        guard case .success(let (parent, _)) = MemoryCgroup.parent(),
+            let names = try? FileManager.default.contentsOfDirectory(atPath: parent.path)
+        else { return [] }
+        return Set(names.filter { $0.hasPrefix("persistbench-") })
     }
 }
