@@ -114,6 +114,14 @@ import Testing
                     store: store, workload: workload, scale: Scale(records: records), repetition: 1,
                     status: killed == nil ? .ok : .dnf, reason: killed)
             }
+            if !finished {
+                // The cell the run was stopped in is not a result.
+                var stopped = CellResult(
+                    store: "b", workload: "page", scale: Scale(records: 30_000), repetition: 1, status: .dnf,
+                    reason: "stopped from outside the run by signal 15 (Terminated)")
+                stopped.interrupted = true
+                run.cells.append(stopped)
+            }
             return run
         }
         let killed = CellResult.killedAtMemoryLimit + " of 24.0 MiB (page cache included)"

@@ -10,7 +10,8 @@ package struct CappedRun: Codable, Equatable, Sendable {
     package var command: String
     /// Whether it finished; a run stopped part-way gives its column from the cells it ran.
     package var finished: Bool
-    /// Its cells without their measurements: store, workload, scale, repetition, status and reason.
+    /// Its cells without their measurements (store, workload, scale, repetition, status and reason), but for a cell
+    /// stopped from outside the run, which is not a result.
     package var cells: [CellResult]
 }
 
@@ -31,7 +32,7 @@ extension RunResults {
         return CappedRun(
             memoryLimitBytes: limit, source: source, command: capped.environment.command,
             finished: capped.finishedAt != nil,
-            cells: capped.cells.map {
+            cells: capped.cells.filter { $0.interrupted != true }.map {
                 CellResult(
                     store: $0.store, workload: $0.workload, scale: $0.scale, repetition: $0.repetition,
                     status: $0.status, reason: $0.reason)
