@@ -278,6 +278,20 @@ import Testing
 
 /// `run --resume`: a run killed twice, resumed each time, ends with the cells of a run never interrupted.
 @Suite struct ResumeTests {
+    /// A finished run of `sqlite` and `memory` at 1k in `temporary`: its directory, results.json and results.
+    static func finishedRun(_ workloads: String, in temporary: TemporaryDirectory) throws -> (
+        out: URL, file: URL, results: RunResults
+    ) {
+        let out = temporary.url.appendingPathComponent("out")
+        let run = try runTool([
+            "run", "--stores", "sqlite,memory", "--workloads", workloads, "--scales", "1k", "--repetitions", "1",
+            "--out", out.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let file = out.appendingPathComponent("results.json")
+        return (out, file, try RunResults.load(from: file))
+    }
+
     /// Starts `persistbench arguments`, and kills it and its cell process with SIGKILL once `results` holds
     /// `cells` cells.
     private func killed(after cells: Int, _ arguments: [String], results: URL) throws {
@@ -336,14 +350,7 @@ import Testing
     /// A cell stopped from outside the run (Ctrl-C reaches the cell before the run) is not a result: it runs again.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellStoppedFromOutsideRunsAgainOnResume() throws {
         let temporary = try TemporaryDirectory()
-        let out = temporary.url.appendingPathComponent("out")
-        let run = try runTool([
-            "run", "--stores", "sqlite,memory", "--workloads", "get", "--scales", "1k", "--repetitions", "1", "--out",
-            out.path,
-        ])
-        #expect(run.status == 0, "\(run.output)")
-        let file = out.appendingPathComponent("results.json")
-        var results = try RunResults.load(from: file)
+        var (out, file, results) = try Self.finishedRun("get", in: temporary)
         let stopped = try #require(results.cells.firstIndex { $0.store == "memory" })
         results.cells[stopped] = CellResult(
             store: "memory", workload: "get", scale: Scale(records: 1_000), repetition: 1, status: .dnf,
@@ -364,14 +371,7 @@ import Testing
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
     func aRunResumedOnAnotherMachineRunsTheGroupItStoppedInAgainWhole() throws {
         let temporary = try TemporaryDirectory()
-        let out = temporary.url.appendingPathComponent("out")
-        let run = try runTool([
-            "run", "--stores", "sqlite,memory", "--workloads", "get,count-where", "--scales", "1k", "--repetitions",
-            "1", "--out", out.path,
-        ])
-        #expect(run.status == 0, "\(run.output)")
-        let file = out.appendingPathComponent("results.json")
-        var results = try RunResults.load(from: file)
+        var (out, file, results) = try Self.finishedRun("get,count-where", in: temporary)
         let here = try #require(results.environment.bootID)
         #expect(results.cells.allSatisfy { $0.bootID == here })
         // Another boot began it, in results that name no cell's machine (the run's is theirs), and it stopped in
@@ -404,14 +404,7 @@ import Testing
     /// were.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func resumingARunOfAnotherCommitIsRefused() throws {
         let temporary = try TemporaryDirectory()
-        let out = temporary.url.appendingPathComponent("out")
-        let run = try runTool([
-            "run", "--stores", "sqlite,memory", "--workloads", "get", "--scales", "1k", "--repetitions", "1", "--out",
-            out.path,
-        ])
-        #expect(run.status == 0, "\(run.output)")
-        let file = out.appendingPathComponent("results.json")
-        var results = try RunResults.load(from: file)
+        var (out, file, results) = try Self.finishedRun("get", in: temporary)
         results.environment.gitCommit = "0123456789ab"
         results.cells.removeLast()
         results.finishedAt = nil
