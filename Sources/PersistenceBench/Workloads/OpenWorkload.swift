@@ -17,7 +17,7 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
     /// watchdog's allowance. Results recorded before 2026-11-28 timed one lookup after the open (`FIRST-QUERY`) and
     /// are judged under that name; a report shows the columns its cells have figures for.
     package var appBudgets: [AppBudget] {
-        [(OperationKind.firstPage, "first page"), (OperationKind(rawValue: "FIRST-QUERY"), "first query")].flatMap {
+        [(OperationKind.firstPage, "first page"), (OperationKind.firstQuery, "first query")].flatMap {
             kind, what in
             [
                 (AppBudget.launch, "400 ms", AppBudget.launchSource),

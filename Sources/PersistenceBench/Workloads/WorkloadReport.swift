@@ -7,10 +7,10 @@ public struct OperationKind: RawRepresentable, Hashable, Sendable, CustomStringC
 
     public var description: String { rawValue }
 
-    /// `open`: opening the store, and the first page after it (`FIRST-QUERY`, one lookup, in results before
-    /// 2026-11-28).
+    /// `open`: opening the store, and the first page after it; in results before 2026-11-28, one lookup after it.
     package static let open = OperationKind(rawValue: "OPEN")
     package static let firstPage = OperationKind(rawValue: "FIRST-PAGE")
+    package static let firstQuery = OperationKind(rawValue: "FIRST-QUERY")
     /// YCSB's kinds, as YCSB names them.
     package static let read = OperationKind(rawValue: "READ")
     package static let update = OperationKind(rawValue: "UPDATE")
