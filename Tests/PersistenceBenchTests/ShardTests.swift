@@ -105,6 +105,20 @@ import Testing
         #expect(try RunResults.load(from: file) == merged)
     }
 
+    /// A part of a run names the engines of the stores it ran (`check --counters` resumes a part per process): only
+    /// a store both name can make two builds differ.
+    @Test func buildsDifferOnlyWhereBothNameAStoresEngine() {
+        var one = RunEnvironment.current(stores: [], arguments: [])
+        one.engines = ["sqlite": "SQLite 3.40.1", "lmdb": "LMDB 0.9.24"]
+        var other = one
+        other.engines = ["sqlite": "SQLite 3.40.1"]
+        #expect(RunEnvironment.buildDifferences(one, other).isEmpty)
+        other.engines = ["sqlite": "SQLite 3.45.0"]
+        #expect(
+            RunEnvironment.buildDifferences(one, other)
+                == [#"engines differ (["sqlite SQLite 3.40.1"] and ["sqlite SQLite 3.45.0"])"#])
+    }
+
     @Test func mergeRefusesWhatIsNotThePartsOfOneRun() throws {
         let run = Self.configuration(scales: [1000, 2000], workloads: ["insert", "scan", "get"])
         func refusal(_ parts: [(String, RunResults)]) -> String {

@@ -100,7 +100,11 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         }
         compare("commits") { $0.gitCommit }
         compare("compilers") { $0.swift }
-        compare("engines") { $0.engines.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" } }
+        // Each names the engines of the stores it ran (a part of a run may run some): compared where both name one.
+        let shared = Set(one.engines.keys).intersection(other.engines.keys)
+        compare("engines") {
+            $0.engines.filter { shared.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        }
         return found
     }
 
