@@ -30,7 +30,7 @@ struct LogLogChart {
     var thresholds: [(y: Double, label: String)] = []
     /// The x axis covers at least this span, where there is anything to draw (room for a projection).
     var xSpan: (low: Double, high: Double)?
-    /// What filled and hollow markers mean, under the legend ("filled: boot 2c26fc23", "hollow: boot 5b3382bd").
+    /// What filled and hollow markers mean, under the legend ("● boot 2c26fc23", "○ boot 5b3382bd").
     var markerKey: [String] = []
 
     /// Where a plot's axes meet its edges, in the SVG's pixels.

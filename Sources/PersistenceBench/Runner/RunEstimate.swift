@@ -10,10 +10,9 @@ import Foundation
 /// own time is its process's and the fixture's copy made for it (what the copy costs, the fixture's other cells
 /// show), the rest the load.
 ///
-/// A cell's own time, and a fixture's load alike: the median where measured at its scale (a cell's own time only
-/// from the cells that finished); else the power law of
-/// seconds against N over the largest three scales measured (in proportion to N from a single scale: loading the
-/// data grows so); else the median seconds per record of its workload's (or fixture's) cells, else of every cell,
+/// A cell's own time (from the cells that finished only), and a fixture's load alike: the median where measured at
+/// its scale; else the power law of seconds against N over the largest three scales measured (in proportion to N
+/// from a single scale: loading the data grows so); else the median seconds per record of its workload's (or fixture's) cells, else of every cell,
 /// times its records. Nil with nothing measured.
 ///
 /// With the run's budgets, a plan is estimated as the runner runs it: a cell takes at most its time budget and a
