@@ -76,7 +76,6 @@ extension MarkdownReport {
     /// (DNF at 1M: update)"; in a run stopped part-way, a scale where some workload of the store has not run yet
     /// ends it: "≥ 300k measured (1M not all run)".
     private static func largestScaleUnderLimit(_ cells: [CellResult], scales: [Scale]) -> String {
-        let cells = cells.filter { $0.interrupted != true }
         let workloads = Set(cells.map(\.workload))
         var within: Scale?
         for scale in scales {
