@@ -12,8 +12,8 @@ import Foundation
 ///
 /// A cell's own time (from the cells that finished only), and a fixture's load alike: the median where measured at
 /// its scale; else the power law of seconds against N over the largest three scales measured (in proportion to N
-/// from a single scale: loading the data grows so); else the median seconds per record of its workload's (or fixture's) cells, else of every cell,
-/// times its records. Nil with nothing measured.
+/// from a single scale: loading the data grows so); else the median seconds per record of its workload's (or
+/// fixture's) cells, else of every cell, times its records. Nil with nothing measured.
 ///
 /// With the run's budgets, a plan is estimated as the runner runs it: a cell takes at most its time budget and a
 /// fixture's load at most the fixture's (their processes are stopped there), and after a cell over its budget, or
