@@ -24,6 +24,27 @@ package enum DurabilityReport {
                     + "\(milliseconds(summary.reopenMedianSeconds)) | \(milliseconds(summary.reopenMaxSeconds)) | "
                     + "\(faults) |")
         }
+        let sequences = results.summaries.filter { $0.check == .twoCrashes }
+        if !sequences.isEmpty {
+            lines += [
+                "", "## Two crashes in a row", "",
+                "Each *two-crashes* trial starts from a power-loss state (a quarter of them of a store being "
+                    + "created), reopens it in a successor that runs the store's recovery and commits a seeded "
+                    + "1–\(results.transactions) further transactions, and cuts again: by power loss during the "
+                    + "successor's open (where a recovery writes), by power loss after it, or by a kill. The state is "
+                    + "checked against the transactions the first reopen found, then the successor's: nothing the "
+                    + "first crash discarded may come back, and nothing the successor did not commit may show.", "",
+                "| store | first cuts | second cuts | during the open | after it | kills | broken |",
+                "|---|---:|---:|---:|---:|---:|---:|",
+            ]
+            for summary in sequences {
+                let during = summary.recoveryCuts ?? 0
+                let kills = summary.killCuts ?? 0
+                lines.append(
+                    "| \(summary.store) | \(summary.firstStates ?? 0) | \(summary.trials) | \(during) | "
+                        + "\(summary.trials - during - kills) | \(kills) | **\(summary.broken)** |")
+            }
+        }
         let corruptions = results.summaries.filter { $0.check == .corruption }
         if !corruptions.isEmpty {
             lines += [
@@ -70,7 +91,7 @@ package enum DurabilityReport {
 
     /// The rule the states were built under, and how many came from a writer that created its store.
     static func newFilesSentence(_ results: CrashResults) -> String {
-        let newStore = results.summaries.compactMap(\.newStoreStates).reduce(0, +)
+        let newStore = results.summaries.filter { $0.check == .powerLoss }.compactMap(\.newStoreStates).reduce(0, +)
         let created =
             newStore > 0
             ? " A quarter of each store's states (\(newStore) in all) are cut from a second writer that creates the "

@@ -10,7 +10,9 @@ struct Crash: ParsableCommand {
             Per store: --kills writers killed with SIGKILL at a seeded moment; with --power-loss N, N crash states \
             rebuilt from a recorded writer's writes and flushes (what a power cut may leave); with --faults N, N \
             seeded ENOSPC/EIO failures of a write or flush; with --corruptions N, N byte flips or truncations of \
-            the closed store (measured, never a failure). Each trial reopens the store in a fresh process, runs \
+            the closed store (measured, never a failure); with --crashes 2, as many two-crash states besides: a \
+            power-loss state reopened (its recovery run), a seeded number of further commits, and a second cut by \
+            power loss (some during the open's own recovery) or by a kill. Each trial reopens the store in a fresh process, runs \
             its integrity check and compares every item with the committed states. Writes crash.json and crash.md \
             to --out after every store. Exit status: 0 when every store kept its promise, 1 when one broke it or \
             could not be checked, 2 on bad input.
@@ -27,6 +29,13 @@ struct Crash: ParsableCommand {
 
     @Option(name: .customLong("power-loss"), help: "Power-loss crash states per store (0: none).")
     var powerLoss = 0
+
+    @Option(
+        help: """
+            Crashes in a row: 1, or 2 to check as many two-crash states as --power-loss gives (each a power-loss \
+            state reopened, written on and cut again) beside the single ones.
+            """)
+    var crashes = 1
 
     @Option(help: "Injected faults per store (0: none).")
     var faults = 0
@@ -91,6 +100,12 @@ struct Crash: ParsableCommand {
         guard kills + powerLoss + faults + corruptions > 0 else {
             throw ValidationError("nothing to check: --kills, --power-loss, --faults and --corruptions are all 0")
         }
+        guard crashes == 1 || crashes == 2 else {
+            throw ValidationError("invalid --crashes \(crashes): 1 or 2 crashes in a row")
+        }
+        guard crashes == 1 || powerLoss > 0 else {
+            throw ValidationError("--crashes 2 needs --power-loss N: the two-crash states start from power-loss states")
+        }
         guard transactions >= 1 else { throw ValidationError("invalid --transactions \(transactions): at least 1") }
         guard maxDelay >= 0 else { throw ValidationError("invalid --max-delay \(maxDelay): milliseconds, 0 or more") }
         guard let rule = NewFileRule(rawValue: newFiles) else {
@@ -101,7 +116,7 @@ struct Crash: ParsableCommand {
             CrashCampaign.Configuration(
                 scale: records, seed: seed, kills: kills, powerLossStates: powerLoss, faults: faults,
                 corruptions: corruptions, transactions: transactions, maximumKillDelayMilliseconds: maxDelay,
-                newFiles: rule)
+                newFiles: rule, crashes: crashes)
         )
     }
 

@@ -7,6 +7,9 @@ package struct CrashSummary: Codable, Sendable {
         case kill
         /// Crash states a power cut may leave, rebuilt from the writer's recorded writes and flushes.
         case powerLoss = "power-loss"
+        /// A power-loss state reopened (its recovery run), written on by a successor, and cut again: by power loss
+        /// (during the successor's open and recovery, or after it), or by a kill (`CrashCampaign+Sequences`).
+        case twoCrashes = "two-crashes"
         /// A write or flush fails (ENOSPC, EIO) in the writer.
         case fault
         /// A closed store's file has a byte flipped or is cut short; the reopened store must detect it or still
@@ -40,6 +43,11 @@ package struct CrashSummary: Codable, Sendable {
     package var hangs: Int?
     /// Power loss: how many of the states were cut from a writer that created the store (nil in older files).
     package var newStoreStates: Int?
+    /// Two crashes: the first-crash states the sequences start from, and how many second cuts fell inside the
+    /// successor's open (its recovery) and how many were kills; the rest are power cuts after its open.
+    package var firstStates: Int?
+    package var recoveryCuts: Int?
+    package var killCuts: Int?
     /// The first few broken trials, described.
     package var examples: [String] = []
 
@@ -53,9 +61,10 @@ package struct CrashSummary: Codable, Sendable {
     func allows(_ verdict: CrashVerdict) -> Bool {
         switch (check, promise) {
         case (_, .nothing), (.corruption, _): true
-        case (.powerLoss, .committedPrefix): verdict.outcome == .intact || verdict.outcome == .lost
+        case (.powerLoss, .committedPrefix), (.twoCrashes, .committedPrefix):
+            verdict.outcome == .intact || verdict.outcome == .lost
         // Measured, not promised: what a power cut leaves of a store that never flushed.
-        case (.powerLoss, .survivesKills): true
+        case (.powerLoss, .survivesKills), (.twoCrashes, .survivesKills): true
         default: verdict.outcome == .intact
         }
     }
@@ -117,12 +126,15 @@ package final class CrashCampaign {
         package var maximumKillDelayMilliseconds: Int
         /// When a new name survives a power cut in the crash states (`NewFileRule`).
         package var newFiles: NewFileRule
+        /// Crashes in a row: 1, or 2 to also cut `powerLossStates` two-crash states.
+        package var crashes: Int
 
         package init(
             scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, corruptions: Int = 0,
-            transactions: Int, maximumKillDelayMilliseconds: Int, newFiles: NewFileRule = .posix
+            transactions: Int, maximumKillDelayMilliseconds: Int, newFiles: NewFileRule = .posix, crashes: Int = 1
         ) {
             self.newFiles = newFiles
+            self.crashes = crashes
             self.corruptions = corruptions
             self.scale = scale
             self.seed = seed
@@ -140,11 +152,11 @@ package final class CrashCampaign {
     /// a kill's delay is counted in milliseconds.
     static let pollMilliseconds: Int32 = 20
 
-    private let configuration: Configuration
-    private let executable: String
-    private let recorder: String?
-    private let work: URL
-    private let progress: (String) -> Void
+    let configuration: Configuration
+    let executable: String
+    let recorder: String?
+    let work: URL
+    let progress: (String) -> Void
 
     /// - Parameters:
     ///   - executable: this tool, whose hidden `_child` command the children run.
@@ -161,11 +173,11 @@ package final class CrashCampaign {
         self.progress = progress
     }
 
-    private var base: URL { work.appendingPathComponent("base") }
+    var base: URL { work.appendingPathComponent("base") }
     /// An empty store directory: where the power-loss check's second writer creates its store.
-    private var emptyBase: URL { work.appendingPathComponent("empty") }
-    private var store: URL { work.appendingPathComponent("store") }
-    private var recordLog: URL { work.appendingPathComponent("writes.log") }
+    var emptyBase: URL { work.appendingPathComponent("empty") }
+    var store: URL { work.appendingPathComponent("store") }
+    var recordLog: URL { work.appendingPathComponent("writes.log") }
 
     /// Runs the configured checks on `kind`.
     package func run(_ kind: StoreKind) throws -> [CrashSummary] {
@@ -182,7 +194,13 @@ package final class CrashCampaign {
         if configuration.powerLossStates > 0 || configuration.faults > 0 {
             log = try record(kind)
         }
-        if let log, configuration.powerLossStates > 0 { summaries.append(try powerLoss(kind, log: log)) }
+        if let log, configuration.powerLossStates > 0 {
+            // A writer that creates the store, for a quarter of the states: recorded once, for both checks.
+            try FileSystem.makeDirectory(emptyBase)
+            let creation = configuration.powerLossStates >= 2 ? try record(kind, from: emptyBase, scale: 0) : nil
+            summaries.append(try powerLoss(kind, log: log, creation: creation))
+            if configuration.crashes >= 2 { summaries.append(try twoCrashes(kind, log: log, creation: creation)) }
+        }
         if let log, configuration.faults > 0 { summaries.append(try faults(kind, log: log)) }
         if configuration.corruptions > 0 { summaries.append(try corruptions(kind)) }
         return summaries
@@ -199,26 +217,11 @@ package final class CrashCampaign {
             try FileSystem.copyForCell(from: base, to: store)
             let job = crashJob(.write, kind: kind, directory: store, run: trial)
             let delay = UInt64(rng.below(UInt64(configuration.maximumKillDelayMilliseconds) + 1)) * 1_000_000
-            // Killed `delay` after it said it opened the store; given up on if it never says so.
-            var killAt: UInt64?
-            let writer = try supervisor.run(.crash(job)) { look in
-                guard look.progress != nil else {
-                    return look.elapsedSeconds < Self.childTimeoutSeconds ? .keepWatching : .stop("did not open")
-                }
-                let now = monotonicNanoseconds()
-                let at = killAt ?? now + delay
-                killAt = at
-                return now < at ? .lookAgainWithin(milliseconds: Int32(max(1, (at - now) / 1_000_000))) : .stop("kill")
-            }
-            guard writer.progress != nil, writer.stopped != "did not open" else {
-                summary.addBrokenTrial(
-                    "kill \(trial)", "the writer did not open the store: \(writer.reply?.error ?? "")")
-                continue
-            }
-            let committed = writer.progress ?? 0
-            if case .exited = writer.ending {
-                summary.addBrokenTrial(
-                    "kill \(trial)", "the writer stopped before the kill: \(writer.reply?.error ?? "")")
+            let committed: Int
+            switch try kill(job, afterNanoseconds: delay) {
+            case .killed(let reported): committed = reported
+            case .failed(let problem):
+                summary.addBrokenTrial("kill \(trial)", problem)
                 continue
             }
             let (verdict, seconds) = try verify(kind, directory: store, run: trial, committed: committed)
@@ -232,15 +235,49 @@ package final class CrashCampaign {
         return summary
     }
 
+    /// How a writer meant to be killed ended.
+    enum KillOutcome {
+        /// Killed, after reporting this many committed transactions.
+        case killed(committed: Int)
+        /// Not killed: it never reported its open, or it stopped first; why.
+        case failed(String)
+    }
+
+    /// Runs the writer `job` and kills it with SIGKILL `delay` nanoseconds after it reported its open.
+    func kill(_ job: CrashJob, afterNanoseconds delay: UInt64) throws -> KillOutcome {
+        // Given up on if it never says it opened the store.
+        var killAt: UInt64?
+        let writer = try supervisor.run(.crash(job)) { look in
+            guard look.progress != nil else {
+                return look.elapsedSeconds < Self.childTimeoutSeconds ? .keepWatching : .stop("did not open")
+            }
+            let now = monotonicNanoseconds()
+            let at = killAt ?? now + delay
+            killAt = at
+            return now < at ? .lookAgainWithin(milliseconds: Int32(max(1, (at - now) / 1_000_000))) : .stop("kill")
+        }
+        guard let committed = writer.progress, writer.stopped != "did not open" else {
+            return .failed("the writer did not open the store: \(writer.reply?.error ?? "")")
+        }
+        if case .exited = writer.ending {
+            return .failed("the writer stopped before the kill: \(writer.reply?.error ?? "")")
+        }
+        return .killed(committed: committed)
+    }
+
     // MARK: Power loss
 
     /// Runs a writer of `transactions` commits under libWriteRecorder, on a copy of `base` (a store of `scale`
     /// items, or an empty directory: a store created by the writer), and returns its log.
-    private func record(_ kind: StoreKind, from base: URL? = nil, scale: Int? = nil) throws -> WriteLog {
+    func record(
+        _ kind: StoreKind, from base: URL? = nil, scale: Int? = nil, transactions: Int? = nil,
+        continuation: CrashJob.Continuation? = nil
+    ) throws -> WriteLog {
         try FileSystem.remove(store)
         try FileSystem.copyForCell(from: base ?? self.base, to: store)
         let job = crashJob(
-            .write, kind: kind, directory: store, run: 0, transactions: configuration.transactions, scale: scale)
+            .write, kind: kind, directory: store, run: 0, transactions: transactions ?? configuration.transactions,
+            scale: scale, continuation: continuation)
         let result = try child(job, environment: try recording(into: recordLog, fault: nil))
         guard case .exited(0) = result.outcome.ending else {
             throw BenchError("the recorded writer of \(kind.name) failed: \(result.failure)")
@@ -248,7 +285,7 @@ package final class CrashCampaign {
         return try WriteLog(contentsOf: recordLog, directory: store.path)
     }
 
-    private func recording(into log: URL, fault: String?) throws -> [String] {
+    func recording(into log: URL, fault: String?) throws -> [String] {
         guard let recorder else {
             throw BenchError(
                 "the power-loss and fault checks need libWriteRecorder.so beside persistbench; build it with "
@@ -263,20 +300,19 @@ package final class CrashCampaign {
     /// The power-loss check: crash states of the recorded writer on the fixture and, a quarter of them (at least
     /// one), of a writer that creates the store in an empty directory and commits the same number of
     /// transactions: states cut while the store's files and directories are being made.
-    private func powerLoss(_ kind: StoreKind, log: WriteLog) throws -> CrashSummary {
+    private func powerLoss(_ kind: StoreKind, log: WriteLog, creation: WriteLog?) throws -> CrashSummary {
         var summary = CrashSummary(store: kind, check: .powerLoss)
         summary.newStoreStates = 0
         let total = configuration.powerLossStates
-        let newStore = total >= 2 ? max(1, total / 4) : 0
-        try FileSystem.makeDirectory(emptyBase)
-        let creation = newStore > 0 ? try record(kind, from: emptyBase, scale: 0) : WriteLog(operations: [])
+        let newStore = creation == nil ? 0 : max(1, total / 4)
         let sources = [
             (
                 states: CrashStates(log: log, newFiles: configuration.newFiles), limit: total - newStore,
                 base: base, scale: configuration.scale, name: ""
             ),
             (
-                states: CrashStates(log: creation, newFiles: configuration.newFiles), limit: newStore,
+                states: CrashStates(log: creation ?? WriteLog(operations: []), newFiles: configuration.newFiles),
+                limit: newStore,
                 base: emptyBase, scale: 0, name: "new store: "
             ),
         ]
@@ -454,20 +490,20 @@ package final class CrashCampaign {
     // MARK: Children
 
     /// Every child of the campaign: its request, reply and output in the scratch directory.
-    private var supervisor: ChildSupervisor {
+    var supervisor: ChildSupervisor {
         ChildSupervisor(executable: executable, directory: work, pollMilliseconds: Self.pollMilliseconds)
     }
 
-    private func crashJob(
+    func crashJob(
         _ mode: CrashJob.Mode, kind: StoreKind, directory: URL, run: Int, transactions: Int? = nil, committed: Int = 0,
-        scale: Int? = nil
+        scale: Int? = nil, continuation: CrashJob.Continuation? = nil
     ) -> CrashJob {
         CrashJob(
             mode: mode, store: kind.name, scale: scale ?? configuration.scale, seed: configuration.seed, run: run,
-            directory: directory.path, transactions: transactions, committed: committed)
+            directory: directory.path, transactions: transactions, committed: committed, continuation: continuation)
     }
 
-    private struct ChildResult {
+    struct ChildResult {
         let outcome: ChildSupervisor.Outcome
         /// The child's error, or its output, for a message.
         let failure: String
@@ -475,12 +511,12 @@ package final class CrashCampaign {
         var timedOut: Bool { outcome.stopped != nil }
     }
 
-    private func child(_ mode: CrashJob.Mode, kind: StoreKind, directory: URL) throws -> ChildResult {
+    func child(_ mode: CrashJob.Mode, kind: StoreKind, directory: URL) throws -> ChildResult {
         try child(crashJob(mode, kind: kind, directory: directory, run: 0), environment: [])
     }
 
     /// Runs a child to its end (killed after `childTimeoutSeconds`).
-    private func child(_ job: CrashJob, environment: [String]) throws -> ChildResult {
+    func child(_ job: CrashJob, environment: [String]) throws -> ChildResult {
         let supervisor = self.supervisor
         let outcome = try supervisor.run(.crash(job), environment: environment) { look in
             look.elapsedSeconds > Self.childTimeoutSeconds ? .stop("timed out") : .keepWatching
@@ -492,10 +528,13 @@ package final class CrashCampaign {
     }
 
     /// Reopens the store in `directory` in a fresh process and returns its verdict and reopen time.
-    private func verify(_ kind: StoreKind, directory: URL, run: Int, committed: Int, scale: Int? = nil) throws -> (
-        CrashVerdict, Double?
-    ) {
-        let job = crashJob(.verify, kind: kind, directory: directory, run: run, committed: committed, scale: scale)
+    func verify(
+        _ kind: StoreKind, directory: URL, run: Int, committed: Int, scale: Int? = nil,
+        continuation: CrashJob.Continuation? = nil
+    ) throws -> (CrashVerdict, Double?) {
+        let job = crashJob(
+            .verify, kind: kind, directory: directory, run: run, committed: committed, scale: scale,
+            continuation: continuation)
         let result = try child(job, environment: [])
         if result.timedOut {
             return (CrashVerdict(outcome: .corrupt, committed: committed, problem: "the reopen hung"), nil)

@@ -31,15 +31,28 @@ enum CrashExecution {
         guard let store = try kind.open(directory) as? any ItemStore else {
             throw BenchError("\(kind.name) stores no items")
         }
-        var plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run)
-        progress.send(0)
-        var number = 0
-        while job.transactions.map({ number < $0 }) ?? true {
+        var plan = plan(for: job, transactions: 0)
+        let first = job.continuation?.after ?? 0
+        progress.send(job.continuation?.acknowledged ?? 0)
+        var number = first
+        while job.transactions.map({ number - first < $0 }) ?? true {
             try CrashPlan.apply(plan.next(), to: store)
             number += 1
             progress.send(number)
         }
         try store.close()
+    }
+
+    /// The job's plan with at least `count` transactions made: its own, or a first writer's up to the state the
+    /// store recovered to and then the continuation's.
+    private static func plan(for job: CrashJob, transactions count: Int) -> CrashPlan {
+        guard let continuation = job.continuation else {
+            return CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: count)
+        }
+        var plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: continuation.after)
+        plan.continuing(continuation.run)
+        while plan.history.count < count { _ = plan.next() }
+        return plan
     }
 
     private static func verify(_ job: CrashJob, kind: StoreKind, at directory: URL) throws -> (CrashVerdict, Double?) {
@@ -61,7 +74,7 @@ enum CrashExecution {
         } catch {
             return (CrashVerdict(outcome: .corrupt, committed: job.committed, problem: "\(error)"), openSeconds)
         }
-        let plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: job.committed + 1)
+        let plan = plan(for: job, transactions: job.committed + 1)
         do {
             return (try plan.verdict(for: store, committed: job.committed), openSeconds)
         } catch {

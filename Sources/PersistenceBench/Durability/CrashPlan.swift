@@ -4,6 +4,9 @@
 /// every id used so far), an update of live items, or a delete of live items, 1–16 items each, so that a
 /// transaction applied in part shows. The plan keeps what every transaction wrote, so that a check can find
 /// which committed state, if any, a reopened store holds.
+///
+/// A plan can go on after a crash (`continuing(_:)`): the same history up to the state the store recovered to,
+/// then other transactions with other values, as an app that reopens after a crash and goes on writing.
 package struct CrashPlan: Sendable {
     package enum Transaction: Sendable {
         case insert([Item])
@@ -15,8 +18,12 @@ package struct CrashPlan: Sendable {
 
     package let scale: Int
     private let generator: ItemGenerator
+    /// The values inserts and updates write: `generator`'s, or another seed's after `continuing(_:)`.
+    private var values: ItemGenerator
     private var rng: SplitMix64
     private var nextID: Int64
+    /// Items alive after the transactions made so far.
+    private var live: Int
     /// The current value of every id a transaction touched; nil once deleted.
     private var current: [Int64: Item?] = [:]
     /// Per transaction (index 0 is transaction 1), the values it left: nil for a deleted id.
@@ -26,14 +33,27 @@ package struct CrashPlan: Sendable {
     package init(scale: Int, seed: UInt64, run: Int) {
         self.scale = scale
         generator = ItemGenerator(seed: seed)
+        values = generator
         rng = SplitMix64(seed: seed, stream: .crashTransactions, index: UInt64(run))
         nextID = Int64(scale) + 1
+        live = scale
     }
 
     /// The plan with its first `count` transactions made.
     package init(scale: Int, seed: UInt64, run: Int, transactions count: Int) {
         self.init(scale: scale, seed: seed, run: run)
         for _ in 0..<count { _ = next() }
+    }
+
+    /// A crashed writer's successor, which opened the store in the state after the transactions made so far: the
+    /// plan's later transactions are drawn from `continuation`'s own stream and write other values, so that none
+    /// repeats the bytes of a transaction that was in flight at the crash (a store that trusted those bytes would
+    /// pass unnoticed if the successor wrote them again).
+    package mutating func continuing(_ continuation: Int) {
+        var mixer = SplitMix64(seed: generator.seed, stream: .crashContinuations, index: UInt64(continuation))
+        let seed = mixer.next()
+        values = ItemGenerator(seed: seed)
+        rng = SplitMix64(seed: seed, stream: .crashTransactions, index: 0)
     }
 
     /// The item `id` holds before any transaction: the fixture's, or nil for an id the plan inserts.
@@ -51,8 +71,9 @@ package struct CrashPlan: Sendable {
         let kind = rng.below(3)
         let transaction: Transaction
         var effects: [(id: Int64, item: Item?)] = []
-        if kind == 0 || nextID - 1 < Int64(size) * 4 {
-            let items = (0..<Int64(size)).map { generator.item(id: nextID + $0) }
+        // Too few live items to pick from (a store that started empty): an insert.
+        if kind == 0 || live < size * 4 {
+            let items = (0..<Int64(size)).map { values.item(id: nextID + $0) }
             nextID += Int64(size)
             effects = items.map { ($0.id, $0) }
             transaction = .insert(items)
@@ -65,7 +86,7 @@ package struct CrashPlan: Sendable {
             ids.sort()
             if kind == 1 {
                 let updates = ids.enumerated().map { index, id in
-                    generator.update(id: id, revision: number * Self.maximumItemsPerTransaction + index)
+                    values.update(id: id, revision: number * Self.maximumItemsPerTransaction + index)
                 }
                 effects = updates.map { update in
                     var item = value(update.id)!
@@ -79,6 +100,8 @@ package struct CrashPlan: Sendable {
             }
         }
         for effect in effects { current[effect.id] = .some(effect.item) }
+        if case .insert = transaction { live += size }
+        if case .delete = transaction { live -= size }
         history.append(effects)
         return transaction
     }

@@ -223,10 +223,17 @@ struct CrashStates {
         return latest
     }
 
+    /// The index of the writer's first report: in a writer that reports once its open returned, the operations
+    /// before it are the open's, a recovery's writes among them. Nil when it made none.
+    var firstReport: Int? {
+        log.operations.firstIndex { if case .committed = $0 { true } else { false } }
+    }
+
     /// Seeded crash states, at most `limit`: cuts just before every flush (the most pending), just after every
     /// commit report, and at the end; at each, nothing pending kept, everything pending kept (what a kill
-    /// leaves), every prefix of the pending pieces (up to 8, then 8 spread), and 4 random subsets.
-    func states(limit: Int, seed: UInt64) -> [State] {
+    /// leaves), every prefix of the pending pieces (up to 8, then 8 spread), and 4 random subsets. Only the cuts
+    /// in `within`, when given.
+    func states(limit: Int, seed: UInt64, within: ClosedRange<Int>? = nil) -> [State] {
         var cuts = Set([log.operations.count])
         for (index, operation) in log.operations.enumerated() {
             switch operation {
@@ -235,6 +242,7 @@ struct CrashStates {
             default: break
             }
         }
+        if let within { cuts = cuts.filter { within.contains($0) } }
         var rng = SplitMix64(seed: seed, stream: .crashStates, index: 0)
         var candidates: [State] = []
         for cut in cuts.sorted() {

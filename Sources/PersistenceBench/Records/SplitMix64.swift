@@ -64,5 +64,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let crashTransactions = Stream(rawValue: 20)
         public static let crashStates = Stream(rawValue: 21)
         public static let searchSessions = Stream(rawValue: 22)
+        public static let crashContinuations = Stream(rawValue: 23)
     }
 }

@@ -66,6 +66,24 @@ package struct CrashJob: Codable, Sendable {
     package var transactions: Int?
     /// For `verify`: how many transactions had committed (the last number the writer reported).
     package var committed: Int
+    /// For a crash sequence: the store recovered from a first crash, and the plan goes on from there.
+    package var continuation: Continuation?
+
+    /// A store that recovered from a crash to the state after `after` of the plan's transactions, written on by a
+    /// successor whose transactions are `CrashPlan.continuing(run)`'s and numbered from `after + 1`.
+    package struct Continuation: Codable, Sendable, Equatable {
+        package var after: Int
+        package var run: Int
+        /// What the successor reports right after its open: the transactions committed so far (the lesser of those
+        /// the first writer's commits returned and those the recovered store holds).
+        package var acknowledged: Int
+
+        package init(after: Int, run: Int, acknowledged: Int) {
+            self.after = after
+            self.run = run
+            self.acknowledged = acknowledged
+        }
+    }
 }
 
 /// What a child reports back: what its job asked for, or the error that stopped it.
