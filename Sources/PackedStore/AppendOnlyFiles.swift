@@ -55,12 +55,7 @@ final class AppendOnlyFiles {
 
     private func recover() throws {
         if stateFile.length < 2 * Self.slotSize {
-            // A new set: the empty state in slot 0 and an empty slot 1, flushed with the files' headers.
-            let bytes =
-                encode(sequence: 0, lengths: lengths, counters: counters)
-                + [UInt8](repeating: 0, count: Self.slotSize)
-            try bytes.withUnsafeBytes { try stateFile.write($0, at: 0) }
-            for file in files + [stateFile] { try file.sync() }
+            try initialize()
             return
         }
         let slots = try (0..<2).compactMap { slot in
@@ -68,7 +63,13 @@ final class AppendOnlyFiles {
                 UnsafeRawBufferPointer(rebasing: stateFile.bytes[slot * Self.slotSize..<(slot + 1) * Self.slotSize]))
         }
         guard let committed = slots.max(by: { $0.sequence < $1.sequence }) else {
-            throw PackedError.corrupted(stateFile.path, "neither state slot has a valid checksum")
+            // Neither slot whole and nothing appended to any file: a creation cut before its slots were flushed (a
+            // commit flushes what it appends, and the creation flushed slot 0, before its slot is written).
+            guard stateFile.length == 2 * Self.slotSize, files.allSatisfy({ $0.length <= FileMagic.headerSize }) else {
+                throw PackedError.corrupted(stateFile.path, "neither state slot has a valid checksum")
+            }
+            try initialize()
+            return
         }
         for (file, length) in zip(files, committed.lengths) {
             guard file.length >= length else {
@@ -77,6 +78,15 @@ final class AppendOnlyFiles {
             if file.length > length { try file.truncate(to: length) }
         }
         (sequence, lengths, counters) = committed
+    }
+
+    /// A new set, or one whose creation was cut: the empty state in slot 0 and an empty slot 1, flushed with the
+    /// files' headers.
+    private func initialize() throws {
+        let bytes =
+            encode(sequence: 0, lengths: lengths, counters: counters) + [UInt8](repeating: 0, count: Self.slotSize)
+        try bytes.withUnsafeBytes { try stateFile.write($0, at: 0) }
+        for file in files + [stateFile] { try file.sync() }
     }
 
     /// Appends `appended[i]` to file `i` (each after its committed length), flushes those files, then commits

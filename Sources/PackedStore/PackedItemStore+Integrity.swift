@@ -2,33 +2,58 @@ import PersistenceBench
 
 /// After a crash: the header slots' checksums and the journal's were checked by the open; this checks what they
 /// do not cover. Every committed row: flag bits and padding zero, ids positive and unique (ascending where the
-/// header says so), strings inside the arena's committed bytes, its checksum against its fields and strings; and
-/// the header's per-filter counts against the live rows.
+/// header says so), strings inside the arena's committed bytes, its checksum against its fields and strings; the
+/// header's per-filter counts against the live rows. (Rows an append's slot vouches for but its commit did not write
+/// are the open's to find: `recover()` checks them against the commit's counts and opens to the commit before.)
 extension PackedItemStore: IntegrityCheckingStore {
+    /// Damaged rows reported one by one, before the rest are counted in one line.
+    static let rowProblemsListed = 5
+
     package func checkIntegrity() throws {
+        let problems = try integrityProblems()
+        guard let first = problems.first else { return }
+        if problems.count == 1 { throw first }
+        throw DamagedStore(
+            file: first.file, place: first.place, problem: first.problem + " (and \(problems.count - 1) more problems)")
+    }
+
+    package func integrityProblems() throws -> [DamagedStore] {
         let view = self.view
         let path = view.arenaPath.replacingOccurrences(of: "strings.arena", with: "items.rows")
+        var problems: [DamagedStore] = []
+        var damagedRows = 0
         var counts = [Int](repeating: 0, count: 8)
         var seen = Set<Int64>()
         var previous: Int64 = 0
         for index in 0..<state.rowCount {
             let offset = StoreHeader.rowsStart + index * ItemRow.size
-            func damage(_ problem: String) -> DamagedStore {
-                DamagedStore(file: path, place: "byte \(offset) (row \(index))", problem: problem)
-            }
-            if let problem = view.damage(ofRow: index, arenaLength: state.arenaLength) { throw damage(problem) }
+            var problem = view.damage(ofRow: index, arenaLength: state.arenaLength)
             let row = view.row(index)
-            guard seen.insert(row.id).inserted else { throw damage("id \(row.id) repeated") }
-            if state.rowsAscendByID {
-                guard row.id > previous else { throw damage("id \(row.id) after \(previous): ids must ascend") }
+            if problem == nil, !seen.insert(row.id).inserted { problem = "id \(row.id) repeated" }
+            if problem == nil, state.rowsAscendByID {
+                if row.id <= previous { problem = "id \(row.id) after \(previous): ids must ascend" }
                 previous = row.id
+            }
+            if let problem {
+                damagedRows += 1
+                if damagedRows <= Self.rowProblemsListed {
+                    problems.append(DamagedStore(file: path, place: "byte \(offset) (row \(index))", problem: problem))
+                }
+                continue
             }
             if !view.isDeleted(index) { counts[row.filterKey] += 1 }
         }
-        guard counts == state.counts else {
-            throw DamagedStore(
-                file: path, place: "the header", problem: "per-filter counts \(state.counts), rows hold \(counts)")
+        if damagedRows > Self.rowProblemsListed {
+            problems.append(
+                DamagedStore(file: path, problem: "\(damagedRows - Self.rowProblemsListed) more damaged rows"))
         }
+        if counts != state.counts {
+            problems.append(
+                DamagedStore(
+                    file: path, place: "the header",
+                    problem: "per-filter counts \(state.counts), rows hold \(counts)"))
+        }
+        return problems
     }
 }
 

@@ -40,37 +40,44 @@ extension PackedItemStore {
     }
 
     /// Reads the committed state, cuts off what was written after it, and replays its journal.
+    ///
+    /// A slot it does not trust (an append whose rows did not all reach the disk) is erased, and the erasure
+    /// flushed, before the open returns: the next commit reuses that slot's sequence and writes its rows where the
+    /// untrusted append's were, and a crash before its own slot lands would otherwise leave the old slot to vouch
+    /// for rows it never wrote.
     func recover() throws {
         if rows.length < StoreHeader.rowsStart {
-            // A new store, or one whose creation was interrupted (every later write keeps both slots): an initial
-            // state in slot 0 and an empty slot 1, flushed with the other files' headers.
-            let initial = StoreHeader()
-            var bytes = initial.encode()
-            bytes += [UInt8](repeating: 0, count: StoreHeader.slotSize)
-            try bytes.withUnsafeBytes { try rows.write($0, at: 0) }
-            for file in [rows, arena, tombstones, journal] { try file.sync() }
-            header = initial
-            try publish()
+            try initialize()
             return
         }
-        let slots = try (0..<2).compactMap { slot in
-            try StoreHeader.decode(
-                UnsafeRawBufferPointer(
-                    rebasing: rows.bytes[slot * StoreHeader.slotSize..<(slot + 1) * StoreHeader.slotSize]),
-                path: rows.path)
-        }
+        let slots = try headerSlots()
         guard let newest = slots.max(by: { $0.sequence < $1.sequence }) else {
+            // Neither slot whole, and nothing beyond the slots in any file: a creation cut before its slots were
+            // flushed (a commit writes and flushes slot 0 before the first rows, strings or journal records).
+            if rows.length == StoreHeader.rowsStart, arena.length <= FileMagic.headerSize,
+                journal.length <= FileMagic.headerSize
+            {
+                recoveryNotes.append("a store whose creation was cut before its header reached the disk: made again")
+                try initialize()
+                return
+            }
             throw PackedError.corrupted(rows.path, "neither header slot has a valid checksum")
         }
+        let previous = slots.first { $0.sequence + 1 == newest.sequence }
         var committed = newest
-        if newest.appendedWithSlot, let problem = damageToAppendedRows(of: newest) {
+        if newest.appendedWithSlot, let problem = damageToAppendedRows(of: newest, previous: previous) {
             // The append's rows and strings were flushed with its slot: a crash before that flush finished left
             // them partly written. The previous commit, flushed whole before this one began, is the state.
-            guard let previous = slots.first(where: { $0.sequence + 1 == newest.sequence }) else {
+            guard let previous else {
                 throw PackedError.corrupted(
                     rows.path,
                     "the rows its last commit appended are damaged (\(problem)) and no earlier commit is kept")
             }
+            try ZeroSlot.bytes.withUnsafeBytes { try rows.write($0, at: newest.slot * StoreHeader.slotSize) }
+            try rows.sync()
+            recoveryNotes.append(
+                "commit \(newest.sequence) not trusted (\(problem)): opened to commit \(previous.sequence), and commit "
+                    + "\(newest.sequence)'s header slot erased")
             committed = previous
         }
         let rowBytes = StoreHeader.rowsStart + committed.rowCount * ItemRow.size
@@ -92,18 +99,55 @@ extension PackedItemStore {
         try publish()
     }
 
+    /// A new store, or one whose creation was interrupted: an initial state in slot 0 and an empty slot 1, flushed
+    /// with the other files' headers (every later write keeps both slots).
+    private func initialize() throws {
+        let initial = StoreHeader()
+        var bytes = initial.encode()
+        bytes += ZeroSlot.bytes
+        try bytes.withUnsafeBytes { try rows.write($0, at: 0) }
+        for file in [rows, arena, tombstones, journal] { try file.sync() }
+        header = initial
+        try publish()
+    }
+
+    /// An empty header slot: what `initialize()` leaves in slot 1, and what an untrusted slot is erased to.
+    private enum ZeroSlot {
+        static let bytes = [UInt8](repeating: 0, count: StoreHeader.slotSize)
+    }
+
+    /// The header slots whose checksums hold (none, one or two), as they are in `items.rows` now.
+    func headerSlots() throws -> [StoreHeader] {
+        try (0..<2).compactMap { slot in
+            try StoreHeader.decode(
+                UnsafeRawBufferPointer(
+                    rebasing: rows.bytes[slot * StoreHeader.slotSize..<(slot + 1) * StoreHeader.slotSize]),
+                path: rows.path)
+        }
+    }
+
     /// What is wrong with the rows `state` appended, read back from the files: nil when they are all there, each
-    /// whole (see `MappedView.damage(ofRow:arenaLength:)`).
-    func damageToAppendedRows(of state: StoreHeader) -> String? {
+    /// whole (see `MappedView.damage(ofRow:arenaLength:)`), and, when `previous` is the commit before it, adding up
+    /// to the difference between the two commits' per-filter counts (an append deletes nothing).
+    func damageToAppendedRows(of state: StoreHeader, previous: StoreHeader?) -> String? {
         let rowBytes = StoreHeader.rowsStart + state.rowCount * ItemRow.size
         guard rows.length >= rowBytes else { return "\(rows.length) bytes of rows, \(rowBytes) committed" }
         guard arena.length >= state.arenaLength else {
             return "\(arena.length) bytes of strings, \(state.arenaLength) committed"
         }
         let view = self.view
+        var appended = [Int](repeating: 0, count: state.counts.count)
         for index in state.appendedRowsFrom..<state.rowCount {
             if let problem = view.damage(ofRow: index, arenaLength: state.arenaLength) {
                 return "row \(index): \(problem)"
+            }
+            appended[view.row(index).filterKey] += 1
+        }
+        if let previous, previous.rowCount == state.appendedRowsFrom {
+            let committed = zip(state.counts, previous.counts).map { $0 - $1 }
+            if appended != committed {
+                return "rows \(state.appendedRowsFrom)..<\(state.rowCount) add \(appended) per filter, the commit "
+                    + "counted \(committed)"
             }
         }
         return nil

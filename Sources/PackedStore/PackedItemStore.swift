@@ -73,6 +73,8 @@ package final class PackedItemStore: Store, ByteLayoutStore {
     var idIndex: [UInt32]?
     /// In-place changes written since the last flush of `items.rows` and `items.tombstones`.
     var inPlaceUnflushed = false
+    /// What the open's recovery did, one line each: a commit it did not trust, a creation it made again.
+    package var recoveryNotes: [String] = []
     /// Tests set this to stop the next commit at a step.
     var crashAt: CommitStep?
     /// The live titles, when titles are unique: built from the rows by the first checked write after an open or a

@@ -7,8 +7,10 @@ struct Verify: ParsableCommand {
         abstract: "Check a kept store's files with the store's own integrity check.",
         discussion: """
             Opens the store in DIR (as `run --keep-stores` or `crash` leave it), runs its integrity check and reads \
-            every item. Exit status: 0 when it is sound, 3 when it is damaged (the message names the file and, \
-            where the check can tell, the offset or page), 2 on bad input.
+            every item. Prints what the open's recovery did (a commit it did not trust), then one line per problem \
+            found (rows that disagree with the store's own counts, rows a commit did not write). Exit status: 0 when \
+            it is sound, 3 when it is damaged (each line names the file and, where the check can tell, the offset, \
+            page or commit), 2 on bad input.
             """)
 
     @Option(help: "The store kind that wrote DIR (see `persistbench list`).")
@@ -33,12 +35,21 @@ struct Verify: ParsableCommand {
                 throw ValidationError("\(store) has no integrity check")
             }
             defer { try? opened.close() }
-            try opened.checkIntegrity()
+            for note in opened.recoveryNotes { print("\(directory): recovered: \(note)") }
+            let problems = try opened.integrityProblems()
+            guard problems.isEmpty else {
+                for problem in problems {
+                    try? FileHandle.standardError.write(contentsOf: Data("\(directory): damaged: \(problem)\n".utf8))
+                }
+                throw ExitCode(3)
+            }
             var count = 0
             try opened.forEachItem { _ in count += 1 }
             print("\(directory): \(store) store sound, \(count) items")
         } catch let error as ValidationError {
             throw error
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             try? FileHandle.standardError.write(contentsOf: Data("\(directory): damaged: \(error)\n".utf8))
             throw ExitCode(3)

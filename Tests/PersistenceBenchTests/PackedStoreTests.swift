@@ -160,6 +160,67 @@ import Testing
         try reopened.close()
     }
 
+    /// Two crashes in a row: an insert's slot reached the disk and a page of its rows did not; the open fell back
+    /// to the commit before. The app went on and inserted again (the same sequence, the same slot, rows where the
+    /// untrusted append's were), and a second crash came after its rows and strings reached the disk, before its
+    /// slot did. The old slot must not vouch for the new rows: not for other items (whose rows pass their own
+    /// checks), and not for the same items retried (byte for byte the rows the old slot counted).
+    @Test(arguments: ["other items", "the lost insert retried, and more"])
+    func aSlotTheOpenFellBackFromNeverVouchesForALaterAppend(secondInsert: String) throws {
+        let directory = try TemporaryDirectory()
+        let store = try PackedItemStore(directory: directory.url)
+        try store.insert(generator.items(1...1000))
+        try store.insert(generator.items(1001...2000))
+        try store.insert(generator.items(2001...3000))
+        #expect(store.state.sequence == 3 && store.state.slot == 1)
+        try store.close()
+        // The first cut: one 4 KiB page of commit 3's rows never reached the disk.
+        let rows = directory.url.appendingPathComponent("g1/items.rows")
+        var bytes = try Data(contentsOf: rows)
+        let page = (StoreHeader.rowsStart + 2500 * ItemRow.size) / 4096 * 4096
+        bytes.replaceSubrange(page..<page + 4096, with: [UInt8](repeating: 0, count: 4096))
+        try bytes.write(to: rows)
+
+        let recovered = try PackedItemStore(directory: directory.url)
+        #expect(recovered.state.sequence == 2)
+        #expect(recovered.recoveryNotes.count == 1 && recovered.recoveryNotes[0].contains("commit 3 not trusted"))
+        #expect(try recovered.headerSlots().map(\.sequence) == [2])
+        // The second cut: the next insert's rows and strings written, its slot not.
+        let next = secondInsert == "other items" ? generator.items(3001...5000) : generator.items(2001...4000)
+        recovered.crashAt = .beforeHeader
+        #expect(throws: PackedItemStore.SimulatedCrash.self) { try recovered.insert(next) }
+
+        let reopened = try PackedItemStore(directory: directory.url)
+        #expect(reopened.state.sequence == 2)
+        #expect(try allItems(in: reopened) == generator.items(1...2000))
+        try reopened.checkIntegrity()
+        try reopened.close()
+        _ = recovered
+    }
+
+    /// A power cut before a new store's first header write reached the disk can leave `items.rows` at its full
+    /// 8 KiB with neither slot whole: nothing was ever committed, and the open makes the store again. The same with
+    /// a row appended would be damage, and stays an error.
+    @Test func aCreationCutBeforeItsHeaderReachedTheDiskOpensAsANewStore() throws {
+        let directory = try TemporaryDirectory()
+        try PackedItemStore(directory: directory.url).close()
+        let rows = directory.url.appendingPathComponent("g1/items.rows")
+        try Data(count: StoreHeader.rowsStart).write(to: rows)
+        let made = try PackedItemStore(directory: directory.url)
+        #expect(made.recoveryNotes.count == 1 && made.recoveryNotes[0].contains("creation was cut"))
+        #expect(try allItems(in: made).isEmpty)
+        try made.insert(generator.items(1...10))
+        try made.close()
+        #expect(try allItems(in: PackedItemStore(directory: directory.url)) == generator.items(1...10))
+
+        try Data(count: StoreHeader.rowsStart + ItemRow.size).write(to: rows)
+        #expect {
+            try PackedItemStore(directory: directory.url)
+        } throws: { error in
+            "\(error)".contains("neither header slot has a valid checksum")
+        }
+    }
+
     /// Pages come from a radix sort on the titles' first 16 bytes, then whole titles, then ids: titles that tie on
     /// those bytes, are prefixes of one another, are empty, repeat, or hold bytes above 0x7F still come in
     /// `ItemPageQuery`'s order, in runs long enough to be radix-sorted and short enough to be compared.

@@ -4,6 +4,28 @@ package protocol IntegrityCheckingStore: ItemStore {
     /// LMDB database, `packed`'s checksums and bounds) and throws a `DamagedStore` naming the file and the place
     /// of the first damage found.
     func checkIntegrity() throws
+
+    /// Every problem the check finds (a few of each kind at most), empty when the files are sound: what `verify`
+    /// prints, one line each. By default the first damage `checkIntegrity()` throws.
+    func integrityProblems() throws -> [DamagedStore]
+
+    /// What the open's recovery did to reach a committed state, one plain line each (a commit it did not trust, a
+    /// creation it made again); empty when it found the last commit whole, and for stores whose engine recovers
+    /// without saying.
+    var recoveryNotes: [String] { get }
+}
+
+extension IntegrityCheckingStore {
+    package func integrityProblems() throws -> [DamagedStore] {
+        do {
+            try checkIntegrity()
+            return []
+        } catch let damage as DamagedStore {
+            return [damage]
+        }
+    }
+
+    package var recoveryNotes: [String] { [] }
 }
 
 /// Damage an integrity check found: the file, where in it (a byte offset, or a page), and what.
