@@ -54,12 +54,11 @@ extension CrashCampaign {
                     summary.add(recovered, trial: name)
                     continue
                 }
-                let continuation = CrashJob.Continuation(
-                    after: found, run: sequence, acknowledged: min(first.committed, found))
+                let continuation = CrashJob.Continuation(after: found, run: sequence)
                 let cuts = min(Self.secondCutsPerState, remaining)
                 var second = SecondCuts(
                     kind: kind, name: name, scale: source.scale, continuation: continuation,
-                    newStore: !source.name.isEmpty)
+                    firstCommitted: first.committed, newStore: !source.name.isEmpty)
                 try powerCuts(&second, count: cuts - min(Self.killsPerState, cuts / 2), rng: &rng, into: &summary)
                 try kills(&second, count: cuts - second.done, rng: &rng, into: &summary)
                 reopen += second.reopen
@@ -83,6 +82,8 @@ extension CrashCampaign {
         let name: String
         let scale: Int
         let continuation: CrashJob.Continuation
+        /// Transactions whose commit returned before the first cut.
+        let firstCommitted: Int
         /// Whether the first cut was of a store being created.
         let newStore: Bool
         var done = 0
@@ -115,7 +116,10 @@ extension CrashCampaign {
             try FileSystem.remove(store)
             try FileSystem.copyForCell(from: firstCrash, to: store)
             try states.materialize(state, in: store)
-            let committed = max(second.continuation.acknowledged, state.committed)
+            // Inside the open, the first crash's in-flight transaction may still go either way; once the open
+            // reported, the state it found is the base of every later commit.
+            let committed =
+                duringRecovery ? min(second.firstCommitted, second.continuation.after) : state.committed
             let (verdict, seconds) = try verify(
                 second.kind, directory: store, run: 0, committed: committed, scale: second.scale,
                 continuation: second.continuation)
@@ -148,7 +152,7 @@ extension CrashCampaign {
             case .failed(let problem):
                 summary.addBrokenTrial(name, problem)
             case .killed(let reported):
-                let committed = max(second.continuation.acknowledged, reported)
+                let committed = reported
                 let (verdict, seconds) = try verify(
                     second.kind, directory: store, run: 0, committed: committed, scale: second.scale,
                     continuation: second.continuation)

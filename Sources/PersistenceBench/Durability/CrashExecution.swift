@@ -33,7 +33,7 @@ enum CrashExecution {
         }
         var plan = plan(for: job, transactions: 0)
         let first = job.continuation?.after ?? 0
-        progress.send(job.continuation?.acknowledged ?? 0)
+        progress.send(first)
         var number = first
         while job.transactions.map({ number - first < $0 }) ?? true {
             try CrashPlan.apply(plan.next(), to: store)

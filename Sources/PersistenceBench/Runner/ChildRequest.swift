@@ -70,18 +70,15 @@ package struct CrashJob: Codable, Sendable {
     package var continuation: Continuation?
 
     /// A store that recovered from a crash to the state after `after` of the plan's transactions, written on by a
-    /// successor whose transactions are `CrashPlan.continuing(run)`'s and numbered from `after + 1`.
+    /// successor whose transactions are `CrashPlan.continuing(run)`'s and numbered from `after + 1`. The successor
+    /// reports `after` once its open returned: the state it builds on, its commits' base.
     package struct Continuation: Codable, Sendable, Equatable {
         package var after: Int
         package var run: Int
-        /// What the successor reports right after its open: the transactions committed so far (the lesser of those
-        /// the first writer's commits returned and those the recovered store holds).
-        package var acknowledged: Int
 
-        package init(after: Int, run: Int, acknowledged: Int) {
+        package init(after: Int, run: Int) {
             self.after = after
             self.run = run
-            self.acknowledged = acknowledged
         }
     }
 }
