@@ -44,6 +44,34 @@ import Testing
         #expect(torn.outcome == .torn, "\(torn)")
     }
 
+    /// A successor's plan: the first writer's transactions up to the state the store recovered to, then its own,
+    /// which write other values than the transactions the crash cut off (so that a store trusting those bytes is
+    /// caught), and whose verdicts count from the recovered state.
+    @Test func aContinuedPlanKeepsTheRecoveredHistoryAndWritesOtherValues() throws {
+        let temporary = try TemporaryDirectory()
+        let store = try fixture("sqlite", scale: 500, in: temporary.url)
+        defer { try? store.close() }
+        var first = CrashPlan(scale: 500, seed: 7, run: 0)
+        for _ in 1...5 { try CrashPlan.apply(first.next(), to: store) }
+        let cutOff = first.next()
+        var successor = CrashPlan(scale: 500, seed: 7, run: 0, transactions: 5)
+        successor.continuing(1)
+        #expect(successor.history.count == 5)
+        let next = successor.next()
+        switch (cutOff, next) {
+        case (.insert(let a), .insert(let b)): #expect(a[0].id != b[0].id || a[0] != b[0])
+        case (.update(let a), .update(let b)): #expect(a != b)
+        case (.delete(let a), .delete(let b)): #expect(a != b)
+        default: break
+        }
+        try CrashPlan.apply(next, to: store)
+        for _ in 1...3 { try CrashPlan.apply(successor.next(), to: store) }
+        #expect(try successor.verdict(for: store, committed: 9) == CrashVerdict(outcome: .intact, committed: 9, found: 9))
+        // The first writer's cut-off transaction is in no state of the successor's history.
+        try CrashPlan.apply(cutOff, to: store)
+        #expect(try successor.verdict(for: store, committed: 9).outcome == .torn)
+    }
+
     @Test func aWriteIsPendingUntilItsFileIsFlushedAndSplitIntoPages() throws {
         let data = [UInt8](repeating: 7, count: 6_000)
         let log = WriteLog(operations: [
@@ -177,6 +205,28 @@ import Testing
                 .contains("New names under POSIX's rule"))
     }
 
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
+    func twoCrashesInARowAreCutByPowerLossAndKillsAndEveryStoreKeepsItsPromise() throws {
+        let temporary = try TemporaryDirectory()
+        let run = try runTool([
+            "crash", "--stores", "sqlite,lmdb,packed,json", "--kills", "0", "--power-loss", "20", "--crashes", "2",
+            "--scale", "1k", "--transactions", "8", "--out", temporary.url.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try JSONDecoder().decode(
+            CrashResults.self, from: Data(contentsOf: temporary.url.appendingPathComponent("crash.json")))
+        let sequences = results.summaries.filter { $0.check == .twoCrashes }
+        #expect(sequences.map(\.store) == ["sqlite", "lmdb", "packed", "json"])
+        for summary in sequences {
+            #expect(summary.trials == 20 && summary.broken == 0, "\(summary.store): \(summary.examples)")
+            #expect(summary.firstStates == 2 && summary.newStoreStates == 10, "\(summary.store)")
+            #expect(summary.killCuts == 4 && summary.transactionsVerified > 0, "\(summary.store)")
+        }
+        #expect(
+            try String(contentsOf: temporary.url.appendingPathComponent("crash.md"), encoding: .utf8)
+                .contains("## Two crashes in a row"))
+    }
+
     @Test(
         .tags(.endToEnd), .timeLimit(.minutes(10)),
         arguments: [
@@ -185,6 +235,8 @@ import Testing
             (["crash", "--kills", "0"], "nothing to check"),
             (["crash", "--scale", "many"], "invalid --scale 'many'"),
             (["crash", "--new-files", "zfs"], "invalid --new-files 'zfs': posix or ext4"),
+            (["crash", "--power-loss", "4", "--crashes", "3"], "invalid --crashes 3: 1 or 2"),
+            (["crash", "--crashes", "2"], "--crashes 2 needs --power-loss N"),
             (["verify", "--store", "nosuch", "/tmp"], "unknown store 'nosuch'"),
             (["verify", "--store", "packed", "/nonexistent-dir"], "'/nonexistent-dir' is not a store directory"),
         ])
@@ -224,8 +276,36 @@ import Testing
         try handle.seek(toOffset: UInt64(2 * 4096 + 5 * 48 + 44))
         try handle.write(contentsOf: [0xFF])
         try handle.close()
+        // And the checksum of row 9: one line per problem.
+        let checksum = try FileHandle(forWritingTo: rows)
+        try checksum.seek(toOffset: UInt64(2 * 4096 + 9 * 48))
+        try checksum.write(contentsOf: [0xFF, 0xFF])
+        try checksum.close()
         let damaged = try runTool(["verify", "--store", "packed", directory.path])
         #expect(damaged.status == 3)
+        let lines = damaged.output.split(separator: "\n").filter { $0.contains("damaged:") }
+        #expect(lines.count == 3, "\(damaged.output)")
         #expect(damaged.output.contains("items.rows at byte \(2 * 4096 + 5 * 48) (row 5)"), "\(damaged.output)")
+        #expect(damaged.output.contains("items.rows at byte \(2 * 4096 + 9 * 48) (row 9)"), "\(damaged.output)")
+        #expect(damaged.output.contains("at the header: per-filter counts"), "\(damaged.output)")
+    }
+
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func verifySaysWhatTheRecoveryDid() throws {
+        let temporary = try TemporaryDirectory()
+        let directory = try temporary.subdirectory("packed")
+        let store = try fixture("packed", scale: 200, in: directory)
+        try store.insertCommitted(ItemGenerator(seed: 7).items(201...300))
+        try store.close()
+        // A page of the last append's rows never reached the disk.
+        let rows = directory.appendingPathComponent("g1/items.rows")
+        let handle = try FileHandle(forWritingTo: rows)
+        try handle.seek(toOffset: UInt64(2 * 4096 + 250 * 48))
+        try handle.write(contentsOf: [UInt8](repeating: 0, count: 48))
+        try handle.close()
+        let run = try runTool(["verify", "--store", "packed", directory.path])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains("recovered: commit"), "\(run.output)")
+        #expect(run.output.contains("not trusted (row 250"), "\(run.output)")
+        #expect(run.output.contains("200 items"), "\(run.output)")
     }
 }
