@@ -108,10 +108,17 @@ extension CrashCampaign {
             return
         }
         let states = CrashStates(log: log, newFiles: configuration.newFiles)
-        let opened = states.firstReport ?? log.operations.count
+        let reports = log.operations.indices.filter { if case .committed = log.operations[$0] { true } else { false } }
+        let opened = reports.first ?? log.operations.count
+        let firstCommit = reports.count > 1 ? reports[1] : log.operations.count
         let seed = rng.next()
         let recovery = states.states(limit: min(Self.recoveryCutsPerState, count), seed: seed, within: 0...opened)
-        let after = states.states(limit: count - recovery.count, seed: seed, within: (opened + 1)...Int.max)
+        // Half of the rest inside the successor's first commit, where it overwrites what the recovery left (a slot
+        // it fell back from, a log's tail, a half-made file), then the later commits.
+        let rest = count - recovery.count
+        let first = states.states(limit: rest / 2, seed: seed, within: (opened + 1)...firstCommit)
+        let later = states.states(limit: rest - first.count, seed: seed, within: (firstCommit + 1)...Int.max)
+        let after = first + later
         for (state, duringRecovery) in recovery.map({ ($0, true) }) + after.map({ ($0, false) }) {
             try FileSystem.remove(store)
             try FileSystem.copyForCell(from: firstCrash, to: store)

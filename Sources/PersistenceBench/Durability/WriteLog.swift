@@ -223,12 +223,6 @@ struct CrashStates {
         return latest
     }
 
-    /// The index of the writer's first report: in a writer that reports once its open returned, the operations
-    /// before it are the open's, a recovery's writes among them. Nil when it made none.
-    var firstReport: Int? {
-        log.operations.firstIndex { if case .committed = $0 { true } else { false } }
-    }
-
     /// Seeded crash states, at most `limit`: cuts just before every flush (the most pending), just after every
     /// commit report, and at the end; at each, nothing pending kept, everything pending kept (what a kill
     /// leaves), every prefix of the pending pieces (up to 8, then 8 spread), and 4 random subsets. Only the cuts
