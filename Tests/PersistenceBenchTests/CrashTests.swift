@@ -66,7 +66,8 @@ import Testing
         }
         try CrashPlan.apply(next, to: store)
         for _ in 1...3 { try CrashPlan.apply(successor.next(), to: store) }
-        #expect(try successor.verdict(for: store, committed: 9) == CrashVerdict(outcome: .intact, committed: 9, found: 9))
+        #expect(
+            try successor.verdict(for: store, committed: 9) == CrashVerdict(outcome: .intact, committed: 9, found: 9))
         // The first writer's cut-off transaction is in no state of the successor's history.
         try CrashPlan.apply(cutOff, to: store)
         #expect(try successor.verdict(for: store, committed: 9).outcome == .torn)

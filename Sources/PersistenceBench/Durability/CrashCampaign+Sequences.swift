@@ -28,7 +28,10 @@ extension CrashCampaign {
         let newStore = creation == nil || firstStates < 2 ? 0 : max(1, firstStates / 4)
         let sources = [
             (log: log, limit: firstStates - newStore, base: base, scale: configuration.scale, name: ""),
-            (log: creation ?? WriteLog(operations: []), limit: newStore, base: emptyBase, scale: 0, name: "new store: "),
+            (
+                log: creation ?? WriteLog(operations: []), limit: newStore, base: emptyBase, scale: 0,
+                name: "new store: "
+            ),
         ]
         var rng = SplitMix64(seed: configuration.seed, stream: .crashStates, index: 4)
         var reopen: [Double] = []
