@@ -49,8 +49,8 @@ package final class LMDBEnvironment {
         do {
             opened = try Self.open(directory, maxDatabases: maxDatabases, mapSize: mapSize, flags: flags)
         } catch let error as LMDBError where error.code == MDB_INVALID && Self.holdsOnlyMetaPages(directory) {
-            // A creation a crash interrupted: data.mdb's name survived but not both of the meta pages mdb_env_open
-            // wrote, and LMDB refuses the file. No transaction was ever committed to it (a commit writes pages past
+            // A creation a crash interrupted: data.mdb's name (and, with MDB_WRITEMAP, its length) survived but not
+            // both of the meta pages mdb_env_open wrote, and LMDB refuses the file. No transaction was ever committed to it (a commit writes pages past
             // the two metas and flushes them first), so it is made again.
             try FileSystem.remove(directory.appendingPathComponent("data.mdb"))
             opened = try Self.open(directory, maxDatabases: maxDatabases, mapSize: mapSize, flags: flags)
@@ -92,11 +92,22 @@ package final class LMDBEnvironment {
         }
     }
 
-    /// Whether `directory`'s data.mdb is no longer than the two meta pages a new environment starts with.
+    /// Whether `directory`'s data.mdb holds nothing past the two meta pages a new environment starts with: it is
+    /// no longer than they are, or everything after them is a hole (`MDB_WRITEMAP` sizes a new file to the whole
+    /// map with `ftruncate` before writing its metas). A file system that cannot report holes reports data, and
+    /// the file stays an error.
     private static func holdsOnlyMetaPages(_ directory: URL) -> Bool {
-        var status = stat()
         let data = directory.appendingPathComponent("data.mdb").path
-        return stat(data, &status) == 0 && Int(status.st_size) <= 2 * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let metas = 2 * Int(sysconf(Int32(_SC_PAGESIZE)))
+        let descriptor = Glibc.open(data, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { Glibc.close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return false }
+        if Int(status.st_size) <= metas { return true }
+        // SEEK_DATA (Linux's value; glibc declares it only under _GNU_SOURCE): the next byte that is not a hole.
+        let seekData: Int32 = 3
+        return lseek(descriptor, off_t(metas), seekData) < 0 && errno == ENXIO
     }
 
     deinit { close() }

@@ -123,6 +123,34 @@ import Testing
         let damaged = try TemporaryDirectory()
         try Data(repeating: 0x5A, count: 3 * 4096).write(to: damaged.url.appendingPathComponent("data.mdb"))
         #expect(throws: LMDBError.self) { _ = try LMDBItemStore(directory: damaged.url) }
+        // MDB_WRITEMAP sizes a new file to its whole map before writing the metas: a hole past them, as long as
+        // the map, is still a creation cut short; one page of data in it is not.
+        for (dataAt, madeAgain) in [(nil, true), (64 * 4096, false)] {
+            let mapped = try TemporaryDirectory()
+            let handle = try FileHandle(forWritingTo: createdFile(mapped.url.appendingPathComponent("data.mdb")))
+            try handle.write(contentsOf: Data(repeating: 0x5A, count: 100))
+            if let dataAt {
+                try handle.seek(toOffset: UInt64(dataAt))
+                try handle.write(contentsOf: Data(repeating: 0x5A, count: 4096))
+            }
+            try handle.truncate(atOffset: 1 << 20)
+            try handle.close()
+            let kind = try storeKind("lmdb+writemap")
+            if madeAgain {
+                let store = try #require(try kind.open(mapped.url) as? any ItemStore)
+                try store.insert(generator.items(1...10))
+                try store.close()
+            } else {
+                #expect(throws: LMDBError.self) { _ = try kind.open(mapped.url) }
+            }
+        }
+    }
+
+    private func createdFile(_ url: URL) throws -> URL {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return url
     }
 
     @Test func aStoreInAnotherFormatIsRefused() throws {
