@@ -55,7 +55,7 @@ import Testing
         for _ in 1...5 { try CrashPlan.apply(first.next(), to: store) }
         let cutOff = first.next()
         var successor = CrashPlan(scale: 500, seed: 7, run: 0, transactions: 5)
-        successor.continuing(1)
+        successor.continuing(1, retrying: false)
         #expect(successor.history.count == 5)
         let next = successor.next()
         switch (cutOff, next) {
@@ -91,6 +91,34 @@ import Testing
         try states.materialize(state, in: temporary.url)
         let renamed = try Data(contentsOf: temporary.url.appendingPathComponent("b"))
         #expect(renamed.count == 6_100 && renamed[100] == 7 && renamed[0] == 0)
+        // The two-crash check's families at the cut before the first flush (3 pending pieces): each piece missing
+        // once with the others kept; the prefixes in call order.
+        let torn = states.states(limit: 100, seed: 1, within: 2...2, family: .allButOne)
+        #expect(
+            torn.map { $0.pending.map(\.bytes) } == [
+                [0..<3_996, 3_996..<6_000], [nil, 3_996..<6_000], [nil, 0..<3_996],
+            ])
+        let prefixes = states.states(limit: 100, seed: 1, within: 2...2, family: .prefixes)
+        #expect(prefixes.map(\.pending.count) == [0, 1, 2, 3])
+    }
+
+    /// A retrying successor first makes again the transaction the crash cut off, an insert with as many items
+    /// again; the history it checks against has that transaction, not the cut-off one.
+    @Test func aRetryingSuccessorMakesTheCutOffInsertAgainWithMore() {
+        var first = CrashPlan(scale: 0, seed: 7, run: 0)
+        for _ in 1...3 { _ = first.next() }
+        guard case .insert(let cutOff) = first.next() else {
+            Issue.record("a store that starts empty begins with inserts")
+            return
+        }
+        var successor = CrashPlan(scale: 0, seed: 7, run: 0, transactions: 3)
+        successor.continuing(2, retrying: true)
+        guard case .insert(let retried) = successor.next() else {
+            Issue.record("the retried transaction is not an insert")
+            return
+        }
+        #expect(retried.count == 2 * cutOff.count && Array(retried.prefix(cutOff.count)) == cutOff)
+        #expect(successor.history.last?.count == retried.count)
     }
 
     /// A file created, written and flushed, its directory never flushed: under POSIX's rule its name, and so all

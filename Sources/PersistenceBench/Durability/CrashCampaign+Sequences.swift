@@ -38,8 +38,12 @@ extension CrashCampaign {
         var sequence = 0
         for source in sources where source.limit > 0 {
             let states = CrashStates(log: source.log, newFiles: configuration.newFiles)
-            // Other first states than the single check's, from the same log.
-            for first in states.states(limit: source.limit, seed: configuration.seed &+ 1) {
+            // Other first states than the single check's, from the same log: half of them with one pending page
+            // lost and the rest kept (a commit whose last write landed while one before it did not: what a
+            // recovery must throw away), half as the single check draws them.
+            let torn = states.states(limit: (source.limit + 1) / 2, seed: configuration.seed &+ 1, family: .allButOne)
+            let drawn = states.states(limit: source.limit - torn.count, seed: configuration.seed &+ 1)
+            for first in torn + drawn {
                 let remaining = total - summary.trials
                 guard remaining > 0 else { break }
                 sequence += 1
@@ -57,7 +61,8 @@ extension CrashCampaign {
                     summary.add(recovered, trial: name)
                     continue
                 }
-                let continuation = CrashJob.Continuation(after: found, run: sequence)
+                // Every other successor first makes again what the first crash cut off.
+                let continuation = CrashJob.Continuation(after: found, run: sequence, retrying: sequence % 2 == 1)
                 let cuts = min(Self.secondCutsPerState, remaining)
                 var second = SecondCuts(
                     kind: kind, name: name, scale: source.scale, continuation: continuation,
@@ -117,9 +122,11 @@ extension CrashCampaign {
         let seed = rng.next()
         let recovery = states.states(limit: min(Self.recoveryCutsPerState, count), seed: seed, within: 0...opened)
         // Half of the rest inside the successor's first commit, where it overwrites what the recovery left (a slot
-        // it fell back from, a log's tail, a half-made file), then the later commits.
+        // it fell back from, a log's tail, a half-made file), its writes kept in call order up to a point (the
+        // rows written and the slot not); then the later commits.
         let rest = count - recovery.count
-        let first = states.states(limit: rest / 2, seed: seed, within: (opened + 1)...firstCommit)
+        let first = states.states(
+            limit: rest / 2, seed: seed, within: (opened + 1)...firstCommit, family: .prefixes)
         let later = states.states(limit: rest - first.count, seed: seed, within: (firstCommit + 1)...Int.max)
         let after = first + later
         for (state, duringRecovery) in recovery.map({ ($0, true) }) + after.map({ ($0, false) }) {

@@ -50,7 +50,7 @@ enum CrashExecution {
             return CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: count)
         }
         var plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: continuation.after)
-        plan.continuing(continuation.run)
+        plan.continuing(continuation.run, retrying: continuation.retrying)
         while plan.history.count < count { _ = plan.next() }
         return plan
     }

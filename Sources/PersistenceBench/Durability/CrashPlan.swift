@@ -14,6 +14,7 @@ package struct CrashPlan: Sendable {
         case delete([Int64])
     }
 
+    /// Items per drawn transaction; a retried insert has twice as many.
     package static let maximumItemsPerTransaction = 16
 
     package let scale: Int
@@ -24,6 +25,8 @@ package struct CrashPlan: Sendable {
     private var nextID: Int64
     /// Items alive after the transactions made so far.
     private var live: Int
+    /// The transaction a crash cut off, which a retrying successor makes again first.
+    private var cutOff: Transaction?
     /// The current value of every id a transaction touched; nil once deleted.
     private var current: [Int64: Item?] = [:]
     /// Per transaction (index 0 is transaction 1), the values it left: nil for a deleted id.
@@ -46,10 +49,16 @@ package struct CrashPlan: Sendable {
     }
 
     /// A crashed writer's successor, which opened the store in the state after the transactions made so far: the
-    /// plan's later transactions are drawn from `continuation`'s own stream and write other values, so that none
-    /// repeats the bytes of a transaction that was in flight at the crash (a store that trusted those bytes would
-    /// pass unnoticed if the successor wrote them again).
-    package mutating func continuing(_ continuation: Int) {
+    /// plan's later transactions are drawn from `continuation`'s own stream and write other values. With
+    /// `retrying`, its first transaction makes again the one the crash cut off (an insert with as many items
+    /// again after it, as an app retries what failed and adds what came since; an update or a delete as it was):
+    /// the same bytes where the cut-off commit left its own, which a store that trusted those would show in part.
+    /// Without, nothing repeats those bytes, and what the store trusts must be what the successor wrote.
+    package mutating func continuing(_ continuation: Int, retrying: Bool) {
+        if retrying {
+            var original = self
+            cutOff = original.drawn()
+        }
         var mixer = SplitMix64(seed: generator.seed, stream: .crashContinuations, index: UInt64(continuation))
         let seed = mixer.next()
         values = ItemGenerator(seed: seed)
@@ -66,44 +75,57 @@ package struct CrashPlan: Sendable {
 
     /// Makes the next transaction and records what it leaves.
     package mutating func next() -> Transaction {
+        let transaction = cutOff.map(retried) ?? drawn()
+        cutOff = nil
+        let effects: [(id: Int64, item: Item?)]
+        switch transaction {
+        case .insert(let items):
+            effects = items.map { ($0.id, $0) }
+            nextID += Int64(items.count)
+            live += items.count
+        case .update(let updates):
+            effects = updates.map { update in
+                var item = value(update.id)!
+                update.apply(to: &item)
+                return (update.id, item)
+            }
+        case .delete(let ids):
+            effects = ids.map { ($0, nil) }
+            live -= ids.count
+        }
+        for effect in effects { current[effect.id] = .some(effect.item) }
+        history.append(effects)
+        return transaction
+    }
+
+    /// The next transaction from the plan's stream: 1–16 items, inserted (after every id used so far), updated or
+    /// deleted (live ones).
+    private mutating func drawn() -> Transaction {
         let number = history.count + 1
         let size = 1 + Int(rng.below(UInt64(Self.maximumItemsPerTransaction)))
         let kind = rng.below(3)
-        let transaction: Transaction
-        var effects: [(id: Int64, item: Item?)] = []
         // Too few live items to pick from (a store that started empty): an insert.
         if kind == 0 || live < size * 4 {
-            let items = (0..<Int64(size)).map { values.item(id: nextID + $0) }
-            nextID += Int64(size)
-            effects = items.map { ($0.id, $0) }
-            transaction = .insert(items)
-        } else {
-            var ids: [Int64] = []
-            while ids.count < size {
-                let id = 1 + Int64(rng.below(UInt64(nextID - 1)))
-                if value(id) != nil && !ids.contains(id) { ids.append(id) }
-            }
-            ids.sort()
-            if kind == 1 {
-                let updates = ids.enumerated().map { index, id in
-                    values.update(id: id, revision: number * Self.maximumItemsPerTransaction + index)
-                }
-                effects = updates.map { update in
-                    var item = value(update.id)!
-                    update.apply(to: &item)
-                    return (update.id, item)
-                }
-                transaction = .update(updates)
-            } else {
-                effects = ids.map { ($0, nil) }
-                transaction = .delete(ids)
-            }
+            return .insert((0..<Int64(size)).map { values.item(id: nextID + $0) })
         }
-        for effect in effects { current[effect.id] = .some(effect.item) }
-        if case .insert = transaction { live += size }
-        if case .delete = transaction { live -= size }
-        history.append(effects)
-        return transaction
+        var ids: [Int64] = []
+        while ids.count < size {
+            let id = 1 + Int64(rng.below(UInt64(nextID - 1)))
+            if value(id) != nil && !ids.contains(id) { ids.append(id) }
+        }
+        ids.sort()
+        guard kind == 1 else { return .delete(ids) }
+        return .update(
+            ids.enumerated().map { index, id in
+                values.update(id: id, revision: number * Self.maximumItemsPerTransaction + index)
+            })
+    }
+
+    /// `transaction`, cut off by a crash, as its successor makes it again: an insert with as many new items again.
+    private func retried(_ transaction: Transaction) -> Transaction {
+        guard case .insert(let items) = transaction else { return transaction }
+        let count = Int64(items.count)
+        return .insert(items + (0..<count).map { values.item(id: nextID + count + $0) })
     }
 
     /// Applies a transaction as one commit of `store`.

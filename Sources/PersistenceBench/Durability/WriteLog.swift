@@ -223,11 +223,24 @@ struct CrashStates {
         return latest
     }
 
+    /// Which subsets of a cut's pending pieces the states keep.
+    enum Family {
+        /// Nothing pending kept, everything (what a kill leaves), every prefix (up to 8, then 8 spread), and 4
+        /// random subsets.
+        case mixed
+        /// Every pending piece but one (up to 8, spread): one page did not reach the disk and the rest did, the
+        /// tear of a commit whose last write landed (its header, its meta page) while one before it did not.
+        case allButOne
+        /// The prefixes (up to 8, then 8 spread): a disk that wrote in call order and stopped.
+        case prefixes
+    }
+
     /// Seeded crash states, at most `limit`: cuts just before every flush (the most pending), just after every
-    /// commit report, and at the end; at each, nothing pending kept, everything pending kept (what a kill
-    /// leaves), every prefix of the pending pieces (up to 8, then 8 spread), and 4 random subsets. Only the cuts
-    /// in `within`, when given.
-    func states(limit: Int, seed: UInt64, within: ClosedRange<Int>? = nil) -> [State] {
+    /// commit report, and at the end; at each, the subsets of the pending pieces `family` names. Only the cuts in
+    /// `within`, when given.
+    func states(
+        limit: Int, seed: UInt64, within: ClosedRange<Int>? = nil, family: Family = .mixed
+    ) -> [State] {
         var cuts = Set([log.operations.count])
         for (index, operation) in log.operations.enumerated() {
             switch operation {
@@ -248,13 +261,27 @@ struct CrashStates {
                     label: "cut after operation \(cut), \(what) of \(pending.count) pending pieces")
                 if !candidates.contains(state) { candidates.append(state) }
             }
-            add([], "none")
-            guard !pending.isEmpty else { continue }
-            let prefixes = pending.count <= 8 ? Array(1...pending.count) : (1...8).map { $0 * pending.count / 8 }
-            for length in prefixes { add(Array(pending.prefix(length)), "the first \(length)") }
-            for _ in 0..<4 {
-                let subset = pending.filter { _ in rng.below(2) == 0 }
-                add(subset, "a random \(subset.count)")
+            let spread = { (count: Int) in count <= 8 ? Array(1...count) : (1...8).map { $0 * count / 8 } }
+            switch family {
+            case .mixed:
+                add([], "none")
+                guard !pending.isEmpty else { continue }
+                for length in spread(pending.count) { add(Array(pending.prefix(length)), "the first \(length)") }
+                for _ in 0..<4 {
+                    let subset = pending.filter { _ in rng.below(2) == 0 }
+                    add(subset, "a random \(subset.count)")
+                }
+            case .allButOne:
+                guard pending.count > 1 else { continue }
+                for missing in spread(pending.count) {
+                    var kept = pending
+                    kept.remove(at: missing - 1)
+                    add(kept, "all but piece \(missing)")
+                }
+            case .prefixes:
+                add([], "none")
+                guard !pending.isEmpty else { continue }
+                for length in spread(pending.count) { add(Array(pending.prefix(length)), "the first \(length)") }
             }
         }
         guard candidates.count > limit else { return candidates }

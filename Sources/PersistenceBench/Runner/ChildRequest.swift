@@ -70,15 +70,18 @@ package struct CrashJob: Codable, Sendable {
     package var continuation: Continuation?
 
     /// A store that recovered from a crash to the state after `after` of the plan's transactions, written on by a
-    /// successor whose transactions are `CrashPlan.continuing(run)`'s and numbered from `after + 1`. The successor
-    /// reports `after` once its open returned: the state it builds on, its commits' base.
+    /// successor whose transactions are `CrashPlan.continuing(run, retrying:)`'s and numbered from `after + 1`. The
+    /// successor reports `after` once its open returned: the state it builds on, its commits' base.
     package struct Continuation: Codable, Sendable, Equatable {
         package var after: Int
         package var run: Int
+        /// Whether the successor first makes again the transaction the crash cut off.
+        package var retrying: Bool
 
-        package init(after: Int, run: Int) {
+        package init(after: Int, run: Int, retrying: Bool) {
             self.after = after
             self.run = run
+            self.retrying = retrying
         }
     }
 }
