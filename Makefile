@@ -66,10 +66,11 @@ smoke-live: build
 	$(TOOL) run --workloads import,read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
 		--strict $(LIVE_ARGS)
 
-# Durability at 2k items: every store with a promise killed 5 times, 40 power-loss crash states, 6 injected faults;
-# fails unless every store keeps its promise (README, "Durability").
+# Durability at 2k items: every store with a promise killed 5 times, 40 power-loss crash states and 40 two-crash
+# states (a crash state reopened, written on and cut again), 6 injected faults; fails unless every store keeps its
+# promise (README, "Durability").
 smoke-crash: build
-	$(TOOL) crash --kills 5 --power-loss 40 --faults 6 --scale 2k --out results/smoke-crash
+	$(TOOL) crash --kills 5 --power-loss 40 --crashes 2 --faults 6 --scale 2k --out results/smoke-crash
 
 # The regression checks CI runs (README, "Regression checks"): the counters, then the time against BASE.
 check: check-counters check-time
