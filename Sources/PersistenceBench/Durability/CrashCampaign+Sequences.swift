@@ -59,6 +59,7 @@ extension CrashCampaign {
                 guard let found = recovered.found, recovered.outcome == .intact || recovered.outcome == .lost else {
                     // Broken by the first cut alone: the single check's finding, and no state to go on from.
                     summary.add(recovered, trial: name)
+                    if !source.name.isEmpty { summary.newStoreStates! += 1 }
                     continue
                 }
                 // Every other successor first makes again what the first crash cut off.
