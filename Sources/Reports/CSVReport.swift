@@ -11,7 +11,7 @@ package enum CSVReport {
         "calibration_seconds", "latency_by_operation_us", "sync_calibration_seconds", "phase_seconds",
         "phase_cpu_seconds", "phase_waits", "settle_seconds", "maintained_count",
         "time_boxed", "steps", "baseline_rss_bytes", "open_peak_rss_bytes", "rss_growth_bytes", "work_note",
-        "harness_seconds",
+        "harness_seconds", "storage_read_bytes", "phase_minor_faults", "phase_major_faults",
     ]
 
     package static func render(_ results: RunResults) -> String {
@@ -37,6 +37,8 @@ package enum CSVReport {
                 metrics?.timeBoxed.map { $0 ? "true" : "false" }, metrics?.steps.map { "\($0)" },
                 metrics?.baselineRSSBytes.map { "\($0)" }, metrics?.openPeakRSSBytes.map { "\($0)" },
                 metrics?.rssGrowthBytes.map { "\($0)" }, metrics?.workNote, metrics?.harnessSeconds.map(seconds),
+                metrics?.storageReadBytes.map { "\($0)" }, metrics?.phaseMinorFaults.map { "\($0)" },
+                metrics?.phaseMajorFaults.map { "\($0)" },
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }

@@ -128,6 +128,10 @@ import Testing
         let openPeak = try #require(get.metrics?.openPeakRSSBytes)
         #expect(baseline > 1 << 20 && baseline <= openPeak, "\(baseline) \(openPeak)")
         #expect(get.metrics?.rssGrowthBytes == max(0, timedPeak - baseline))
+        // Page faults of the timed phase are counted: an insert touches new heap and file pages.
+        let insert = try #require(results.cells.first { $0.workload == "insert" && $0.store == "sqlite" })
+        #expect((insert.metrics?.phaseMinorFaults ?? 0) > 0, "\(String(describing: insert.metrics))")
+        #expect(get.metrics?.phaseMajorFaults != nil && get.metrics?.storageReadBytes != nil)
         #expect(results.environment.engines["sqlite"]?.hasPrefix("SQLite 3.") == true)
         // GRDB's version is the one SwiftPM resolved (Package.resolved), not one written by hand.
         let resolved = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

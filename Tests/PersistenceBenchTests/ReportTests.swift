@@ -131,11 +131,11 @@ import Testing
         #expect(markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 | 150 / 250 / 400 / 900 |"))
         #expect(markdown.contains("| `b` | 100 | – | – |"))
         let csv = CSVReport.render(results)
-        // The 13 columns after it (the probe, the timed phase's counters, settle, maintained count, time box, steps,
-        // memory growth, work note, harness) are empty for this sample.
+        // The 16 columns after it (the probe, the timed phase's counters, settle, maintained count, time box, steps,
+        // memory growth, work note, harness, reads and faults) are empty for this sample.
         #expect(
             csv.contains(
-                ",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\(String(repeating: ",", count: 13))\n"
+                ",INSERT 150.000/250.000/400.000/900.000; READ 1.500/2.500/4.000/9.000\(String(repeating: ",", count: 16))\n"
             ))
         // Workloads without kinds have no such table.
         #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
@@ -175,7 +175,7 @@ import Testing
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("30.0 MiB (+10.0 MiB) · one save after the whole load"), "\(markdown)")
         let csv = CSVReport.render(results)
-        #expect(csv.contains(",\(10 << 20),one save after the whole load,\n"), "\(csv)")
+        #expect(csv.contains(",\(10 << 20),one save after the whole load,,,,\n"), "\(csv)")
         let chart = try #require(Charts.render(results).first { $0.0 == Charts.memoryFileName }?.1)
         // 10 MiB over 100 records: 104,858 B per record, for `a` only (`b` has no baseline).
         #expect(chart.contains(">a</text>") && !chart.contains(">b</text>"), "\(chart)")

@@ -15,6 +15,13 @@ package struct ProcessStats: Sendable {
     package var rssFileBytes: Int64?
     /// Bytes this process caused to be sent to storage: `write_bytes` in /proc/self/io.
     package var storageWriteBytes: Int64?
+    /// Bytes this process caused to be fetched from storage (a read or a fault that missed the page cache, the
+    /// read-ahead around it included): `read_bytes` in /proc/self/io.
+    package var storageReadBytes: Int64?
+    /// Page faults served without storage (a page already in the page cache, a new anonymous page): `ru_minflt`.
+    package var minorFaults: Int64 = 0
+    /// Page faults that waited for storage: `ru_majflt`.
+    package var majorFaults: Int64 = 0
     /// The most resident memory this process has held so far, or since `resetPeak()`: `VmHWM`.
     package var peakRSSBytes: Int64?
     /// The resident memory now: `VmRSS`.
@@ -33,7 +40,9 @@ package struct ProcessStats: Sendable {
             voluntaryContextSwitches: Int64(usage.ru_nvcsw), rssAnonBytes: status["RssAnon"].flatMap(kilobytes),
             rssFileBytes: status["RssFile"].flatMap(kilobytes),
             storageWriteBytes: io["write_bytes"].flatMap { Int64($0) },
-            peakRSSBytes: status["VmHWM"].flatMap(kilobytes), residentBytes: status["VmRSS"].flatMap(kilobytes))
+            storageReadBytes: io["read_bytes"].flatMap { Int64($0) }, minorFaults: Int64(usage.ru_minflt),
+            majorFaults: Int64(usage.ru_majflt), peakRSSBytes: status["VmHWM"].flatMap(kilobytes),
+            residentBytes: status["VmRSS"].flatMap(kilobytes))
     }
 
     /// Sets this process's `VmHWM` to its resident memory now (Linux's `/proc/self/clear_refs`, "5"), so that the

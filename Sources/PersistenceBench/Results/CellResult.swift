@@ -79,6 +79,14 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     package var rssFileBytes: Int64?
     /// Bytes sent to storage during the timed phase (/proc/self/io write_bytes), where the kernel counts them.
     package var storageWriteBytes: Int64?
+    /// Bytes fetched from storage during the timed phase (/proc/self/io read_bytes: reads and faults that missed
+    /// the page cache, with the read-ahead around them), where the kernel counts them.
+    package var storageReadBytes: Int64?
+    /// Page faults of the timed phase (getrusage's `ru_minflt` and `ru_majflt`): minor ones found their page in
+    /// memory (a mapped file's page in the page cache, a new heap page), major ones waited for storage. What a
+    /// mapped store's first lookups after an open pay, which no instruction count includes.
+    package var phaseMinorFaults: Int64?
+    package var phaseMajorFaults: Int64?
     /// The peak resident set of the cell's process during the timed phase alone (`VmHWM`, reset as the phase
     /// starts: `ProcessStats.resetPeak`): not the open before it (`openPeakRSSBytes`: for `json`, decoding the whole
     /// file) nor the digest read-back after it. In results recorded before 2026-11-25 (no `baselineRSSBytes`), the
@@ -157,8 +165,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         maintainedCount: Bool? = nil, timeline: [TimelineWindow]? = nil,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil,
         steps: Int? = nil, baselineRSSBytes: Int64? = nil, openPeakRSSBytes: Int64? = nil, workNote: String? = nil,
-        harnessSeconds: Double? = nil, counts: OperationCounts? = nil
+        harnessSeconds: Double? = nil, counts: OperationCounts? = nil, storageReadBytes: Int64? = nil,
+        phaseMinorFaults: Int64? = nil, phaseMajorFaults: Int64? = nil
     ) {
+        self.storageReadBytes = storageReadBytes
+        self.phaseMinorFaults = phaseMinorFaults
+        self.phaseMajorFaults = phaseMajorFaults
         self.harnessSeconds = harnessSeconds
         self.counts = counts
         self.baselineRSSBytes = baselineRSSBytes
@@ -194,6 +206,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
             steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
+        case storageReadBytes, phaseMinorFaults, phaseMajorFaults
     }
 
     public init(from decoder: any Decoder) throws {
@@ -225,7 +238,10 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             openPeakRSSBytes: try c.decodeIfPresent(Int64.self, forKey: .openPeakRSSBytes),
             workNote: try c.decodeIfPresent(String.self, forKey: .workNote),
             harnessSeconds: try c.decodeIfPresent(Double.self, forKey: .harnessSeconds),
-            counts: try c.decodeIfPresent(OperationCounts.self, forKey: .counts))
+            counts: try c.decodeIfPresent(OperationCounts.self, forKey: .counts),
+            storageReadBytes: try c.decodeIfPresent(Int64.self, forKey: .storageReadBytes),
+            phaseMinorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMinorFaults),
+            phaseMajorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMajorFaults))
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -239,6 +255,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(rssAnonBytes, forKey: .rssAnonBytes)
         try c.encodeIfPresent(rssFileBytes, forKey: .rssFileBytes)
         try c.encodeIfPresent(storageWriteBytes, forKey: .storageWriteBytes)
+        try c.encodeIfPresent(storageReadBytes, forKey: .storageReadBytes)
+        try c.encodeIfPresent(phaseMinorFaults, forKey: .phaseMinorFaults)
+        try c.encodeIfPresent(phaseMajorFaults, forKey: .phaseMajorFaults)
         try c.encodeIfPresent(timedPeakRSSBytes, forKey: .timedPeakRSSBytes)
         try c.encode(bytesOnDisk, forKey: .bytesOnDisk)
         try c.encode(digest, forKey: .digest)

@@ -109,6 +109,9 @@ public enum CellExecution {
             // Without the reset, the peak is the process's since its start: no baseline to subtract from it.
             baselineRSSBytes: peakReset ? baseline.residentBytes : nil,
             openPeakRSSBytes: peakReset ? before.peakRSSBytes : nil, workNote: kind.workNotes[workload.name],
-            harnessSeconds: harnessSeconds, counts: counts)
+            harnessSeconds: harnessSeconds, counts: counts,
+            storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
+            phaseMinorFaults: after.minorFaults - before.minorFaults,
+            phaseMajorFaults: after.majorFaults - before.majorFaults)
     }
 }
