@@ -161,6 +161,14 @@ package enum MarkdownReport {
             ]
             out += storeByScaleHeader(scales) + tables.memory + [""]
         }
+        if !tables.faults.isEmpty {
+            out += [
+                "Page faults per operation in the timed phase, minor / major (median): a mapped file's page or a new "
+                    + "heap page found in memory, or waited for from storage. Instruction counts include neither.",
+                "",
+            ]
+            out += storeByScaleHeader(scales) + tables.faults + [""]
+        }
         return out
     }
 
@@ -200,12 +208,12 @@ package enum MarkdownReport {
     /// A workload's rows of stores × scales: throughput (every store), latency and resident memory (the stores
     /// that have them).
     private static func storeTables(_ cells: [CellResult], stores: [String], scales: [Scale])
-        -> (throughput: [String], latency: [String], memory: [String])
+        -> (throughput: [String], latency: [String], memory: [String], faults: [String])
     {
         // The best store: never the harness floor, nor a store that answered from a maintained count.
         let bestByScale = Dictionary(
             uniqueKeysWithValues: scales.map { ($0, fastest(in: cells, stores: stores, at: $0)?.throughput) })
-        var tables: (throughput: [String], latency: [String], memory: [String]) = ([], [], [])
+        var tables: (throughput: [String], latency: [String], memory: [String], faults: [String]) = ([], [], [], [])
         for store in stores {
             let summaries = scales.map { scale in
                 (scale, CellSummary(cells, store: store, scale: scale))
@@ -229,6 +237,13 @@ package enum MarkdownReport {
                 return "\(Quantity.formatBytes(Int64(anon))) + \(Quantity.formatBytes(Int64(file)))"
             }
             if memory.contains(where: { $0 != nil }) { tables.memory.append(row(store, memory.map { $0 ?? "–" })) }
+            let faults = summaries.map { _, summary -> String? in
+                guard let minor = summary.medianPerOperation(\.phaseMinorFaults),
+                    let major = summary.medianPerOperation(\.phaseMajorFaults)
+                else { return nil }
+                return "\(formatSignificant(minor)) / \(formatSignificant(major))"
+            }
+            if faults.contains(where: { $0 != nil }) { tables.faults.append(row(store, faults.map { $0 ?? "–" })) }
         }
         return tables
     }

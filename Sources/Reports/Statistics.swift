@@ -33,6 +33,14 @@ struct CellSummary {
     /// Repetitions that did not finish, when others did.
     var partialFailures: Int { finished.isEmpty ? 0 : cells.count - finished.count }
 
+    /// The median over finished repetitions of a count of the timed phase (`\.phaseMinorFaults`) per operation.
+    func medianPerOperation(_ figure: KeyPath<CellMetrics, Int64?>) -> Double? {
+        median(
+            finished.filter { $0.operations > 0 }.compactMap { metrics in
+                metrics[keyPath: figure].map { Double($0) / Double(metrics.operations) }
+            })
+    }
+
     /// The median of a resident-memory figure (`\.rssAnonBytes`, `\.rssFileBytes`) over finished repetitions.
     func medianResident(_ figure: KeyPath<CellMetrics, Int64?>) -> Double? {
         median(finished.compactMap { $0[keyPath: figure].map(Double.init) })

@@ -176,6 +176,17 @@ import Testing
         #expect(markdown.contains("30.0 MiB (+10.0 MiB) · one save after the whole load"), "\(markdown)")
         let csv = CSVReport.render(results)
         #expect(csv.contains(",\(10 << 20),one save after the whole load,,,,\n"), "\(csv)")
+        // Page faults per operation get their table once a cell recorded them.
+        #expect(!markdown.contains("Page faults per operation"))
+        for index in results.cells.indices where results.cells[index].store == "a" {
+            let operations = results.cells[index].metrics?.operations ?? 0
+            results.cells[index].metrics?.phaseMinorFaults = Int64(operations / 4)
+            results.cells[index].metrics?.phaseMajorFaults = 0
+        }
+        let faults = MarkdownReport.render(results)
+        #expect(faults.contains("Page faults per operation in the timed phase, minor / major"), "\(faults)")
+        #expect(faults.contains("| `a` | 0.25 / 0.00 |"), "\(faults)")
+        #expect(CSVReport.render(results).contains(",\(10 << 20),one save after the whole load,,"))
         let chart = try #require(Charts.render(results).first { $0.0 == Charts.memoryFileName }?.1)
         // 10 MiB over 100 records: 104,858 B per record, for `a` only (`b` has no baseline).
         #expect(chart.contains(">a</text>") && !chart.contains(">b</text>"), "\(chart)")
