@@ -5,7 +5,7 @@
 /// transaction applied in part shows. The plan keeps what every transaction wrote, so that a check can find
 /// which committed state, if any, a reopened store holds.
 ///
-/// A plan can go on after a crash (`continuing(_:)`): the same history up to the state the store recovered to,
+/// A plan can go on after a crash (`continuing(_:retrying:)`): the same history up to the state the store recovered to,
 /// then other transactions with other values, as an app that reopens after a crash and goes on writing.
 package struct CrashPlan: Sendable {
     package enum Transaction: Sendable {
@@ -19,7 +19,7 @@ package struct CrashPlan: Sendable {
 
     package let scale: Int
     private let generator: ItemGenerator
-    /// The values inserts and updates write: `generator`'s, or another seed's after `continuing(_:)`.
+    /// The values inserts and updates write: `generator`'s, or another seed's after `continuing(_:retrying:)`.
     private var values: ItemGenerator
     private var rng: SplitMix64
     private var nextID: Int64
