@@ -50,6 +50,10 @@ package enum MarkdownReport {
             "| Host | \(environment.hostname) |",
             "| Compiler | \(environment.swift) |",
         ]
+        if let readAhead = environment.readAheadKilobytes {
+            let devices = readAhead.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) KiB" }
+            out.append("| Read-ahead | \(devices.joined(separator: ", ")) |")
+        }
         for (store, engine) in environment.engines.sorted(by: { $0.key < $1.key }) {
             let configuration = environment.configurations?[store].map { "; \($0)" } ?? ""
             out.append("| `\(store)` | \(engine)\(configuration) |")

@@ -53,6 +53,23 @@ import Testing
     /// The summary names the fastest store per scale and where the lead changes, from the cells alone: `b` leads at
     /// 100, `a` at 1k and 10k; `b` stops at 10k, the floor never leads, nor does a maintained count; stores measured
     /// only at smaller scales say how far they were measured.
+    /// The read-ahead of each block device (loop and RAM devices left out) is part of the environment, and the
+    /// report says it: a mapped store's cold lookups depend on it.
+    @Test func theEnvironmentRecordsEachDevicesReadAhead() throws {
+        let blocks = try TemporaryDirectory()
+        for (device, kilobytes) in [("vda", "8192\n"), ("loop0", "128\n"), ("nvme0n1", "128\n")] {
+            let queue = blocks.url.appendingPathComponent("\(device)/queue")
+            try FileManager.default.createDirectory(at: queue, withIntermediateDirectories: true)
+            try Data(kilobytes.utf8).write(to: queue.appendingPathComponent("read_ahead_kb"))
+        }
+        #expect(RunEnvironment.readAhead(in: blocks.url.path) == ["vda": 8192, "nvme0n1": 128])
+        #expect(RunEnvironment.readAhead(in: blocks.url.appendingPathComponent("none").path) == nil)
+        var results = sampleResults()
+        #expect(!MarkdownReport.render(results).contains("| Read-ahead |"))
+        results.environment.readAheadKilobytes = ["vda": 8192, "nvme0n1": 128]
+        #expect(MarkdownReport.render(results).contains("| Read-ahead | nvme0n1 128 KiB, vda 8192 KiB |"))
+    }
+
     @Test func theSummarySaysWhereTheLeadChangesAndWhereEachStoreStops() {
         var results = sampleResults()
         let same = Digest(count: 100, hash: 42)

@@ -11,6 +11,11 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     /// machine, on the same host and kernel, which a comparison judges with its closest bands. Nil where the
     /// kernel does not say, and in results recorded before it was.
     package var bootID: String?
+    /// Each block device's read-ahead in KiB (`/sys/block/*/queue/read_ahead_kb`; loop and RAM devices left out):
+    /// how much a cold fault on a mapped page, or a read, brings in around it. A mapped store's first lookups after
+    /// an open pay for it (8 MiB on one host of this class against 128 KiB on another). Nil where the kernel does
+    /// not say, and in results recorded before 2026-11-28.
+    package var readAheadKilobytes: [String: Int]?
     /// The compiler that built this tool.
     package var swift: String
     /// Each store's engine and version as linked at run time ("sqlite": "SQLite 3.40.1").
@@ -26,8 +31,9 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     package init(
         cpuModel: String, cores: Int, memoryBytes: Int64, kernel: String, hostname: String, swift: String,
         engines: [String: String], configurations: [String: String]? = nil, gitCommit: String, command: String,
-        bootID: String? = nil
+        bootID: String? = nil, readAheadKilobytes: [String: Int]? = nil
     ) {
+        self.readAheadKilobytes = readAheadKilobytes
         self.cpuModel = cpuModel
         self.cores = cores
         self.memoryBytes = memoryBytes
@@ -65,7 +71,21 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
             configurations: Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0.configuration) }),
             gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "),
             bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
-                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, readAheadKilobytes: readAhead())
+    }
+
+    /// `readAheadKilobytes` as the kernel says it now; nil where there is no `/sys/block`.
+    package static func readAhead(in blocks: String = "/sys/block") -> [String: Int]? {
+        guard let devices = try? FileManager.default.contentsOfDirectory(atPath: blocks) else { return nil }
+        var found: [String: Int] = [:]
+        for device in devices where !device.hasPrefix("loop") && !device.hasPrefix("ram") {
+            let path = "\(blocks)/\(device)/queue/read_ahead_kb"
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let kilobytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { continue }
+            found[device] = kilobytes
+        }
+        return found.isEmpty ? nil : found
     }
 
     /// The Swift compiler that built this binary, to the patch level where it can be told at compile time.
