@@ -50,8 +50,8 @@ package final class LMDBEnvironment {
             opened = try Self.open(directory, maxDatabases: maxDatabases, mapSize: mapSize, flags: flags)
         } catch let error as LMDBError where error.code == MDB_INVALID && Self.holdsOnlyMetaPages(directory) {
             // A creation a crash interrupted: data.mdb's name (and, with MDB_WRITEMAP, its length) survived but not
-            // both of the meta pages mdb_env_open wrote, and LMDB refuses the file. No transaction was ever committed to it (a commit writes pages past
-            // the two metas and flushes them first), so it is made again.
+            // both of the meta pages mdb_env_open wrote, and LMDB refuses the file. No transaction was ever committed
+            // to it (a commit writes pages past the two metas and flushes them first), so it is made again.
             try FileSystem.remove(directory.appendingPathComponent("data.mdb"))
             opened = try Self.open(directory, maxDatabases: maxDatabases, mapSize: mapSize, flags: flags)
         }

@@ -7,10 +7,10 @@ struct Verify: ParsableCommand {
         abstract: "Check a kept store's files with the store's own integrity check.",
         discussion: """
             Opens the store in DIR (as `run --keep-stores` or `crash` leave it), runs its integrity check and reads \
-            every item. Prints what the open's recovery did (a commit it did not trust), then one line per problem \
-            found (rows that disagree with the store's own counts, rows a commit did not write). Exit status: 0 when \
-            it is sound, 3 when it is damaged (each line names the file and, where the check can tell, the offset, \
-            page or commit), 2 on bad input.
+            every item. Prints what the open's recovery did (a commit it did not trust, whose rows were damaged or \
+            not the rows it counted; a creation it made again), then one line per problem found (damaged rows, \
+            per-filter counts that disagree with the rows). Exit status: 0 when it is sound, 3 when it is damaged \
+            (each line names the file and, where the check can tell, the offset or page), 2 on bad input.
             """)
 
     @Option(help: "The store kind that wrote DIR (see `persistbench list`).")

@@ -263,10 +263,11 @@ struct CrashStates {
             }
             let spread = { (count: Int) in count <= 8 ? Array(1...count) : (1...8).map { $0 * count / 8 } }
             switch family {
-            case .mixed:
+            case .mixed, .prefixes:
                 add([], "none")
                 guard !pending.isEmpty else { continue }
                 for length in spread(pending.count) { add(Array(pending.prefix(length)), "the first \(length)") }
+                guard family == .mixed else { continue }
                 for _ in 0..<4 {
                     let subset = pending.filter { _ in rng.below(2) == 0 }
                     add(subset, "a random \(subset.count)")
@@ -278,10 +279,6 @@ struct CrashStates {
                     kept.remove(at: missing - 1)
                     add(kept, "all but piece \(missing)")
                 }
-            case .prefixes:
-                add([], "none")
-                guard !pending.isEmpty else { continue }
-                for length in spread(pending.count) { add(Array(pending.prefix(length)), "the first \(length)") }
             }
         }
         guard candidates.count > limit else { return candidates }
