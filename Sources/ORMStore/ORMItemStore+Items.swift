@@ -39,12 +39,12 @@ extension ORMItemStore: ItemStore {
         let distinct = Array(Set(ids))
         let fetched = try context.fetch(
             FetchDescriptor<Model.Item>(predicate: Model.Item.id.isIn(distinct)))
-        var byID: [Int64: Item] = [:]
-        for object in fetched {
-            let item = object.value
-            byID[item.id] = item
-        }
-        return ids.map { byID[$0] }
+        return KeyBatch.inAskedOrder(ids, found: fetched.map(\.value))
+    }
+
+    /// A fetch per key, as `item(id:)` fetches it: the loop a user writes without the `IN` predicate.
+    package func itemsKeyByKey(ids: [Int64]) throws -> [Item?] {
+        try ids.map { try item(id: $0) }
     }
 
     /// A fetch of the item with this id, limited to one, its attributes read.

@@ -147,6 +147,7 @@ package enum MarkdownReport {
             out += storeByScaleHeader(scales) + tables.latency + [""]
         }
         out += operationLatencyTable(cells, kinds: declared.operationKinds, stores: stores, scales: scales)
+        out += firstRoundTable(cells, stores: stores, scales: scales)
         out += budgetTable(name, cells, stores: stores, scales: scales)
         for table in declared.tables {
             switch table {
@@ -382,6 +383,32 @@ package enum MarkdownReport {
             "Latency by kind of operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions; YCSB's kinds as YCSB "
                 + "names them):",
             header: ["store", "scale"] + kinds.map { "[\($0)]" }, rows: rows)
+    }
+
+    /// For a workload that repeats a round of questions (`count-where`, `count-range`): the first round's time per
+    /// question beside the later rounds', per store and scale, where a cell asked more than one round; nothing
+    /// otherwise.
+    private static func firstRoundTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
+        let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
+            store, scale, summary -> String? in
+            let first = median(
+                summary.finished.compactMap { metrics in
+                    metrics.firstRound.map { $0.seconds / Double(max(1, $0.operations)) }
+                })
+            guard let first, let later = median(summary.finished.compactMap(\.laterRoundsSecondsPerOperation)),
+                let rounds = median(
+                    summary.finished.compactMap { metrics in
+                        metrics.firstRound.map { Double(metrics.operations) / Double(max(1, $0.operations)) }
+                    })
+            else { return nil }
+            return "| `\(store)` | \(scale) | \(formatSignificant(rounds)) | \(formatSignificant(first * 1e6)) | "
+                + "\(formatSignificant(later * 1e6)) | \(formatSignificant(first / later))× |"
+        }
+        guard !rows.isEmpty else { return [] }
+        return table(
+            "The first round against the later ones, µs per question (median over repetitions): every store of a "
+                + "(scale, repetition) asks the same rounds; the first may find the store's pages cold.",
+            header: ["store", "scale", "rounds", "first round", "later rounds", "first / later"], rows: rows)
     }
 
     /// For `read-while-import`: the reader's latency alone and during the import, its reads over 16 ms, and the

@@ -3,8 +3,8 @@ import PersistenceBench
 import SQLiteSupport
 
 /// `sqlite`'s items: statements prepared once at open (`SQLiteItemStore.swift`), stepped and reset per call; a
-/// bulk write is one transaction per batch, a batch of lookups one read transaction; `sqlite+txn` runs every read
-/// call in a read transaction of its own (`reading`).
+/// bulk write is one transaction per batch, a batch of lookups one `IN` statement per 100 keys in one read
+/// transaction; `sqlite+txn` runs every read call in a read transaction of its own (`reading`).
 extension SQLiteItemStore: ItemStore {
     package func insert(_ batch: [Item]) throws {
         try connection.transaction {
@@ -39,7 +39,24 @@ extension SQLiteItemStore: ItemStore {
         try reading { try lookUp(id) }
     }
 
+    /// One read transaction, one step through `selectByIDs` per `KeyBatch.keysPerStatement` keys.
     package func items(ids: [Int64]) throws -> [Item?] {
+        let found = try connection.readTransaction {
+            var found: [Item] = []
+            found.reserveCapacity(ids.count)
+            for start in stride(from: 0, to: ids.count, by: KeyBatch.keysPerStatement) {
+                let chunk = ids[start..<min(ids.count, start + KeyBatch.keysPerStatement)]
+                for (offset, id) in chunk.enumerated() { selectByIDs.bind(id, at: Int32(offset + 1)) }
+                for offset in chunk.count..<KeyBatch.keysPerStatement { selectByIDs.bindNull(at: Int32(offset + 1)) }
+                defer { selectByIDs.reset() }
+                while try selectByIDs.step() { found.append(Self.item(from: selectByIDs)) }
+            }
+            return found
+        }
+        return KeyBatch.inAskedOrder(ids, found: found)
+    }
+
+    package func itemsKeyByKey(ids: [Int64]) throws -> [Item?] {
         try connection.readTransaction { try ids.map(lookUp) }
     }
 

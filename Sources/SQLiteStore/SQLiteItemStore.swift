@@ -83,6 +83,8 @@ package final class SQLiteItemStore: Store {
     var profileStacks: StackInterner?
     let insertStatement: SQLiteStatement
     let selectByID: SQLiteStatement
+    /// `WHERE id IN (?, …)` with `KeyBatch.keysPerStatement` placeholders: a batch of lookups.
+    let selectByIDs: SQLiteStatement
     let selectAll: SQLiteStatement
     let selectRange: SQLiteStatement
     let countWithPriority: SQLiteStatement
@@ -114,6 +116,7 @@ package final class SQLiteItemStore: Store {
         let columns = Self.columns
         insertStatement = try connection.prepare("INSERT INTO item (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
         selectByID = try connection.prepare("SELECT \(columns) FROM item WHERE id = ?")
+        selectByIDs = try connection.prepare("SELECT \(columns) FROM item WHERE id IN (\(KeyBatch.placeholders))")
         selectAll = try connection.prepare("SELECT \(columns) FROM item ORDER BY id")
         selectRange = try connection.prepare("SELECT \(columns) FROM item WHERE id >= ? ORDER BY id LIMIT ?")
         countWithPriority = try connection.prepare("SELECT COUNT(*) FROM item WHERE priority = ? AND isInStock = ?")
@@ -143,7 +146,8 @@ package final class SQLiteItemStore: Store {
     package func close() throws {
         // Statements must be finalized before the connection closes.
         for statement in [
-            insertStatement, selectByID, selectAll, selectRange, countWithPriority, countWithoutPriority, countPriced,
+            insertStatement, selectByID, selectByIDs, selectAll, selectRange, countWithPriority, countWithoutPriority,
+            countPriced,
             pageWithPriority,
             pageWithoutPriority, updateStatement, deleteStatement,
         ] + searchStatements.all { statement.finalize() }

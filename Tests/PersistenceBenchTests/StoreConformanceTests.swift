@@ -35,14 +35,20 @@ import Testing
         }
     }
 
-    /// A batch of lookups answers in the order asked, a repeated id each time, a missing id with nil.
+    /// A batch of lookups answers in the order asked, a repeated id each time, a missing id with nil, with the
+    /// library's batch call and key by key alike; a batch longer than one `IN` statement's keys too.
     @Test(arguments: itemStoreNames)
     func batchLookupsAnswerInTheOrderAsked(store name: String) throws {
         try withStore(name, loading: 50) { (store, expected) throws in
-            let ids: [Int64] = [7, 3, 51, 7, 50, 1, 0, 3]
-            let answers = try store.items(ids: ids)
-            #expect(answers == ids.map { id in expected.first { $0.id == id } })
+            let short: [Int64] = [7, 3, 51, 7, 50, 1, 0, 3]
+            let long = (0..<(KeyBatch.keysPerStatement * 2 + 37)).map { Int64(($0 * 7) % 61) }
+            for ids in [short, long] {
+                let answers = ids.map { id in expected.first { $0.id == id } }
+                #expect(try store.items(ids: ids) == answers)
+                #expect(try store.itemsKeyByKey(ids: ids) == answers)
+            }
             #expect(try store.items(ids: []).isEmpty)
+            #expect(try store.itemsKeyByKey(ids: []).isEmpty)
         }
     }
 

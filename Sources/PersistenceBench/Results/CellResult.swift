@@ -131,6 +131,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// For a loop of steps (`get`, `get-batch`, `page`, `insert-each`, `write-then-page`): the steps it did, the
     /// same in every cell of a (workload, scale) once the run has set the count (`TimeBox`). Nil elsewhere.
     package var steps: Int?
+    /// For `count-where` and `count-range` when they asked more than one round: the first round apart
+    /// (`CountRounds`). Nil elsewhere.
+    package var firstRound: FirstRound?
     /// Where the store does other work than the rest for this workload, what it does (from `StoreKind.workNotes`):
     /// shown in its cells. Nil elsewhere.
     package var workNote: String?
@@ -140,6 +143,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// What the counted region (the timed phase and the digest read) did that no machine changes: instructions,
     /// allocations, flushes, write calls and bytes written; nil unless the cell was counted (`run --count`).
     package var counts: OperationCounts?
+
+    /// The seconds per question of the rounds after the first, where the cell asked more than one.
+    package var laterRoundsSecondsPerOperation: Double? {
+        guard let firstRound, operations > firstRound.operations else { return nil }
+        return (timedSeconds - firstRound.seconds) / Double(operations - firstRound.operations)
+    }
 
     /// The harness's share of the timed seconds (0–1), where measured.
     package var harnessShare: Double? {
@@ -166,8 +175,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil,
         steps: Int? = nil, baselineRSSBytes: Int64? = nil, openPeakRSSBytes: Int64? = nil, workNote: String? = nil,
         harnessSeconds: Double? = nil, counts: OperationCounts? = nil, storageReadBytes: Int64? = nil,
-        phaseMinorFaults: Int64? = nil, phaseMajorFaults: Int64? = nil
+        phaseMinorFaults: Int64? = nil, phaseMajorFaults: Int64? = nil, firstRound: FirstRound? = nil
     ) {
+        self.firstRound = firstRound
         self.storageReadBytes = storageReadBytes
         self.phaseMinorFaults = phaseMinorFaults
         self.phaseMajorFaults = phaseMajorFaults
@@ -206,7 +216,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
             steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
-        case storageReadBytes, phaseMinorFaults, phaseMajorFaults
+        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound
     }
 
     public init(from decoder: any Decoder) throws {
@@ -241,7 +251,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             counts: try c.decodeIfPresent(OperationCounts.self, forKey: .counts),
             storageReadBytes: try c.decodeIfPresent(Int64.self, forKey: .storageReadBytes),
             phaseMinorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMinorFaults),
-            phaseMajorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMajorFaults))
+            phaseMajorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMajorFaults),
+            firstRound: try c.decodeIfPresent(FirstRound.self, forKey: .firstRound))
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -273,6 +284,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(observe, forKey: .observe)
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
         try c.encodeIfPresent(steps, forKey: .steps)
+        try c.encodeIfPresent(firstRound, forKey: .firstRound)
         try c.encodeIfPresent(baselineRSSBytes, forKey: .baselineRSSBytes)
         try c.encodeIfPresent(openPeakRSSBytes, forKey: .openPeakRSSBytes)
         try c.encodeIfPresent(rssGrowthBytes, forKey: .rssGrowthBytes)

@@ -112,6 +112,6 @@ public enum CellExecution {
             harnessSeconds: harnessSeconds, counts: counts,
             storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
             phaseMinorFaults: after.minorFaults - before.minorFaults,
-            phaseMajorFaults: after.majorFaults - before.majorFaults)
+            phaseMajorFaults: after.majorFaults - before.majorFaults, firstRound: outcome.firstRound)
     }
 }

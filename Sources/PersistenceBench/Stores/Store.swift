@@ -39,6 +39,8 @@ public enum MaintainedCount: String, Sendable {
 extension ItemStore {
     package func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
 
+    package func itemsKeyByKey(ids: [Int64]) throws -> [Item?] { try items(ids: ids) }
+
     package func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
 }
 
@@ -69,11 +71,16 @@ package protocol ItemStore: Store {
     func insertCommitted(_ batch: [Item]) throws
     /// The item with this id, or nil.
     func item(id: Int64) throws -> Item?
-    /// The items with these ids, in the order asked (nil where none; an id may repeat): a batch of lookups in one
-    /// read, in the store's idiom (one transaction for SQLite, one `read {}` for GRDB, one read transaction for
-    /// LMDB, one fetch for the ORM). A store whose lookups share nothing a batch could amortize asks `item(id:)`
-    /// for each (the default).
+    /// The items with these ids, in the order asked (nil where none; an id may repeat): a batch of lookups with the
+    /// library's own batch call (`get-batch`): one `WHERE id IN (…)` statement per `KeyBatch.keysPerStatement`
+    /// keys for SQLite, GRDB's `fetchAll(db, keys:)`, one fetch with an `IN` predicate for the ORM. A library
+    /// without one looks each key up in one read (one read transaction for LMDB); a store whose lookups share
+    /// nothing a batch could amortize asks `item(id:)` for each (the default).
     func items(ids: [Int64]) throws -> [Item?]
+    /// The same answers as `items(ids:)`, each key looked up alone inside one read transaction (`get-batch-loop`):
+    /// the per-key loop a user writes without the batch call. A store whose batch call is that loop already answers
+    /// with it (the default).
+    func itemsKeyByKey(ids: [Int64]) throws -> [Item?]
     /// Calls `body` with every item in id order, streaming: never an array of all items.
     func forEachItem(_ body: (Item) throws -> Void) throws
     /// How many items match the filter.

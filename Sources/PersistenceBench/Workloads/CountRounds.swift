@@ -7,22 +7,33 @@ enum CountRounds {
     /// The most answers per cell, whatever the time: bounds a store that answers in nanoseconds.
     static let maximumOperations = 2_000_000
 
-    /// Asks every question of `questions` in turn (each answer timed), once and then, where the cell's time box has
-    /// a clock, again until `minimumTimedSeconds` of answers are timed: a run without a clock (`--time-box none`, a
-    /// counted run) asks one round, the same on every machine. The digest holds the first round's answers; every
-    /// later round must answer the same, or the workload fails, so the digest does not depend on how fast a store
-    /// was.
+    /// Asks every question of `questions` in turn (each answer timed), in rounds, as many rounds as every store of
+    /// the (workload, scale, repetition) asks (`TimeBox`): in the first repetition each cell repeats its round until
+    /// `minimumTimedSeconds` of answers are timed, or it has asked the group's count of questions so far; the group's
+    /// count is then the fewest questions any cell asked, and every cell asks exactly that many whole rounds (the
+    /// runner runs again a first-repetition cell that asked more). A run without a clock asks the group's count or,
+    /// with none (`--time-box none`), one round; a counted run's 50 steps are one round of `count-where`. The
+    /// digest holds the first round's answers; every later round must answer the same, or the workload fails, so
+    /// the digest does not depend on how many rounds a store asked. The outcome's steps are the questions asked, and
+    /// its first round's timed seconds are kept apart (a cold round's scans fault the store's pages in).
     static func run<Question>(
         _ questions: [Question], workload: String, context: WorkloadContext, answer: (Question) throws -> Int
     ) throws -> WorkloadOutcome {
+        let roundLimit = context.timeBox.stepLimit.map { max(1, $0 / questions.count) }
+        let clocked = context.timeBox.seconds != nil
         var first: [Int] = []
         var digest = Digest()
         var operations = 0
         var round = 0
-        while round == 0
-            || (context.timeBox.seconds != nil && context.stopwatch.elapsedSeconds < minimumTimedSeconds
-                && operations + questions.count <= maximumOperations)
-        {
+        var firstRoundSeconds = 0.0
+        func another() -> Bool {
+            if round == 0 { return true }
+            if let roundLimit, round >= roundLimit { return false }
+            guard clocked else { return roundLimit != nil }
+            return context.stopwatch.elapsedSeconds < minimumTimedSeconds
+                && operations + questions.count <= maximumOperations
+        }
+        while another() {
             for (index, question) in questions.enumerated() {
                 let count = try context.stopwatch.measureOperation { try answer(question) }
                 if round == 0 {
@@ -34,10 +45,13 @@ enum CountRounds {
                             + "\(round + 1)")
                 }
             }
+            if round == 0 { firstRoundSeconds = context.stopwatch.elapsedSeconds }
             operations += questions.count
             context.progress.advance(by: questions.count)
             round += 1
         }
-        return WorkloadOutcome(operations: operations, digest: digest)
+        return WorkloadOutcome(
+            operations: operations, digest: digest, steps: operations,
+            firstRound: round > 1 ? FirstRound(operations: questions.count, seconds: firstRoundSeconds) : nil)
     }
 }

@@ -72,6 +72,9 @@ public struct WorkloadOutcome: Sendable {
     /// For a loop of steps (`TimeBox`): how many it did, on which the runner sets its group's count. Nil for a
     /// workload that always does all its work.
     package var steps: Int?
+    /// For a workload that repeats a round of questions (`CountRounds`) more than once: its first round, which
+    /// may differ from the rest (a cold round faults the store's pages in). Nil elsewhere.
+    package var firstRound: FirstRound?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     package var changedStore: Bool { digest == nil || alsoDigestsStore }
@@ -79,15 +82,27 @@ public struct WorkloadOutcome: Sendable {
     package init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
-        steps: Int? = nil
+        steps: Int? = nil, firstRound: FirstRound? = nil
     ) {
         self.timeBoxed = timeBoxed
         self.steps = steps
+        self.firstRound = firstRound
         self.observe = observe
         self.operations = operations
         self.digest = digest
         self.alsoDigestsStore = alsoDigestsStore
         self.readWhileImport = readWhileImport
+    }
+}
+
+/// The first of a cell's rounds of the same questions: its questions and their timed seconds.
+package struct FirstRound: Codable, Equatable, Sendable {
+    package var operations: Int
+    package var seconds: Double
+
+    package init(operations: Int, seconds: Double) {
+        self.operations = operations
+        self.seconds = seconds
     }
 }
 

@@ -1,7 +1,7 @@
 /// Every workload, in the order reports list them.
 public enum WorkloadCatalog {
     package static let all: [any Workload] =
-        crud + search + limits + ycsb + live + associations + migrations + profile + system
+        crud + variants + search + limits + ycsb + live + associations + migrations + profile + system
 
     /// The CRUD workloads over `Item`: the default matrix.
     package static let crud: [any Workload] = [
@@ -10,6 +10,9 @@ public enum WorkloadCatalog {
         CountRangeWorkload(), PageWorkload(),
         UpdateWorkload(), DeleteWorkload(), WriteThenPageWorkload(),
     ]
+
+    /// A CRUD workload's questions asked in another idiom, beside the library's own: not in the default matrix.
+    package static let variants: [any Workload] = [GetBatchWorkload(keyByKey: true)]
 
     /// Search as you type over the items' titles: not in the default matrix (each cell asks at least 200
     /// keystrokes, seconds a cell at 100k for the stores that scan); `--workloads search`.
