@@ -49,4 +49,26 @@ extension GRDBItemStore: SearchStore {
             }
         }
     }
+
+    /// One statement, in SQL as a GRDB user writes a window function (the query interface has none): the page's
+    /// rows, each with the count of every match (`COUNT(*) OVER ()`), through a cached statement, every flavor.
+    package func searchInOneStatement(_ search: TitleSearch) throws -> TitleSearchAnswer {
+        let indexed = fullText && search.text.utf8.count >= TitleSearch.shortestIndexedText
+        let matching =
+            indexed ? "id IN (SELECT rowid FROM item_fts WHERE item_fts MATCH ?)" : "title LIKE ? ESCAPE '\\'"
+        return try database.read { db in
+            let statement = try db.cachedStatement(
+                sql: "SELECT \(Self.columns), COUNT(*) OVER () AS total FROM item WHERE \(matching) "
+                    + "ORDER BY title, id LIMIT ?")
+            let rows = try Row.fetchCursor(
+                statement, arguments: [indexed ? search.fullTextPhrase : search.likePattern, search.limit])
+            var items: [Item] = []
+            var total = 0
+            while let row = try rows.next() {
+                items.append(try ItemRecord(row: row).item)
+                total = row["total"]
+            }
+            return TitleSearchAnswer(count: total, page: items)
+        }
+    }
 }

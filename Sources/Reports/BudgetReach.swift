@@ -11,6 +11,18 @@ struct BudgetReach {
         var median: Double
         var low: Double
         var high: Double
+        /// The fewest samples a repetition's figure rests on, and the median of those over the limit; nil for a
+        /// figure that is one measurement.
+        var samples: AppBudget.Samples?
+
+        /// "p99 of 1,000: 0.41 ms, 2 over", "max of 10: 31 ms, 10 over", "0.21 s".
+        var label: String {
+            let time = Quantity.formatTime(median)
+            guard let samples else { return time }
+            let kind = samples.holdPercentile ? "p99" : "max"
+            return "\(kind) of \(formatWhole(samples.count)): \(time)"
+                + (samples.over.map { ", \(formatWhole($0)) over" } ?? "")
+        }
     }
 
     /// Where staying within ended: over the limit at a scale, or no repetition finished there.
@@ -25,8 +37,12 @@ struct BudgetReach {
     var within: Scale?
     var end: End?
     /// Fitted to the points within, where the store stayed within at every scale measured and the figure grows
-    /// with N (exponent over `flatExponent`): where the fit crosses the limit is extrapolated.
+    /// with N (exponent over `flatExponent`): where the fit crosses the limit is extrapolated. Only from
+    /// `fewestScalesForFit` scales or more, all measured on one machine and all from as many samples (or all from
+    /// at least `TimeBox.budgetSamples`).
     var law: PowerLaw?
+    /// Why no law was fitted to a store that stayed within at every scale, where one could have been.
+    var noFit: String?
     let limit: Double
 
     /// The budgets the run's workloads declare (`Workload.appBudgets`), in the run's order of workloads.
@@ -43,8 +59,10 @@ struct BudgetReach {
 
     /// A figure that grows slower than this with N is not extrapolated to a crossing.
     static let flatExponent = 0.02
-    /// Beyond this the extrapolation names no scale: no run here measured near it.
-    static let extrapolationCeiling = 1e9
+    /// Beyond this many times the largest scale measured, the extrapolation names no scale.
+    static let extrapolationReach = 10.0
+    /// The fewest scales a law is fitted to.
+    static let fewestScalesForFit = 3
 
     /// Nil where `cells` (one store, one workload) hold no cell at any of `scales`.
     init?(_ budget: AppBudget, _ cells: [CellResult], scales: [Scale]) {
@@ -58,12 +76,28 @@ struct BudgetReach {
                 if end == nil { end = .unfinished(scale, error: summary.failure?.status == .error) }
                 continue
             }
-            points.append(Point(scale: scale, median: figure, low: low, high: high))
+            let counted = summary.finished.compactMap(budget.samples)
+            let samples = counted.min { $0.count < $1.count }.map { fewest in
+                AppBudget.Samples(
+                    count: fewest.count,
+                    over: counted.count == figures.count
+                        ? median(counted.compactMap(\.over).map(Double.init)).map { Int($0.rounded()) } : nil)
+            }
+            points.append(Point(scale: scale, median: figure, low: low, high: high, samples: samples))
             guard end == nil else { continue }
             if figure <= limit { within = scale } else { end = .over(scale, figure: figure) }
         }
         guard !points.isEmpty || end != nil else { return nil }
-        if end == nil, let law = PowerLaw(points.map { (Double($0.scale.records), $0.median) }),
+        guard end == nil else { return }
+        let counts = Set(points.map { $0.samples?.count })
+        if points.count < Self.fewestScalesForFit {
+            noFit =
+                "\(points.count) scale\(points.count == 1 ? "" : "s") measured, a fit needs \(Self.fewestScalesForFit)"
+        } else if Set(cells.filter { $0.status == .ok }.compactMap(\.bootID)).count > 1 {
+            noFit = "the scales ran on more than one machine"
+        } else if counts.count > 1, !counts.allSatisfy({ ($0 ?? 0) >= TimeBox.budgetSamples }) {
+            noFit = "the scales' figures rest on different counts of samples"
+        } else if let law = PowerLaw(points.map { (Double($0.scale.records), $0.median) }),
             law.exponent > Self.flatExponent
         {
             self.law = law
@@ -73,21 +107,33 @@ struct BudgetReach {
     /// Where the fit reaches the limit, in records; nil without a fit.
     var crossing: Double? { law.map { pow(limit / $0.coefficient, 1 / $0.exponent) } }
 
-    /// The table's cell: "100k (over at 1M: 231 ms)", "≥ 1M measured; ≈ 14M extrapolated", "none (DNF at 10k)".
+    /// The table's cell, with the figure it rests on: "100k (over at 1M: p99 of 1,000: 231 ms, 40 over)",
+    /// "≥ 1M measured (p99 of 1,000: 0.4 ms, 1 over); ≈ 14M extrapolated (exponent 0.52 ± 0.04)", "none (DNF at
+    /// 10k)".
     var description: String {
         let reached = within.map { "\($0)" } ?? "none"
         switch end {
-        case .over(let scale, let figure)?: return "\(reached) (over at \(scale): \(Quantity.formatTime(figure)))"
+        case .over(let scale, let figure)?:
+            let label = points.first { $0.scale == scale }?.label ?? Quantity.formatTime(figure)
+            return "\(reached) (over at \(scale): \(label))"
         case .unfinished(let scale, let error)?: return "\(reached) (\(error ? "error" : "DNF") at \(scale))"
         case nil: break
         }
-        guard let within else { return "–" }
-        guard let crossing else { return points.count > 1 ? "≥ \(within) measured (flat)" : "≥ \(within) measured" }
-        guard crossing < Self.extrapolationCeiling else {
-            return "≥ \(within) measured; beyond \(Scale(records: Int(Self.extrapolationCeiling))) extrapolated"
+        guard let within, let last = points.last else { return "–" }
+        let measured = "≥ \(within) measured (\(last.label))"
+        guard let law, let crossing else {
+            if let noFit { return measured + "; no fit: \(noFit)" }
+            return points.count > 1 ? measured + "; flat" : measured
         }
-        guard crossing > Double(within.records) else { return "≥ \(within) measured" }
-        return "≥ \(within) measured; ≈ \(Scale(records: Self.roundedScale(crossing))) extrapolated"
+        let exponent =
+            "exponent \(String(format: "%.2f", law.exponent))"
+            + (law.standardError.map { " ± \(String(format: "%.2f", $0))" } ?? "")
+        let reach = Double(within.records) * Self.extrapolationReach
+        guard crossing <= reach else {
+            return measured + "; within to \(Scale(records: Int(reach))) by the fit (\(exponent))"
+        }
+        guard crossing > Double(within.records) else { return measured }
+        return measured + "; ≈ \(Scale(records: Self.roundedScale(crossing))) extrapolated (\(exponent))"
     }
 
     /// `records` to two significant digits.

@@ -84,6 +84,17 @@ func formatCount(_ value: Double) -> String {
     return formatSignificant(value)
 }
 
+/// A whole count with its thousands grouped: 1,353.
+func formatWhole(_ value: Int) -> String {
+    let digits = String(value.magnitude)
+    var grouped = ""
+    for (offset, digit) in digits.enumerated() {
+        if offset > 0, (digits.count - offset) % 3 == 0 { grouped += "," }
+        grouped.append(digit)
+    }
+    return (value < 0 ? "-" : "") + grouped
+}
+
 /// Three significant digits.
 func formatSignificant(_ value: Double) -> String {
     if value >= 100 { return String(format: "%.0f", value) }

@@ -29,6 +29,9 @@ extension SQLiteItemStore: SearchStore {
         let page: SQLiteStatement
         let indexedCount: SQLiteStatement?
         let indexedPage: SQLiteStatement?
+        /// The page with the count of every match beside each row (`COUNT(*) OVER ()`): one statement.
+        let countedPage: SQLiteStatement
+        let indexedCountedPage: SQLiteStatement?
 
         init(connection: SQLiteConnection, fullText: Bool) throws {
             let matching = "title LIKE ? ESCAPE '\\'"
@@ -40,9 +43,14 @@ extension SQLiteItemStore: SearchStore {
             indexedPage =
                 fullText
                 ? try connection.prepare("SELECT \(SQLiteItemStore.columns) FROM item WHERE \(indexed) \(order)") : nil
+            let counted = "SELECT \(SQLiteItemStore.columns), COUNT(*) OVER () FROM item WHERE"
+            countedPage = try connection.prepare("\(counted) \(matching) \(order)")
+            indexedCountedPage = fullText ? try connection.prepare("\(counted) \(indexed) \(order)") : nil
         }
 
-        var all: [SQLiteStatement] { [count, page] + [indexedCount, indexedPage].compactMap { $0 } }
+        var all: [SQLiteStatement] {
+            [count, page, countedPage] + [indexedCount, indexedPage, indexedCountedPage].compactMap { $0 }
+        }
     }
 
     package func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
@@ -70,6 +78,31 @@ extension SQLiteItemStore: SearchStore {
                 return items
             }
             return TitleSearchAnswer(count: total, page: items)
+        }
+    }
+
+    /// One statement: the page's rows, each with the count of every match (column 7); no row, no match.
+    package func searchInOneStatement(_ search: TitleSearch) throws -> TitleSearchAnswer {
+        let statements = searchStatements
+        let (statement, argument) =
+            if let indexed = statements.indexedCountedPage, search.text.utf8.count >= TitleSearch.shortestIndexedText {
+                (indexed, search.fullTextPhrase)
+            } else {
+                (statements.countedPage, search.likePattern)
+            }
+        return try reading {
+            statement.bind(Int64(search.limit), at: 2)
+            return try statement.withText(argument, at: 1) {
+                defer { statement.reset() }
+                var items: [Item] = []
+                items.reserveCapacity(search.limit)
+                var total = 0
+                while try statement.step() {
+                    items.append(Self.item(from: statement))
+                    total = Int(statement.int64(at: 7))
+                }
+                return TitleSearchAnswer(count: total, page: items)
+            }
         }
     }
 }

@@ -66,6 +66,15 @@ struct Run: ParsableCommand {
             valueName: "duration"))
     var timeBox = "\(Int(TimeBox.defaultSeconds * 1000))ms"
 
+    @Option(
+        help: ArgumentHelp(
+            "Under a time box, a workload judged against an app's budget (insert-each, page, search) does at least "
+                + "\(TimeBox.budgetSamples) steps (or all it has), so that its p99 rests on that many samples; a store "
+                + "that has not reached them after this long stops on its own time, with its own count, and does "
+                + "not lower the other stores': 20s, 1m.",
+            valueName: "duration"))
+    var floorTime = "\(Int(TimeBox.defaultFloorSeconds))s"
+
     @Option(help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
     var memoryBudget: String = "8GiB"
 
@@ -165,6 +174,9 @@ struct Run: ParsableCommand {
             }
             boxSeconds = seconds
         }
+        guard let floorSeconds = Quantity.seconds(parsing: floorTime), floorSeconds > 0 else {
+            throw ValidationError("invalid --floor-time '\(floorTime)': use a duration such as 20s or 1m")
+        }
         guard let bytes = Quantity.bytes(parsing: memoryBudget) else {
             throw ValidationError("invalid --memory-budget '\(memoryBudget)': use a size such as 512MiB or 8GiB")
         }
@@ -177,6 +189,7 @@ struct Run: ParsableCommand {
             batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
             readRate: readRate, timeBoxSeconds: boxSeconds, counted: count ? true : nil)
         configuration.fixtureTimeBudgetSeconds = fixtureSeconds
+        if boxSeconds != nil { configuration.floorSeconds = floorSeconds }
         if let singleRepetitionAbove {
             guard let scale = Scale(parsing: singleRepetitionAbove) else {
                 throw ValidationError(

@@ -181,39 +181,67 @@ import Testing
         #expect(missing.status == 2 && missing.output.contains("no results.json"), "\(missing.output)")
     }
 
-    /// A time box stops insert-each and get after their minimum; the group's count is the fewest steps a first
+    /// A time box stops get and get-batch after their minimum; the group's count is the fewest steps a first
     /// repetition did, and every cell of the group, in every repetition, did exactly that count: the same
-    /// operations, the same answers, compared whole.
+    /// operations, the same answers, compared whole. count-range's rounds are set the same way.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func timeBoxedCellsOfAGroupDoTheSameSteps() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
         let run = try runTool([
-            "run", "--stores", "sqlite,json,memory", "--workloads", "insert-each,get,get-batch", "--scales", "1k",
+            "run", "--stores", "sqlite,json,memory", "--workloads", "get,get-batch,count-range", "--scales", "1k",
             "--repetitions", "2", "--out", out, "--time-box", "1ms", "--strict",
         ])
         #expect(run.status == 0, "\(run.output)")
         let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
         #expect(results.configuration.timeBoxSeconds == 0.001)
-        for workload in ["insert-each", "get", "get-batch"] {
+        for workload in ["get", "get-batch", "count-range"] {
             let cells = results.cells.filter { $0.workload == workload }
             #expect(cells.count == 6, "\(workload)")
             let steps = Set(cells.map { $0.metrics?.steps })
             let operations = Set(cells.map { $0.metrics?.operations })
             #expect(steps.count == 1 && operations.count == 1, "\(workload): \(steps) \(operations)")
             // get-batch's 1,000 keys are 10 batches: the minimum, all done.
-            let least = workload == "get-batch" ? 10 : TimeBox.minimumSteps
+            let least = workload == "get-batch" ? 10 : workload == "count-range" ? 8 : TimeBox.minimumSteps
             #expect(cells.allSatisfy { $0.metrics!.steps! >= least }, "\(workload)")
         }
-        // json's durable inserts each rewrite its file: 1 ms allows the minimum.
-        let inserts = results.cells.filter { $0.workload == "insert-each" }
-        #expect(inserts.allSatisfy { $0.metrics?.timeBoxed == true && $0.metrics?.operations == TimeBox.minimumSteps })
-        #expect(results.digestChecks.map(\.workload) == ["insert-each", "get", "get-batch"])
+        // count-range asks whole rounds of its 8 ranges.
+        let rounds = try #require(results.cells.first { $0.workload == "count-range" }?.metrics?.steps)
+        #expect(rounds % CountRangeWorkload.rangeCount == 0)
+        #expect(results.digestChecks.map(\.workload) == ["get", "get-batch", "count-range"])
         #expect(results.digestChecks.allSatisfy { $0.agreed }, "\(results.digestChecks)")
         // get-batch asks 100 keys a step.
         let batch = try #require(results.cells.first { $0.workload == "get-batch" }?.metrics)
         #expect(batch.operations == min(1_000, batch.steps! * GetBatchWorkload.batchSize))
         let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
-        #expect(markdown.contains("insert-each at 1k 10.0 steps"), "\(markdown)")
+        #expect(markdown.contains("get at 1k "), "\(markdown)")
+    }
+
+    /// A workload judged against a budget does at least 1,000 steps under a time box; a store that cannot within
+    /// `--floor-time` (json's durable insert rewrites its file) stops on its own time without lowering the others'
+    /// count, does its own count in its later repetitions, and is checked against the others on the first steps
+    /// every cell did.
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aSlowStoreStopsShortOfTheBudgetFloorAlone() throws {
+        let directory = try TemporaryDirectory()
+        let out = directory.url.appendingPathComponent("out").path
+        let run = try runTool([
+            "run", "--stores", "json,memory", "--workloads", "insert-each", "--scales", "10k", "--repetitions", "2",
+            "--out", out, "--time-box", "1ms", "--floor-time", "2s", "--strict",
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
+        let json = results.cells.filter { $0.store == "json" }.compactMap(\.metrics)
+        let memory = results.cells.filter { $0.store == "memory" }.compactMap(\.metrics)
+        #expect(json.count == 2 && memory.count == 2)
+        #expect(memory.allSatisfy { $0.steps == TimeBox.budgetSamples && $0.stoppedShort == nil })
+        let own = try #require(json.first?.steps)
+        #expect(json[0].stoppedShort == true && own >= TimeBox.minimumSteps && own < TimeBox.budgetSamples)
+        #expect(json.allSatisfy { $0.steps == own })
+        #expect(Set((json + memory).map { $0.prefix?.steps }) == [TimeBox.minimumSteps])
+        let check = try #require(results.digestChecks.first)
+        #expect(check.agreed && check.ownSteps?.keys.sorted() == ["json"] && check.prefixes?.count == 2, "\(check)")
+        let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
+        #expect(markdown.contains("| `memory` | ≥ 10k measured (p99 of 1,000:"), "\(markdown)")
+        #expect(markdown.contains("\(own < 100 ? "max" : "p99") of \(own): "), "\(markdown)")
     }
 
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {

@@ -98,7 +98,7 @@ import Testing
         #expect(!after.contains("first query ≤"))
         let saved = report([cell("observe", timed: 1, kinds: ["FRESH": 0.0001], commit: 0.02)])
         #expect(saved.contains("| store | save to fresh result p99 ≤ a frame |"), "\(saved)")
-        #expect(saved.contains("| `s` | none (over at 10k: 20.1 ms) |"), "\(saved)")
+        #expect(saved.contains("| `s` | none (over at 10k: max of 1: 20.1 ms) |"), "\(saved)")
     }
 
     /// Runs under memory caps joined to a run (`merge --capped`) give the budget table a column each: the largest
@@ -163,23 +163,30 @@ import Testing
     }
 
     /// The budget table and chart: measured where measured, extrapolated beyond by the figure's power law, and
-    /// marked so (in the chart, the fit dashed from the largest scale measured to where it reaches the limit).
+    /// marked so (in the chart, the fit dashed from the largest scale measured to where it reaches the limit); each
+    /// cell names the figure it rests on, a figure of fewer than 100 samples is their max, and no law is fitted to
+    /// fewer than 3 scales.
     @Test func theBudgetTableAndChartExtrapolateOnlyBeyondTheLargestScaleMeasured() throws {
-        var results = Self.run([:], scales: [10_000, 100_000])
-        results.configuration.stores = ["linear", "cliff"]
+        let scales = [10_000, 30_000, 100_000]
+        var results = Self.run([:], scales: scales)
+        results.configuration.stores = ["linear", "cliff", "few"]
         results.configuration.workloads = ["page"]
-        for (store, p99Milliseconds) in [("linear", [1.0, 10]), ("cliff", [1.0, 30])] {
-            for (scale, milliseconds) in zip([10_000, 100_000], p99Milliseconds) {
+        let stores: [(String, [Double], samples: Int)] = [
+            ("linear", [1.0, 3, 10], 100), ("cliff", [1.0, 2, 30], 100), ("few", [0, 1, 2], 10),
+        ]
+        for (store, p99Milliseconds, samples) in stores {
+            for (scale, milliseconds) in zip(scales, p99Milliseconds) where milliseconds > 0 {
                 for repetition in 1...3 {
                     results.cells.append(
                         CellResult(
                             store: store, workload: "page", scale: Scale(records: scale), repetition: repetition,
                             status: .ok,
                             metrics: CellMetrics(
-                                timedSeconds: 1, operations: 100,
+                                timedSeconds: 1, operations: samples,
                                 latency: LatencySummary(
-                                    nanoseconds: [UInt64](repeating: 100_000, count: 95)
-                                        + [UInt64](repeating: UInt64(milliseconds * 1e6), count: 5)),
+                                    nanoseconds: [UInt64](repeating: 100_000, count: samples * 95 / 100)
+                                        + [UInt64](
+                                            repeating: UInt64(milliseconds * 1e6), count: samples - samples * 95 / 100)),
                                 rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1,
                                 digest: Digest())))
                 }
@@ -187,9 +194,18 @@ import Testing
         }
         let report = MarkdownReport.render(results)
         #expect(report.contains("| store | page p99 ≤ a frame |"), "\(report)")
-        // p99 ∝ N reaches 16.7 ms at 167k: named to two digits, below the crossing.
-        #expect(report.contains("| `linear` | ≥ 100k measured; ≈ 160k extrapolated |"), "\(report)")
-        #expect(report.contains("| `cliff` | 10k (over at 100k: 30 ms) |"), "\(report)")
+        // p99 ∝ N reaches 16.7 ms at 167k: named to two digits, below the crossing, with the figure at 100k.
+        #expect(
+            report.contains(
+                "| `linear` | ≥ 100k measured (p99 of 100: 10 ms, 0 over); ≈ 160k extrapolated (exponent 1.00 ± 0.00) |"
+            ),
+            "\(report)")
+        #expect(report.contains("| `cliff` | 30k (over at 100k: p99 of 100: 30 ms, 5 over) |"), "\(report)")
+        // 10 samples: their slowest, from two scales: no fit.
+        #expect(
+            report.contains(
+                "| `few` | ≥ 100k measured (max of 10: 2 ms, 0 over); no fit: 2 scales measured, a fit needs 3 |"),
+            "\(report)")
         #expect(report.contains("![The budgets' figures against scale](charts/budgets.svg)"))
         let chart = try #require(Charts.render(results).first { $0.name == "budgets.svg" }?.svg)
         #expect(chart.contains(">page p99 ≤ a frame</text>") && chart.contains(">limit 16.7 ms</text>"), "\(chart)")

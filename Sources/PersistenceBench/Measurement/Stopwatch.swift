@@ -131,6 +131,15 @@ package struct LatencySummary: Codable, Equatable, Sendable {
     /// How many took longer than 100 ms (`lateNanoseconds`): a keystroke's result the user sees as late.
     package var overLate: Int?
 
+    /// How many samples took longer than `limit` seconds, where the summary counts that limit (a frame, 100 ms).
+    package func over(_ limit: Double) -> Int? {
+        switch UInt64((limit * 1e9).rounded()) {
+        case 16_666_667, Self.frameNanoseconds: overFrame
+        case Self.lateNanoseconds: overLate
+        default: nil
+        }
+    }
+
     /// One frame at 60 Hz, 16.7 ms: what a read on the main thread may take without a dropped frame.
     package static let frameNanoseconds: UInt64 = 16_700_000
     /// 100 ms: the longest a response to a keystroke or a tap may take and still feel immediate.

@@ -134,6 +134,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// For `count-where` and `count-range` when they asked more than one round: the first round apart
     /// (`CountRounds`). Nil elsewhere.
     package var firstRound: FirstRound?
+    /// For a loop under a budget floor (`TimeBox.floor`): the digest of the first steps every cell of its group
+    /// did, on which a cell that stopped short of the floor is checked against the others. Nil elsewhere.
+    package var prefix: DigestPrefix?
+    /// True where the loop stopped short of its budget floor on its own time (`TimeBox.floor`): it did its own
+    /// count of steps, fewer than its group's. Nil elsewhere.
+    package var stoppedShort: Bool?
     /// Where the store does other work than the rest for this workload, what it does (from `StoreKind.workNotes`):
     /// shown in its cells. Nil elsewhere.
     package var workNote: String?
@@ -175,9 +181,12 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool? = nil,
         steps: Int? = nil, baselineRSSBytes: Int64? = nil, openPeakRSSBytes: Int64? = nil, workNote: String? = nil,
         harnessSeconds: Double? = nil, counts: OperationCounts? = nil, storageReadBytes: Int64? = nil,
-        phaseMinorFaults: Int64? = nil, phaseMajorFaults: Int64? = nil, firstRound: FirstRound? = nil
+        phaseMinorFaults: Int64? = nil, phaseMajorFaults: Int64? = nil, firstRound: FirstRound? = nil,
+        prefix: DigestPrefix? = nil, stoppedShort: Bool? = nil
     ) {
         self.firstRound = firstRound
+        self.prefix = prefix
+        self.stoppedShort = stoppedShort
         self.storageReadBytes = storageReadBytes
         self.phaseMinorFaults = phaseMinorFaults
         self.phaseMajorFaults = phaseMajorFaults
@@ -216,7 +225,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
             steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
-        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound
+        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound, prefix, stoppedShort
     }
 
     public init(from decoder: any Decoder) throws {
@@ -252,7 +261,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             storageReadBytes: try c.decodeIfPresent(Int64.self, forKey: .storageReadBytes),
             phaseMinorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMinorFaults),
             phaseMajorFaults: try c.decodeIfPresent(Int64.self, forKey: .phaseMajorFaults),
-            firstRound: try c.decodeIfPresent(FirstRound.self, forKey: .firstRound))
+            firstRound: try c.decodeIfPresent(FirstRound.self, forKey: .firstRound),
+            prefix: try c.decodeIfPresent(DigestPrefix.self, forKey: .prefix),
+            stoppedShort: try c.decodeIfPresent(Bool.self, forKey: .stoppedShort))
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -285,6 +296,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
         try c.encodeIfPresent(steps, forKey: .steps)
         try c.encodeIfPresent(firstRound, forKey: .firstRound)
+        try c.encodeIfPresent(prefix, forKey: .prefix)
+        try c.encodeIfPresent(stoppedShort, forKey: .stoppedShort)
         try c.encodeIfPresent(baselineRSSBytes, forKey: .baselineRSSBytes)
         try c.encodeIfPresent(openPeakRSSBytes, forKey: .openPeakRSSBytes)
         try c.encodeIfPresent(rssGrowthBytes, forKey: .rssGrowthBytes)

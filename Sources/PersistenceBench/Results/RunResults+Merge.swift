@@ -108,6 +108,7 @@ extension RunResults {
         compare("memory budgets") { $0.configuration.memoryBudgetBytes }
         compare("memory limits") { $0.configuration.memoryLimitBytes.map { "\($0)" } ?? "none" }
         compare("time boxes") { $0.configuration.timeBoxSeconds.map { "\($0) s" } ?? "none" }
+        compare("budget floors") { $0.configuration.floorSeconds.map { "\($0) s" } ?? "none" }
         compare("read rates") { $0.configuration.readRate.map { "\($0)" } ?? "default" }
         compare("counting") { $0.configuration.counted == true }
         compare("kept stores") { $0.configuration.keepStores }

@@ -197,6 +197,9 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     package var readRate: Double?
     /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
     package var timeBoxSeconds: Double?
+    /// How long a loop judged against an app's budget may take to reach `TimeBox.budgetSamples` steps before it
+    /// stops on its own time (`--floor-time`), seconds; nil in runs made before the floor, which had none.
+    package var floorSeconds: Double?
     /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
     /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.
     package var counted: Bool?
@@ -259,10 +262,17 @@ package struct DigestCheck: Codable, Equatable, Sendable {
     /// Where the time box set the group's count of steps (`TimeBox`): that count, which every cell did, so that
     /// every answer of every cell is in the compared digests. Nil when every cell did all its workload's steps.
     package var steps: Int?
+    /// Where a store stopped short of its budget floor on its own time (`TimeBox.floor`): its distinct digests of
+    /// its own count of steps (more than one is a disagreement), kept out of `digests`. Nil when none did.
+    package var ownSteps: [String: [Digest]]?
+    /// Each store's distinct digests of the first steps every cell of the group did (`CellMetrics.prefix`), where
+    /// a store stopped short: all must be one. Nil when none did.
+    package var prefixes: [String: [Digest]]?
 
     /// One check per (workload, scale) that has finished cells, in the cells' order. Every cell is compared: a
-    /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`). Boxed cells
-    /// of runs recorded before that rule (no `steps`) are left out.
+    /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`); a cell that
+    /// stopped short of its budget floor did fewer, and is compared with every other on the first steps all did.
+    /// Boxed cells of runs recorded before that rule (no `steps`) are left out.
     package static func checks(of cells: [CellResult]) -> [DigestCheck] {
         var order: [(workload: String, scale: Scale)] = []
         var groups: [String: [(store: String, metrics: CellMetrics)]] = [:]
@@ -274,13 +284,31 @@ package struct DigestCheck: Codable, Equatable, Sendable {
         }
         return order.compactMap { workload, scale in
             var check = DigestCheck(workload: workload, scale: scale, agreed: true, digests: [:])
-            for (store, metrics) in groups["\(workload)@\(scale.records)", default: []]
-            where !(metrics.timeBoxed == true && metrics.steps == nil) {
-                check.digests[store, default: []].appendIfAbsent(metrics.digest)
-                if metrics.timeBoxed == true { check.steps = metrics.steps }
+            let group = groups["\(workload)@\(scale.records)", default: []].filter {
+                !($0.metrics.timeBoxed == true && $0.metrics.steps == nil)
             }
-            guard !check.digests.isEmpty else { return nil }
-            check.agreed = Set(check.digests.values.joined()).count <= 1
+            // A store whose first repetition stopped short did its own count in every repetition (the later ones
+            // without a clock, so not marked short).
+            let short = Set(group.filter { $0.metrics.stoppedShort == true }.map(\.store))
+            var own: [String: [Digest]] = [:]
+            var prefixes: [String: [Digest]] = [:]
+            for (store, metrics) in group {
+                if short.contains(store) {
+                    own[store, default: []].appendIfAbsent(metrics.digest)
+                } else {
+                    check.digests[store, default: []].appendIfAbsent(metrics.digest)
+                    if metrics.timeBoxed == true { check.steps = metrics.steps }
+                }
+                if !short.isEmpty, let prefix = metrics.prefix?.digest {
+                    prefixes[store, default: []].appendIfAbsent(prefix)
+                }
+            }
+            if !short.isEmpty { (check.ownSteps, check.prefixes) = (own, prefixes) }
+            guard !check.digests.isEmpty || check.ownSteps != nil else { return nil }
+            check.agreed =
+                Set(check.digests.values.joined()).count <= 1
+                && (check.ownSteps ?? [:]).values.allSatisfy { $0.count <= 1 }
+                && Set((check.prefixes ?? [:]).values.joined()).count <= 1
             return check
         }
     }
@@ -289,9 +317,15 @@ package struct DigestCheck: Codable, Equatable, Sendable {
 extension DigestCheck {
     /// Each store's digests: "grdb 10000:3f…; sqlite 10000:3f… / 10000:4a…".
     package var digestsDescription: String {
-        digests.sorted { $0.key < $1.key }
-            .map { "\($0.key) \($0.value.map(\.description).joined(separator: " / "))" }
-            .joined(separator: "; ")
+        func list(_ digests: [String: [Digest]]) -> String {
+            digests.sorted { $0.key < $1.key }
+                .map { "\($0.key) \($0.value.map(\.description).joined(separator: " / "))" }
+                .joined(separator: "; ")
+        }
+        var description = list(digests)
+        if let ownSteps { description += "; stopped short of the floor: " + list(ownSteps) }
+        if let prefixes { description += "; first steps: " + list(prefixes) }
+        return description
     }
 }
 

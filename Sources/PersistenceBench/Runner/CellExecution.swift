@@ -12,7 +12,9 @@ public enum CellExecution {
         let context = WorkloadContext(
             scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
             readRate: job.readRate ?? WorkloadContext.defaultReadRate,
-            timeBox: TimeBox(seconds: job.timeBoxSeconds, stepLimit: job.stepLimit))
+            timeBox: TimeBox(
+                seconds: job.timeBoxSeconds, stepLimit: job.stepLimit, floor: job.stepFloor,
+                floorSeconds: job.floorSeconds ?? TimeBox.defaultFloorSeconds))
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:
@@ -89,6 +91,10 @@ public enum CellExecution {
         let after = OperationCounter.paused { ProcessStats.current() }
         var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
         if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
+        var prefix = outcome.prefix
+        if let steps = prefix?.steps, prefix?.digest == nil {
+            prefix?.digest = try workload.prefixDigestAfterRun(of: store, scale: context.scale, steps: steps)
+        }
         let counts = OperationCounter.end()
         try store.close()
         let harnessSeconds = try HarnessFloor.seconds(of: workload, steps: outcome.steps, context: context)
@@ -112,6 +118,7 @@ public enum CellExecution {
             harnessSeconds: harnessSeconds, counts: counts,
             storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
             phaseMinorFaults: after.minorFaults - before.minorFaults,
-            phaseMajorFaults: after.majorFaults - before.majorFaults, firstRound: outcome.firstRound)
+            phaseMajorFaults: after.majorFaults - before.majorFaults, firstRound: outcome.firstRound, prefix: prefix,
+            stoppedShort: outcome.stoppedShort ? true : nil)
     }
 }

@@ -103,7 +103,8 @@ final class CellLauncher {
         let job = CellJob(
             mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
             seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
-            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, directory: directory.path)
+            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, stepFloor: box.floor,
+            floorSeconds: box.floor == nil ? nil : box.floorSeconds, directory: directory.path)
         let cgroup = try (mode == .measure ? configuration.memoryLimitBytes : nil).map {
             try MemoryCgroup(name: "persistbench-\(getpid())", limitBytes: $0)
         }

@@ -39,6 +39,10 @@ package struct CellJob: Codable, Sendable {
     package var timeBoxSeconds: Double?
     /// The most steps such a workload does: its group's count so far (`TimeBox`); nil for all.
     package var stepLimit: Int?
+    /// The budget floor of such a workload (`TimeBox.floor`); nil for none.
+    package var stepFloor: Int?
+    /// How long such a workload may take to reach its floor (`TimeBox.floorSeconds`); nil for the default.
+    package var floorSeconds: Double?
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
     package var directory: String
 }

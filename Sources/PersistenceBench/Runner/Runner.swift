@@ -57,6 +57,9 @@ package final class Runner {
     /// Per (workload, scale) whose workload is a loop of steps, the fewest steps a first-repetition cell did: the
     /// count every cell of the group does (`TimeBox`).
     private var groupSteps: [String: Int] = [:]
+    /// Per (store, workload, scale) whose first repetition stopped short of its budget floor on its own time
+    /// (`TimeBox.floor`): its own count of steps, which its later repetitions do; its group's count is the others'.
+    private var ownSteps: [String: Int] = [:]
 
     /// - Parameters:
     ///   - executable: this tool's own executable; the children run its hidden `_child` command.
@@ -229,7 +232,11 @@ package final class Runner {
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 if cell.repetition == 1, let steps = result.metrics?.steps {
                     let group = Self.groupKey(cell.workload.name, cell.scale)
-                    groupSteps[group] = min(steps, groupSteps[group] ?? steps)
+                    if result.metrics?.stoppedShort == true {
+                        ownSteps[cell.store.name + "/" + group] = steps
+                    } else {
+                        groupSteps[group] = min(steps, groupSteps[group] ?? steps)
+                    }
                 }
                 if cell.repetition == 1,
                     next?.repetition != 1 || next?.workload.name != cell.workload.name || next?.scale != cell.scale
@@ -256,15 +263,31 @@ package final class Runner {
         return results
     }
 
-    /// The time box of a cell: in a counted run, `CountingLauncher.steps` and no clock; in the first repetition the clock and the fewest steps a cell of its group did so
-    /// far; later, once the group's count is set, that count and no clock (`TimeBox`).
+    /// The time box of a cell: in a counted run, `CountingLauncher.steps` and no clock; in the first repetition the
+    /// clock and the fewest steps a cell of its group did so far; later, once the group's count is set, that count
+    /// (or the store's own, where it stopped short of its budget floor) and no clock (`TimeBox`). A workload judged
+    /// against an app's budget has the budget floor.
     private func box(for cell: PlannedCell) -> TimeBox {
         if configuration.counted == true { return TimeBox(seconds: nil, stepLimit: CountingLauncher.steps) }
-        let count = groupSteps[Self.groupKey(cell.workload.name, cell.scale)]
-        guard cell.repetition > 1, let count else {
-            return TimeBox(seconds: configuration.timeBoxSeconds, stepLimit: count)
+        let group = Self.groupKey(cell.workload.name, cell.scale)
+        let floor = floor(of: cell.workload)
+        if cell.repetition > 1, let own = ownSteps[cell.store.name + "/" + group] {
+            return TimeBox(seconds: nil, stepLimit: own, floor: floor, floorSeconds: floorSeconds)
         }
-        return TimeBox(seconds: nil, stepLimit: count)
+        let count = groupSteps[group]
+        guard cell.repetition > 1, let count else {
+            return TimeBox(
+                seconds: configuration.timeBoxSeconds, stepLimit: count, floor: floor, floorSeconds: floorSeconds)
+        }
+        return TimeBox(seconds: nil, stepLimit: count, floor: floor, floorSeconds: floorSeconds)
+    }
+
+    private var floorSeconds: Double { configuration.floorSeconds ?? TimeBox.defaultFloorSeconds }
+
+    /// `TimeBox.budgetSamples` for a workload judged against an app's budget in a clocked run; nil otherwise.
+    private func floor(of workload: any Workload) -> Int? {
+        configuration.timeBoxSeconds != nil && configuration.floorSeconds != nil && !workload.appBudgets.isEmpty
+            ? TimeBox.budgetSamples : nil
     }
 
     /// Once every first-repetition cell of a (workload, scale) has run, runs again on exactly the group's count of
@@ -279,7 +302,9 @@ package final class Runner {
                 let store = stores.first(where: { $0.name == done.store })
             else { continue }
             let cell = PlannedCell(store: store, workload: workload, scale: scale, repetition: 1)
-            var again = try run(cell, index: index, total: total, box: TimeBox(seconds: nil, stepLimit: count))
+            var again = try run(
+                cell, index: index, total: total,
+                box: TimeBox(seconds: nil, stepLimit: count, floor: floor(of: workload), floorSeconds: floorSeconds))
             // The run's time it took stays what the first measurement took, the fixture's load in it included.
             (again.runSeconds, again.fixtureSeconds) = (done.runSeconds, done.fixtureSeconds)
             results.cells[position] = again

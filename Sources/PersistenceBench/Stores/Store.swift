@@ -103,6 +103,16 @@ package protocol SearchStore: ItemStore {
     /// How many items' titles contain `search.text`, ASCII case-insensitively, and the first `search.limit` of
     /// them by title (byte-wise), then id: in the store's own idiom (`docs/workloads.md`, "search").
     func search(_ search: TitleSearch) throws -> TitleSearchAnswer
+    /// The same answer from one statement (`search-one-statement`): the count beside the page's rows
+    /// (`COUNT(*) OVER ()`), one pass over what matches where `search` asks a count and a page apart. A store
+    /// without statements answers as `search` does (the default).
+    func searchInOneStatement(_ search: TitleSearch) throws -> TitleSearchAnswer
+}
+
+extension SearchStore {
+    package func searchInOneStatement(_ search: TitleSearch) throws -> TitleSearchAnswer {
+        try self.search(search)
+    }
 }
 
 /// The `unique-title` migration: a new constraint that the stored data violates (about 5% of titles repeat).

@@ -11,12 +11,36 @@ public struct AppBudget: Sendable {
     package var source: String
     /// A finished cell's figure held against the limit, seconds; nil when the cell has none.
     package var figure: @Sendable (CellMetrics) -> Double?
+    /// How many samples a cell's figure is a percentile of, and how many went over the limit; nil for a figure that
+    /// is one measurement (a launch).
+    package var samples: @Sendable (CellMetrics) -> Samples?
 
-    package init(name: String, limit: Double, source: String, figure: @escaping @Sendable (CellMetrics) -> Double?) {
+    /// A figure's samples: its count, and those over the limit where counted.
+    package struct Samples: Sendable, Equatable {
+        package var count: Int
+        package var over: Int?
+
+        package init(count: Int, over: Int?) {
+            self.count = count
+            self.over = over
+        }
+
+        /// Whether a p99 of them is one: from fewer, the figure is the slowest sample ("max of n").
+        package var holdPercentile: Bool { count >= AppBudget.fewestForPercentile }
+    }
+
+    /// The fewest samples whose p99 is a percentile rather than their maximum: of 100, the slowest is the p99.
+    package static let fewestForPercentile = 100
+
+    package init(
+        name: String, limit: Double, source: String, figure: @escaping @Sendable (CellMetrics) -> Double?,
+        samples: @escaping @Sendable (CellMetrics) -> Samples? = { _ in nil }
+    ) {
         self.name = name
         self.limit = limit
         self.source = source
         self.figure = figure
+        self.samples = samples
     }
 
     /// One frame of a 60 Hz display: what a UI read or a save on the main thread may take without a dropped frame.
@@ -36,13 +60,19 @@ public struct AppBudget: Sendable {
         "about 20 s, the allowance after which iOS's watchdog kills a launching app (0x8badf00d; Apple Technical "
         + "Q&A QA1592 and Apple's developer forums, thread 100253: 'real (wall clock) time allowance of 19.69 seconds')"
 
-    /// The p99 of the cell's operations (of one kind, when named) within `limit`.
+    /// The p99 of the cell's operations (of one kind, when named) within `limit`; from fewer than
+    /// `fewestForPercentile` operations, their slowest. `limit` is a frame or `instant`, whose operations over it
+    /// every latency summary counts.
     package static func p99(_ name: String, kind: OperationKind? = nil, within limit: Double, source: String)
         -> AppBudget
     {
-        AppBudget(name: name, limit: limit, source: source) { metrics in
-            let latency = kind.map { metrics.latencyByOperation?[$0.rawValue] } ?? metrics.latency
-            return latency.map { $0.p99 / 1e6 }
+        @Sendable func latency(_ metrics: CellMetrics) -> LatencySummary? {
+            kind.map { metrics.latencyByOperation?[$0.rawValue] } ?? metrics.latency
+        }
+        return AppBudget(name: name, limit: limit, source: source) { metrics in
+            latency(metrics).map { ($0.count >= fewestForPercentile ? $0.p99 : $0.max) / 1e6 }
+        } samples: { metrics in
+            latency(metrics).map { Samples(count: $0.count, over: $0.over(limit)) }
         }
     }
 

@@ -20,7 +20,22 @@ package struct InsertEachWorkload: ItemWorkload {
             context.progress.advance(by: 1)
             done += 1
         }
-        // What the inserts left is read back after the timed phase and compared with every store's: all did `done`.
-        return WorkloadOutcome(operations: done, digest: nil, timeBoxed: box.stoppedEarly(after: done), steps: done)
+        // What the inserts left is read back after the timed phase and compared with every store's that did `done`;
+        // its first `box.minimum` with every store's (`prefixDigestAfterRun`).
+        return WorkloadOutcome(
+            operations: done, digest: nil, timeBoxed: box.stoppedEarly(after: done), steps: done,
+            prefix: context.timeBox.floor == nil ? nil : DigestPrefix(steps: box.minimum, digest: nil),
+            stoppedShort: box.stoppedShort(after: done))
+    }
+
+    /// The items a store of `scale` held after its first `steps` durable inserts: every item with an id up to
+    /// `scale + steps`, in id order.
+    package func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest? {
+        var digest = Digest()
+        let last = Int64(scale + steps)
+        try requireCapability(store, (any ItemStore).self, for: "workload \(name)").forEachItem { item in
+            if item.id <= last { digest.add(item) }
+        }
+        return digest
     }
 }

@@ -42,7 +42,12 @@ package struct ObserveWorkload: ItemWorkload {
                     guard let fresh = metrics.latencyByOperation?[OperationKind.fresh.rawValue],
                         let commit = metrics.observe?.commitLatency
                     else { return nil }
-                    return (commit.p99 + fresh.p99) / 1e6
+                    return fresh.count >= AppBudget.fewestForPercentile
+                        ? (commit.p99 + fresh.p99) / 1e6 : (commit.max + fresh.max) / 1e6
+                } samples: { metrics in
+                    metrics.latencyByOperation?[OperationKind.fresh.rawValue].map {
+                        AppBudget.Samples(count: $0.count, over: nil)
+                    }
                 }
             ]
             : []

@@ -2,12 +2,27 @@
 /// keystroke is one question (`TitleSearch`): how many titles contain the text so far, ASCII case-insensitively,
 /// and the first page of 20 of them by title, then id. Each keystroke is timed alone: the cell's latency
 /// percentiles are keystrokes', and its latency summary counts those over a frame and over 100 ms.
+///
+/// `search-one-statement` asks the same keystrokes of `SearchStore.searchInOneStatement`: the SQL stores answer each
+/// with one statement (`COUNT(*) OVER ()` beside the page), where `search` asks a count and a page, two passes over
+/// what matches.
 package struct SearchWorkload: ItemWorkload {
-    package init() {}
-    package let name = "search"
-    package let summary =
-        "search as you type: 50 seeded sessions of 4–12 keystrokes over item titles; a keystroke is one question, "
-        + "the count of titles containing the text (ASCII case-insensitive) and the first 20 by title, id"
+    package init(oneStatement: Bool = false) {
+        self.oneStatement = oneStatement
+    }
+
+    /// Each keystroke answered by one statement (`search-one-statement`).
+    let oneStatement: Bool
+
+    package var name: String { oneStatement ? "search-one-statement" : "search" }
+    package var summary: String {
+        oneStatement
+            ? "search's keystrokes, each answered by one statement where the store has statements: the page with "
+                + "the count of every match beside each row (COUNT(*) OVER ())"
+            : "search as you type: 50 seeded sessions of 4–12 keystrokes over item titles; a keystroke is one "
+                + "question, the count of titles containing the text (ASCII case-insensitive) and the first 20 by "
+                + "title, id"
+    }
     package var fixture: Fixture? { .items }
     package var judgedAgainstBudgets: Bool { true }
     /// A keystroke's result: within a frame, and within the limit of feeling instantaneous.
@@ -39,16 +54,22 @@ package struct SearchWorkload: ItemWorkload {
         let box = context.timeBox.start(
             steps: keystrokes.count, minimum: min(keystrokes.count, Self.minimumKeystrokes))
         var digest = Digest()
+        var prefix: DigestPrefix?
         var done = 0
         while box.allowsMore(after: done) {
-            let answer = try context.stopwatch.measureOperation { try searching.search(keystrokes[done]) }
+            let search = keystrokes[done]
+            let answer = try context.stopwatch.measureOperation {
+                try oneStatement ? searching.searchInOneStatement(search) : searching.search(search)
+            }
             digest.add(answer.count)
             digest.add(Digest(answer.page))
             context.progress.advance(by: 1)
             done += 1
+            if done == box.minimum, context.timeBox.floor != nil { prefix = DigestPrefix(steps: done, digest: digest) }
         }
         return WorkloadOutcome(
-            operations: done, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done)
+            operations: done, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done, prefix: prefix,
+            stoppedShort: box.stoppedShort(after: done))
     }
 
     /// Every keystroke of every session, in typing order: each session's text, one character more each time.

@@ -15,6 +15,13 @@ public struct TimeBox: Sendable, Equatable {
     package var seconds: Double?
     /// The most steps a loop does; nil: all of the workload's steps.
     package var stepLimit: Int?
+    /// For a workload judged against an app's budget (`Workload.appBudgets`) in `persistbench run`: the fewest steps
+    /// the clock lets a loop do (or all of the workload's own, if fewer), so that every budget figure is a p99 of
+    /// `budgetSamples`. A store that has not reached it after `floorSeconds` stops on its own time (after at least
+    /// `minimumSteps`) and does not lower its group's count: its later repetitions do its own count. Nil: no floor.
+    package var floor: Int?
+    /// How long a loop under a floor may take to reach it before it stops on its own time (`--floor-time`).
+    package var floorSeconds: Double
 
     /// The box `persistbench run` uses unless told otherwise: half a second of durable commits or lookups is
     /// thousands of samples for every store but those whose every commit rewrites a file.
@@ -25,25 +32,46 @@ public struct TimeBox: Sendable, Equatable {
     /// did 20 in 14–18 s a repetition, a sixth of the default run, for a box of half a second.
     package static let minimumSteps = 10
 
+    /// The budget floor (`floor`): a p99 of 1,000 samples is the tenth slowest, and 1,000 durable saves reach
+    /// SQLite's WAL auto-checkpoint (1,000 pages), the stall a save's tail is made of.
+    package static let budgetSamples = 1_000
+    /// How long a loop under a budget floor may take to reach it, unless told otherwise (`--floor-time`): 1,000
+    /// saves of up to 20 ms each, a durable commit on a slow disk; a whole-file save of a large document does fewer.
+    package static let defaultFloorSeconds = 20.0
+
     public static let none = TimeBox(seconds: nil)
 
-    package init(seconds: Double?, stepLimit: Int? = nil) {
+    package init(
+        seconds: Double?, stepLimit: Int? = nil, floor: Int? = nil, floorSeconds: Double = TimeBox.defaultFloorSeconds
+    ) {
         self.seconds = seconds
         self.stepLimit = stepLimit
+        self.floor = floor
+        self.floorSeconds = floorSeconds
     }
 
     /// Starts the box now, at the start of the workload's loop of `total` steps.
     package func start(steps total: Int, minimum: Int = TimeBox.minimumSteps) -> Running {
-        Running(
-            deadline: seconds.map { monotonicNanoseconds() + UInt64($0 * 1e9) },
-            limit: min(total, stepLimit ?? total), minimum: minimum, total: total)
+        let now = monotonicNanoseconds()
+        let minimum = min(total, minimum)
+        return Running(
+            deadline: seconds.map { now + UInt64($0 * 1e9) },
+            floorDeadline: floor != nil && seconds != nil ? now + UInt64(floorSeconds * 1e9) : nil,
+            limit: min(total, stepLimit ?? total), minimum: minimum,
+            floor: floor.map { min(total, Swift.max($0, minimum)) } ?? minimum, total: total)
     }
 
     /// A started box.
     package struct Running {
         let deadline: UInt64?
+        /// Where a loop short of `floor` stops anyway; nil without a floor.
+        let floorDeadline: UInt64?
         let limit: Int
-        let minimum: Int
+        /// The steps every cell of the group does, however slow: the common prefix on which a cell that stopped on
+        /// its own time is compared with the others (`WorkloadOutcome.prefixDigest`).
+        package let minimum: Int
+        /// The steps the clock lets a loop do unless `floorDeadline` passes first.
+        let floor: Int
         /// The workload's own count of steps.
         let total: Int
 
@@ -53,12 +81,18 @@ public struct TimeBox: Sendable, Equatable {
         /// How many more steps, at most `block`, a loop that has done `done` does next: 0 when it stops.
         package func stepsAllowed(after done: Int, upTo block: Int) -> Int {
             guard done < limit else { return 0 }
-            if let deadline, done >= minimum, monotonicNanoseconds() >= deadline { return 0 }
+            if let deadline, done >= minimum, case let now = monotonicNanoseconds(), now >= deadline {
+                if done >= floor { return 0 }
+                if let floorDeadline, now >= floorDeadline { return 0 }
+            }
             return min(block, limit - done)
         }
 
         /// Whether a loop that stopped after `done` steps did fewer than the workload's own count.
         package func stoppedEarly(after done: Int) -> Bool { done < total }
+
+        /// Whether a loop that stopped after `done` steps stopped short of its floor, on its own time.
+        package func stoppedShort(after done: Int) -> Bool { done < floor && done < limit }
     }
 }
 
@@ -87,6 +121,7 @@ extension WorkloadContext {
         _ questions: [Question], ask: (Question) throws -> Answer, fold: (Answer, inout Digest) -> Int
     ) rethrows -> WorkloadOutcome {
         var digest = Digest()
+        var prefixDigest: Digest?
         let box = timeBox.start(steps: questions.count)
         var done = 0
         var operations = 0
@@ -104,7 +139,10 @@ extension WorkloadContext {
                 }
             }
             var answered = 0
-            for answer in answers { answered += fold(answer, &digest) }
+            for (offset, answer) in answers.enumerated() {
+                answered += fold(answer, &digest)
+                if done + offset + 1 == box.minimum { prefixDigest = digest }
+            }
             answers.removeAll(keepingCapacity: true)
             progress.advance(by: answered)
             operations += answered
@@ -112,6 +150,8 @@ extension WorkloadContext {
             block = stopwatch.lastOperationNanoseconds > Self.sampledAloneAbove ? 1 : Self.questionsPerBlock
         }
         return WorkloadOutcome(
-            operations: operations, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done)
+            operations: operations, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done,
+            prefix: timeBox.floor == nil ? nil : prefixDigest.map { DigestPrefix(steps: box.minimum, digest: $0) },
+            stoppedShort: box.stoppedShort(after: done))
     }
 }

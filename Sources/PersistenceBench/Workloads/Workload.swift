@@ -17,6 +17,9 @@ public protocol Workload: Sendable {
     func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome
     /// The digest of what a changing workload left in the store, read back after the timed phase (untimed).
     func digestAfterRun(of store: any Store) throws -> Digest
+    /// For a changing loop of steps under a budget floor (`insert-each`): the digest of what its first `steps`
+    /// steps left in a store of `scale` records, read back after the timed phase (untimed). Nil by default.
+    func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest?
     /// True for a workload that times the machine rather than the store (`limit-write`, `limit-scan`): a
     /// comparison of two runs reports its time but judges no store by it.
     var measuresMachine: Bool { get }
@@ -37,6 +40,7 @@ public protocol Workload: Sendable {
 extension Workload {
     package var measuresMachine: Bool { false }
     package var countAsked: MaintainedCount? { nil }
+    package func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest? { nil }
     package var judgedAgainstBudgets: Bool { false }
     package var appBudgets: [AppBudget] { [] }
     package var report: WorkloadReport { WorkloadReport() }
@@ -75,6 +79,14 @@ public struct WorkloadOutcome: Sendable {
     /// For a workload that repeats a round of questions (`CountRounds`) more than once: its first round, which
     /// may differ from the rest (a cold round faults the store's pages in). Nil elsewhere.
     package var firstRound: FirstRound?
+    /// For a loop of steps under a budget floor: its first `TimeBox.Running.minimum` steps, which every cell of the
+    /// group does, so that a cell that stopped short of the floor is checked against the others on them; with their
+    /// digest where the loop digests answers, without where its digest is the store's
+    /// (`Workload.prefixDigestAfterRun` then reads it back). Nil elsewhere.
+    package var prefix: DigestPrefix?
+    /// Whether the loop stopped short of its budget floor on its own time (`TimeBox.floor`): its count of steps is
+    /// its own, not its group's.
+    package var stoppedShort: Bool
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     package var changedStore: Bool { digest == nil || alsoDigestsStore }
@@ -82,8 +94,10 @@ public struct WorkloadOutcome: Sendable {
     package init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
-        steps: Int? = nil, firstRound: FirstRound? = nil
+        steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false
     ) {
+        self.prefix = prefix
+        self.stoppedShort = stoppedShort
         self.timeBoxed = timeBoxed
         self.steps = steps
         self.firstRound = firstRound
@@ -92,6 +106,18 @@ public struct WorkloadOutcome: Sendable {
         self.digest = digest
         self.alsoDigestsStore = alsoDigestsStore
         self.readWhileImport = readWhileImport
+    }
+}
+
+/// The digest of a loop's first steps (`WorkloadOutcome.prefix`).
+package struct DigestPrefix: Codable, Equatable, Sendable {
+    package var steps: Int
+    /// Nil until the store's contents are read back (`Workload.prefixDigestAfterRun`).
+    package var digest: Digest?
+
+    package init(steps: Int, digest: Digest?) {
+        self.steps = steps
+        self.digest = digest
     }
 }
 
