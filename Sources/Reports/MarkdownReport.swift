@@ -116,7 +116,8 @@ package enum MarkdownReport {
         return [
             "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time under one "
                 + "clock, the first of each block alone as the latency sample; a slower one is timed alone, "
-                + "every one a sample. The harness's own cost (the same loop against a store that does nothing) "
+                + "every one a sample. The harness's own cost (the same loop against a store that does nothing, "
+                + "its steps timed as the cell timed most of its own, alone or in blocks; the median of 3 runs) "
                 + "is measured in every loop cell: at most \(percent(typical.value)) of a cell's timed seconds, "
                 + "median over its repetitions, in this run (\(typical.key)); \(percent(largest.1)) in a single "
                 + "repetition (\(largest.0.store) \(largest.0.workload) at \(largest.0.scale), repetition "

@@ -1,26 +1,32 @@
 /// The harness's own cost in a cell: the same loop of steps run again, after the timed phase, against a store that
 /// does nothing (`NullItemStore`), on the same number of steps. Its timed seconds are what the workload's loop,
 /// its clock reads and the call through the store protocol cost without any store work: reported beside the
-/// cell's time (`CellMetrics.harnessSeconds`), so that the harness's share is measured, not guessed.
+/// cell's time (`CellMetrics.harnessSeconds`), so that the harness's share is measured, not guessed. The loop is
+/// timed as the cell's was: where the cell timed most of its steps alone (a store slower than 2 µs a question), so
+/// is the floor's, every step paying its two clock reads; where it timed them in blocks, the floor's are too.
 enum HarnessFloor {
-    /// Runs of the loop against `NullItemStore`, of which the fastest is the floor: the loop's work is fixed, and
-    /// what varies between runs is the machine (an interrupt or a preemption adds 50 µs to a 60 µs loop), which is
-    /// not the harness's cost.
+    /// Runs of the loop against `NullItemStore`, of which the median is the floor, as every figure of a cell is
+    /// a median.
     static let runs = 3
 
-    /// The timed seconds of `workload`'s loop of `steps` steps against `NullItemStore`, the least of `runs`; nil for
-    /// a workload that is not such a loop over items.
-    static func seconds(of workload: any Workload, steps: Int?, context: WorkloadContext) throws -> Double? {
+    /// The timed seconds of `workload`'s loop of `steps` steps against `NullItemStore`, timed alone where the cell
+    /// timed more than half its `timedAlone` steps alone, the median of `runs`; nil for a workload that is not such
+    /// a loop over items.
+    static func seconds(of workload: any Workload, steps: Int?, timedAlone: Int?, context: WorkloadContext) throws
+        -> Double?
+    {
         guard let steps, workload.supports(NullItemStore.self) else { return nil }
-        return try (1...runs).map { _ in
-            let stopwatch = Stopwatch()
-            let floor = WorkloadContext(
-                scale: context.scale, seed: context.seed, batchSize: context.batchSize, stopwatch: stopwatch,
-                progress: ProgressReporter(), readRate: context.readRate,
-                timeBox: TimeBox(seconds: nil, stepLimit: steps))
-            _ = try workload.run(on: NullItemStore(), context: floor)
-            return stopwatch.elapsedSeconds
-        }.min()
+        return median(
+            try (1...runs).map { _ in
+                let stopwatch = Stopwatch()
+                var floor = WorkloadContext(
+                    scale: context.scale, seed: context.seed, batchSize: context.batchSize, stopwatch: stopwatch,
+                    progress: ProgressReporter(), readRate: context.readRate,
+                    timeBox: TimeBox(seconds: nil, stepLimit: steps))
+                floor.loopTiming = timedAlone.map { $0 * 2 > steps ? .alone : .blocks } ?? .adaptive
+                _ = try workload.run(on: NullItemStore(), context: floor)
+                return stopwatch.elapsedSeconds
+            })
     }
 }
 

@@ -72,6 +72,7 @@ public enum CellExecution {
             (outcome, store) = try opening.run(opening: { try kind.open(directory) }, at: directory, context: context)
         } else {
             store = try kind.open(directory)
+            try workload.prepare(store, context: context)
             before = ProcessStats.current()
             peakReset = ProcessStats.resetPeak()
             startTimeline()
@@ -97,7 +98,8 @@ public enum CellExecution {
         }
         let counts = OperationCounter.end()
         try store.close()
-        let harnessSeconds = try HarnessFloor.seconds(of: workload, steps: outcome.steps, context: context)
+        let harnessSeconds = try HarnessFloor.seconds(
+            of: workload, steps: outcome.steps, timedAlone: outcome.stepsTimedAlone, context: context)
         let stopwatch = context.stopwatch
         return CellMetrics(
             timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,

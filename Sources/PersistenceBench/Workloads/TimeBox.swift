@@ -116,6 +116,9 @@ extension WorkloadContext {
     /// Always inlined into the workload's `run`: called through a generic closure, every question paid a
     /// reabstraction thunk and the answer's generic copy (16 of the loop's 22 ns against a store that does nothing,
     /// `HarnessFloor`); inlined, the call is the store's own witness and the answer a 64-byte move.
+    ///
+    /// `loopTiming` other than `.adaptive` holds every step alone or in blocks whatever the store's speed: the
+    /// harness floor's loop, timed as the cell it is the floor of was (`HarnessFloor`).
     @inline(__always)
     func askInTurn<Question, Answer>(
         _ questions: [Question], ask: (Question) throws -> Answer, fold: (Answer, inout Digest) -> Int
@@ -126,10 +129,12 @@ extension WorkloadContext {
         var done = 0
         var operations = 0
         var block = 1
+        var alone = 0
         var answers: [Answer] = []
         answers.reserveCapacity(Self.questionsPerBlock)
         while case let steps = box.stepsAllowed(after: done, upTo: block), steps > 0 {
             if steps == 1 {
+                alone += 1
                 answers.append(try stopwatch.measureOperation { try ask(questions[done]) })
             } else {
                 try stopwatch.measureBlock {
@@ -147,11 +152,16 @@ extension WorkloadContext {
             progress.advance(by: answered)
             operations += answered
             done += steps
-            block = stopwatch.lastOperationNanoseconds > Self.sampledAloneAbove ? 1 : Self.questionsPerBlock
+            switch loopTiming {
+            case .adaptive:
+                block = stopwatch.lastOperationNanoseconds > Self.sampledAloneAbove ? 1 : Self.questionsPerBlock
+            case .alone: block = 1
+            case .blocks: block = Self.questionsPerBlock
+            }
         }
         return WorkloadOutcome(
             operations: operations, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done,
             prefix: timeBox.floor == nil ? nil : prefixDigest.map { DigestPrefix(steps: box.minimum, digest: $0) },
-            stoppedShort: box.stoppedShort(after: done))
+            stoppedShort: box.stoppedShort(after: done), stepsTimedAlone: alone)
     }
 }
