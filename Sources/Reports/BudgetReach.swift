@@ -125,9 +125,10 @@ struct BudgetReach {
             if let noFit { return measured + "; no fit: \(noFit)" }
             return points.count > 1 ? measured + "; flat" : measured
         }
+        let spread = PowerLaw.bootstrapSpread(points.map { (Double($0.scale.records), $0.median) })
         let exponent =
             "exponent \(String(format: "%.2f", law.exponent))"
-            + (law.standardError.map { " ± \(String(format: "%.2f", $0))" } ?? "")
+            + (spread.map { " ± \(String(format: "%.2f", $0))" } ?? "")
         let reach = Double(within.records) * Self.extrapolationReach
         guard crossing <= reach else {
             return measured + "; within to \(Scale(records: Int(reach))) by the fit (\(exponent))"

@@ -8,8 +8,10 @@ extension MarkdownReport {
         guard !fits.isEmpty else { return [] }
         var out = [
             "## How cost grows with N", "",
-            "Per workload, each store's time per operation fitted as c·N^b to every finished repetition at every "
-                + "scale (least squares on the logarithms; ± the standard error of b), what b reads as (constant: "
+            "Per workload, each store's time per operation fitted as c·N^b through the median of every scale one "
+                + "machine measured (least squares on the logarithms; a fit never spans machines; ± the standard "
+                + "deviation of b over \(formatWhole(Growth.bootstrapRounds)) resamples of the scales with "
+                + "replacement, from 3 scales or more), what b reads as (constant: "
                 + "|b| < \(exponent(Growth.flatExponent)); falling: a fixed cost spread over more records; "
                 + "logarithmic-looking: below \(exponent(Growth.steepExponent)), as log N from 10k to 10M gives "
                 + "b ≈ 0.08; growing: b ≥ \(exponent(Growth.steepExponent))), and where the median cost grew faster "
@@ -27,12 +29,13 @@ extension MarkdownReport {
             ]
             for fit in fits where fit.workload == workload {
                 guard let first = fit.points.first, let last = fit.points.last else { continue }
-                let error = fit.standardError.map { " ± \(exponent($0))" } ?? ""
+                let error = fit.spread.map { " ± \(exponent($0))" } ?? ""
                 let steep = fit.steepSteps.map {
                     "\($0.from)–\($0.to) (N^\(exponent($0.exponent))\($0.acrossMachines ? ", across machines" : ""))"
                 }
+                let main = fit.acrossMachines ? " (\(fit.fits[0].machine ?? "?"))" : ""
                 out.append(
-                    "| `\(fit.store)` | \(exponent(fit.exponent))\(error) | \(fit.reading.rawValue) | "
+                    "| `\(fit.store)` | \(exponent(fit.exponent))\(error)\(main) | \(fit.reading.rawValue) | "
                         + "\(Quantity.formatTime(first.median)) at \(first.scale) → "
                         + "\(Quantity.formatTime(last.median)) at \(last.scale) | "
                         + (steep.isEmpty ? "–" : steep.joined(separator: ", ")) + " |")
@@ -60,16 +63,19 @@ extension MarkdownReport {
             return scales.map(\.description).joined(separator: ", ") + " on \(name)"
                 + (probes.isEmpty ? "" : " (" + probes.joined(separator: ", ") + ")")
         }
-        let alone = fits.filter { !$0.byMachine.isEmpty }.map { fit in
+        let alone = fits.map { fit in
             "- `\(fit.store)`: "
-                + fit.byMachine.map { "\(exponent($0.exponent)) on \($0.machine)" }.joined(separator: ", ")
+                + fit.fits.map {
+                    "\(exponent($0.exponent))\($0.spread.map { " ± \(exponent($0))" } ?? "") on \($0.machine ?? "?") "
+                        + "(\($0.scales.map(\.description).joined(separator: ", ")))"
+                }.joined(separator: "; ")
         }
-        let ending = alone.isEmpty ? "." : "; b fitted to one machine's scales alone, where it measured two or more:"
         let line: String =
             "Measured on \(names.count) machines: " + parts.joined(separator: "; ")
-            + ". b and the steps between scales of different machines mix the machines' speeds with the stores' "
-            + "growth (see Machines)" + ending
-        return [line, ""] + (alone.isEmpty ? [] : alone + [""])
+            + ". b is fitted to one machine's scales alone (the table gives the fit of the machine that measured "
+            + "the most); the steps between scales of different machines mix the machines' speeds with the "
+            + "stores' growth (see Machines). Each machine's fit, where it measured two scales or more:"
+        return [line, ""] + alone + [""]
     }
 
     private static func exponent(_ value: Double) -> String { String(format: "%.2f", value) }

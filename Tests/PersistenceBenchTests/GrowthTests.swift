@@ -49,11 +49,13 @@ import Testing
         #expect(fits["log"]!.reading == .logarithmic, "\(fits["log"]!.exponent)")
         #expect(abs(fits["log"]!.exponent - 0.081) < 0.01, "\(fits["log"]!.exponent)")
         #expect(fits["linear"]!.reading == .growing && abs(fits["linear"]!.exponent - 1) < 0.001)
-        #expect(fits["linear"]!.standardError! < 0.01)
+        #expect(fits["linear"]!.spread! < 0.01)
         #expect(abs(fits["linear"]!.predicted(at: 30_000_000) - 0.03) < 0.001)
         #expect(fits["falling"]!.reading == .falling)
         #expect(fits["cliff"]!.steepSteps.map { "\($0.from)–\($0.to)" } == ["1M–10M"])
         #expect(abs(fits["cliff"]!.steepSteps[0].exponent - 1) < 1e-9)
+        // A bootstrap over the scales sees the cliff: b moves with the scales drawn.
+        #expect(fits["cliff"]!.spread! > 0.1, "\(fits["cliff"]!.spread!)")
         #expect(fits["flat"]!.steepSteps.isEmpty && fits["log"]!.steepSteps.isEmpty)
         #expect(
             fits["linear"]!.points.map(\.low) == [10_000, 100_000, 1_000_000, 10_000_000].map { 0.97e-9 * Double($0) })
@@ -259,8 +261,8 @@ import Testing
         #expect(fit.points.map(\.machine) == ["boot aaaaaaaa", "boot bbbbbbbb", "boot aaaaaaaa"])
         #expect(fit.steps.allSatisfy { $0.acrossMachines })
         // 10k and 1M, on one machine: b alone there is 1; the other machine measured one scale, too few to fit.
-        #expect(fit.byMachine.map(\.machine) == ["boot aaaaaaaa"])
-        #expect(abs(fit.byMachine[0].exponent - 1) < 1e-9)
+        #expect(fit.fits.map(\.machine) == ["boot aaaaaaaa"] && fit.acrossMachines)
+        #expect(abs(fit.exponent - 1) < 1e-9 && fit.spread == nil)
         let report = MarkdownReport.render(results)
         #expect(report.contains("| 2/3 | boot bbbbbbbb | Slow CPU, "), "\(report)")
         // Shard 2's three cells ran 2 s each, within the minute from its start to its finish.
@@ -271,7 +273,7 @@ import Testing
             report.contains(
                 "Measured on 2 machines: 10k, 1M on boot aaaaaaaa (CPU probe 17 ms, fdatasync 100 µs); "
                     + "100k on boot bbbbbbbb (CPU probe 24 ms, fdatasync 300 µs). "), "\(report)")
-        #expect(report.contains("\n- `linear`: 1.00 on boot aaaaaaaa\n"), "\(report)")
+        #expect(report.contains("\n- `linear`: 1.00 on boot aaaaaaaa (10k, 1M)\n"), "\(report)")
         // The time chart draws the other machine's point (100k) hollow, and says whose the markers are.
         let chart = try #require(Charts.render(results).first { $0.name == "time-get.svg" }?.svg)
         #expect(

@@ -1,8 +1,11 @@
 import Foundation
 
 /// How one store's time per operation in one workload grows with the data set's size N: a power law t = c·N^b
-/// fitted by least squares to log t against log N over every finished repetition at every measured scale, with
-/// the standard error of b, and the local exponent between each two adjacent scales (their medians).
+/// fitted by least squares to log t against log N through the median of each measured scale, one machine's scales
+/// at a time (a fit never spans machines: hosts of one class differ 1.5× in CPU and 3× in fdatasync), with the
+/// spread of b over a bootstrap of the scales (`bootstrapRounds` resamples of the scales with replacement: the
+/// repetitions of one scale are not independent samples of the law), and the local exponent between each two
+/// adjacent scales.
 package struct Growth: Sendable {
     package struct Point: Sendable {
         package var scale: Scale
@@ -38,15 +41,31 @@ package struct Growth: Sendable {
     package var store: String
     package var workload: String
     package var points: [Point]
-    /// b and c of t = c·N^b.
-    package var exponent: Double
-    package var coefficient: Double
-    /// The standard error of b; nil when the fit had no spare degree of freedom (two values in all).
-    package var standardError: Double?
+    /// One machine's fit: b and c of t = c·N^b through its scales' medians, and b's bootstrap spread.
+    package struct Fit: Sendable {
+        /// `Machine.name`; nil where the fit was given no names.
+        package var machine: String?
+        package var scales: [Scale]
+        package var exponent: Double
+        package var coefficient: Double
+        /// The standard deviation of b over the bootstrap of the scales; nil from fewer than 3 scales.
+        package var spread: Double?
+    }
+
+    /// b, c and b's spread of the fit of the machine that measured the most scales (the first of them on a tie):
+    /// what the reading, the prediction and the charts use.
+    package var exponent: Double { fits[0].exponent }
+    package var coefficient: Double { fits[0].coefficient }
+    package var spread: Double? { fits[0].spread }
     package var steps: [Step]
-    /// Where the scales ran on different machines (a merged run, or one resumed elsewhere), b fitted to each machine's scales alone (where it
-    /// measured two or more), in the order of their smallest scale; empty where one machine measured them all.
-    package var byMachine: [(machine: String, exponent: Double)] = []
+    /// Every machine's fit that measured two scales or more, the main one (`exponent`) first: one entry where one
+    /// machine measured them all.
+    package var fits: [Fit]
+    /// Whether the scales ran on more than one machine (a merged run, or one resumed elsewhere).
+    package var acrossMachines: Bool
+
+    /// Resamples of the scales behind a fit's spread (`PowerLaw.bootstrapSpread`).
+    package static let bootstrapRounds = PowerLaw.bootstrapRounds
 
     /// Above this a step's exponent is flagged, and a fit's exponent reads as growing.
     package static let steepExponent = 0.2
@@ -85,7 +104,6 @@ package struct Growth: Sendable {
     package static func fit(
         store: String, workload: String, cells: [CellResult], machine: (CellResult) -> String?
     ) -> Growth? {
-        var samples: [(x: Double, y: Double, machine: String?)] = []
         var points: [Point] = []
         for scale in Set(cells.map(\.scale)).sorted() {
             let finished = cells.filter { $0.scale == scale && $0.status == .ok }
@@ -94,25 +112,26 @@ package struct Growth: Sendable {
             guard let middle = median(times), let low = times.min(), let high = times.max() else { continue }
             points.append(
                 Point(scale: scale, median: middle, low: low, high: high, machine: finished.first.flatMap(machine)))
-            samples += times.map { (Double(scale.records), $0, points.last?.machine) }
         }
-        guard points.count >= 2, let law = PowerLaw(samples.map { ($0.x, $0.y) }) else { return nil }
+        let machines = orderedUnique(points.map { $0.machine ?? "" })
+        let fits = machines.compactMap { name -> Fit? in
+            let own = points.filter { ($0.machine ?? "") == name }
+            guard let law = PowerLaw(own.map { (Double($0.scale.records), $0.median) }) else { return nil }
+            return Fit(
+                machine: name.isEmpty ? nil : name, scales: own.map(\.scale), exponent: law.exponent,
+                coefficient: law.coefficient,
+                spread: PowerLaw.bootstrapSpread(own.map { (Double($0.scale.records), $0.median) }))
+        }.sorted { $0.scales.count > $1.scales.count }
+        guard !fits.isEmpty else { return nil }
         let steps = zip(points, points.dropFirst()).map { one, next in
             Step(
                 from: one.scale, to: next.scale,
                 exponent: log(next.median / one.median) / log(Double(next.scale.records) / Double(one.scale.records)),
                 acrossMachines: one.machine != next.machine)
         }
-        var growth = Growth(
-            store: store, workload: workload, points: points, exponent: law.exponent, coefficient: law.coefficient,
-            standardError: law.standardError, steps: steps)
-        let machines = orderedUnique(points.compactMap(\.machine))
-        if machines.count > 1 {
-            growth.byMachine = machines.compactMap { name in
-                PowerLaw(samples.filter { $0.machine == name }.map { ($0.x, $0.y) }).map { (name, $0.exponent) }
-            }
-        }
-        return growth
+        return Growth(
+            store: store, workload: workload, points: points, steps: steps, fits: fits,
+            acrossMachines: machines.count > 1)
     }
 }
 
@@ -120,8 +139,6 @@ package struct Growth: Sendable {
 package struct PowerLaw: Sendable {
     package var exponent: Double
     package var coefficient: Double
-    /// The standard error of the exponent; nil with two samples (an exact fit).
-    package var standardError: Double?
 
     /// Nil unless the samples (x, y > 0) hold two x values or more.
     package init?(_ samples: [(x: Double, y: Double)]) {
@@ -135,9 +152,29 @@ package struct PowerLaw: Sendable {
         exponent = sxy / sxx
         let intercept = meanY - exponent * meanX
         coefficient = exp(intercept)
-        let squares = logs.map { ($0.y - (intercept + exponent * $0.x)) * ($0.y - (intercept + exponent * $0.x)) }
-        standardError = logs.count > 2 ? (squares.reduce(0, +) / (count - 2) / sxx).squareRoot() : nil
     }
 
     package func callAsFunction(_ x: Double) -> Double { coefficient * pow(x, exponent) }
+}
+
+extension PowerLaw {
+    /// Resamples behind `bootstrapSpread`.
+    package static let bootstrapRounds = 1_000
+
+    /// The standard deviation of b fitted to `bootstrapRounds` resamples (with replacement, seeded) of `samples`,
+    /// one per scale, leaving out resamples of a single x; nil from fewer than 3 samples, where every resample is
+    /// the fit itself or no fit.
+    package static func bootstrapSpread(_ samples: [(x: Double, y: Double)]) -> Double? {
+        guard samples.count >= 3 else { return nil }
+        var rng = SplitMix64(seed: 1, stream: .bootstrap, index: 0)
+        var exponents: [Double] = []
+        for _ in 0..<bootstrapRounds {
+            let resample = (0..<samples.count).map { _ in samples[Int(rng.below(UInt64(samples.count)))] }
+            if let law = PowerLaw(resample) { exponents.append(law.exponent) }
+        }
+        guard exponents.count > 1 else { return nil }
+        let mean = exponents.reduce(0, +) / Double(exponents.count)
+        let variance = exponents.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(exponents.count - 1)
+        return variance.squareRoot()
+    }
 }
