@@ -42,6 +42,14 @@ package final class LMDBItemStore: Store {
                 + "; the file is extended to the map's size (sparse), so its bytes on disk show the map",
             engine: { LMDBEnvironment.version }, inclusion: .variant, type: LMDBItemStore.self,
             open: { try LMDBItemStore(directory: $0, flags: MDB_WRITEMAP) }),
+        StoreKind(
+            name: "lmdb+nordahead",
+            summary: "lmdb with MDB_NORDAHEAD, as LMDB advises for a database larger than memory: the map is advised "
+                + "MADV_RANDOM, so a fault of a page not in memory reads that page, not the read-ahead window around it",
+            durability: "every commit synced (LMDB's default: mdb_txn_commit flushes the data, then the meta page)",
+            configuration: configuration.replacingOccurrences(of: "MDB_NOTLS", with: "MDB_NOTLS | MDB_NORDAHEAD"),
+            engine: { LMDBEnvironment.version }, inclusion: .whenNamed, type: LMDBItemStore.self,
+            open: { try LMDBItemStore(directory: $0, flags: MDB_NORDAHEAD) }),
     ]
 
     /// The initial map: enough for about a million items. Larger stores grow it as they fill it.

@@ -16,25 +16,33 @@ final class MappedFile {
     private(set) var mapping: Mapping?
     /// Whether `sync()` flushes: false for `packed+nosync`, whose commits flush nothing (`flush()` still does).
     let flushes: Bool
+    /// Whether every map of the file is advised `MADV_RANDOM` (`packed+random`): a fault reads its page alone, not
+    /// the kernel's read-ahead window around it.
+    let randomAccess: Bool
 
     /// Opens the files `names` in `directory`, creating the directory and the files that are missing. With
     /// `flushes`, what it created is durable by name before it returns: POSIX promises a new name only once its
     /// directory is flushed (a new directory's own name, once its parent is), whatever the files' own flushes.
-    static func openAll(_ names: [String], in directory: URL, flushes: Bool) throws -> [MappedFile] {
+    static func openAll(_ names: [String], in directory: URL, flushes: Bool, randomAccess: Bool = false) throws
+        -> [MappedFile]
+    {
         let makesDirectory = !FileManager.default.fileExists(atPath: directory.path)
         let paths = names.map { directory.appendingPathComponent($0).path }
         let creates = makesDirectory || paths.contains { !FileManager.default.fileExists(atPath: $0) }
         try FileSystem.makeDirectory(directory)
-        let files = try paths.map { try MappedFile(path: $0, create: true, flushes: flushes) }
+        let files = try paths.map {
+            try MappedFile(path: $0, create: true, flushes: flushes, randomAccess: randomAccess)
+        }
         if creates && flushes { try FileSystem.syncDirectory(directory) }
         if makesDirectory && flushes { try FileSystem.syncDirectory(directory.deletingLastPathComponent()) }
         return files
     }
 
     /// Opens `path`, creating an empty file when `create` is set and it does not exist.
-    init(path: String, create: Bool, flushes: Bool = true) throws {
+    init(path: String, create: Bool, flushes: Bool = true, randomAccess: Bool = false) throws {
         self.path = path
         self.flushes = flushes
+        self.randomAccess = randomAccess
         descriptor = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0o644)
         guard descriptor >= 0 else { throw PackedError.system("open", path) }
         var status = stat()
@@ -90,7 +98,7 @@ final class MappedFile {
         var capacity = max(mapping?.capacity ?? 0, 1 << 20)
         while capacity < length { capacity *= 2 }
         mapping = nil
-        mapping = try Mapping(descriptor: descriptor, capacity: capacity, path: path)
+        mapping = try Mapping(descriptor: descriptor, capacity: capacity, path: path, randomAccess: randomAccess)
     }
 }
 
@@ -99,9 +107,14 @@ final class Mapping: @unchecked Sendable {
     let address: UnsafeMutableRawPointer
     let capacity: Int
 
-    init(descriptor: Int32, capacity: Int, path: String) throws {
+    init(descriptor: Int32, capacity: Int, path: String, randomAccess: Bool) throws {
         guard let mapped = mmap(nil, capacity, PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED else {
             throw PackedError.system("mmap", path)
+        }
+        if randomAccess, madvise(mapped, capacity, MADV_RANDOM) != 0 {
+            let code = errno
+            munmap(mapped, capacity)
+            throw PackedError.system("madvise(MADV_RANDOM)", path, errno: code)
         }
         address = mapped
         self.capacity = capacity

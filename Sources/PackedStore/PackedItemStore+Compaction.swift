@@ -10,7 +10,8 @@ extension PackedItemStore {
         let target = directory.appendingPathComponent("g\(number + 1)")
         try FileSystem.remove(target)
         try FileSystem.makeDirectory(target)
-        let (newRows, newArena, newTombstones, newJournal) = try Self.openFiles(in: target, flushes: flushes)
+        let (newRows, newArena, newTombstones, newJournal) = try Self.openFiles(
+            in: target, flushes: flushes, randomAccess: randomAccess)
         var compacted = StoreHeader()
         compacted.rowsAscendByID = true
         compacted.titlesAreUnique = header.titlesAreUnique
@@ -65,7 +66,8 @@ extension PackedItemStore {
         inPlaceUnflushed = false
         let old = generation
         generation = target
-        (rows, arena, tombstones, journal) = try Self.openFiles(in: generation, flushes: flushes)
+        (rows, arena, tombstones, journal) = try Self.openFiles(
+            in: generation, flushes: flushes, randomAccess: randomAccess)
         try recover()
         try FileManager.default.removeItem(at: old)
     }

@@ -27,11 +27,12 @@ extension PackedItemStore {
     }
 
     /// Opens the generation's four files, creating those missing (their names durable before the open returns).
-    static func openFiles(in generation: URL, flushes: Bool) throws -> (
+    static func openFiles(in generation: URL, flushes: Bool, randomAccess: Bool) throws -> (
         MappedFile, MappedFile, MappedFile, MappedFile
     ) {
         let files = try MappedFile.openAll(
-            ["items.rows", "strings.arena", "items.tombstones", "items.journal"], in: generation, flushes: flushes)
+            ["items.rows", "strings.arena", "items.tombstones", "items.journal"], in: generation, flushes: flushes,
+            randomAccess: randomAccess)
         let (rows, arena, tombstones, journal) = (files[0], files[1], files[2], files[3])
         try FileMagic.prepare(arena, magic: "PBARENA")
         try FileMagic.prepare(tombstones, magic: "PBTOMBS")

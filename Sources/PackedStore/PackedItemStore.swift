@@ -47,6 +47,15 @@ package final class PackedItemStore: Store, ByteLayoutStore {
             configuration: kind.configuration + "; no fdatasync at commits, every file flushed at close",
             engine: kind.engine, inclusion: .variant, type: PackedItemStore.self,
             open: { try PackedItemStore(directory: $0, flushes: false) }),
+        StoreKind(
+            name: "packed+random",
+            summary: "packed with its maps advised MADV_RANDOM, as a random-access store advises the kernel: a "
+                + "fault of a page not in memory reads that page, not the read-ahead window around it",
+            durability: kind.durability,
+            configuration: kind.configuration + "; madvise(MADV_RANDOM) on the maps of its rows, strings, "
+                + "tombstones and journal",
+            engine: kind.engine, inclusion: .whenNamed, type: PackedItemStore.self,
+            open: { try PackedItemStore(directory: $0, randomAccess: true) }),
     ]
 
     /// The header keeps the number of live items per (priority, stock) filter, updated by every commit.
@@ -62,6 +71,8 @@ package final class PackedItemStore: Store, ByteLayoutStore {
     package let directory: URL
     /// Whether commits flush (`packed`) or not (`packed+nosync`, which flushes everything at a clean close only).
     let flushes: Bool
+    /// Whether its rows, strings, tombstones and journal are mapped `MADV_RANDOM` (`packed+random`).
+    let randomAccess: Bool
     var generation: URL
     var rows: MappedFile
     var arena: MappedFile
@@ -96,11 +107,13 @@ package final class PackedItemStore: Store, ByteLayoutStore {
     /// The committed state, for tests.
     var state: StoreHeader { header }
 
-    package init(directory: URL, flushes: Bool = true) throws {
+    package init(directory: URL, flushes: Bool = true, randomAccess: Bool = false) throws {
         self.directory = directory
         self.flushes = flushes
+        self.randomAccess = randomAccess
         generation = try Self.currentGeneration(in: directory)
-        (rows, arena, tombstones, journal) = try Self.openFiles(in: generation, flushes: flushes)
+        (rows, arena, tombstones, journal) = try Self.openFiles(
+            in: generation, flushes: flushes, randomAccess: randomAccess)
         header = StoreHeader()
         try recover()
     }

@@ -81,8 +81,9 @@ struct Run: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "Run each cell's process in a memory cgroup of this limit, page cache included (root, cgroup v1 or v2): "
-                + "a mapped store pays for what the cap evicts, a heap-bound one is killed at it (DNF), as jetsam "
-                + "kills an app extension. Each cell's files start out of the page cache. 24MiB, 120MiB.",
+                + "a mapped store pays for what the cap evicts, a heap-bound one is killed at it (DNF); swap is limited "
+                + "too. Unlike Apple's footprint limit, the cap charges clean file pages read. Each cell's files start "
+                + "out of the page cache (checked). 24MiB, 120MiB.",
             valueName: "size"))
     var memoryLimit: String?
 

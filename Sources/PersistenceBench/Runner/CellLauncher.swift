@@ -50,8 +50,23 @@ final class CellLauncher {
             case .ready(let source):
                 try FileSystem.copyForCell(from: source, to: directory)
                 // Under a memory limit the cell's process must read its files itself, so the kernel charges it
-                // for them: none of them may be in the page cache already, charged to the parent's cgroup.
-                if configuration.memoryLimitBytes != nil { try FileSystem.dropFromPageCache(directory) }
+                // for them: none of them may be in the page cache already, charged to the parent's cgroup. Advice
+                // may be ignored (a page another process maps stays): what stayed is counted, and a cell that would
+                // start with its files cached is not run.
+                if configuration.memoryLimitBytes != nil {
+                    try FileSystem.dropFromPageCache(directory)
+                    let cached = try FileSystem.cachedBytes(under: directory)
+                    guard cached == 0 else {
+                        var result = CellResult(
+                            store: cell.store.name, workload: cell.workload.name, scale: cell.scale,
+                            repetition: cell.repetition, status: .error,
+                            reason: "\(Quantity.formatBytes(cached)) of its files stayed in the page cache after "
+                                + "posix_fadvise(DONTNEED): under a memory limit a cell must read its files itself")
+                        result.fixtureSeconds = fixtureSeconds
+                        try FileSystem.remove(directory)
+                        return (result, nil)
+                    }
+                }
             }
         } else {
             try FileSystem.makeDirectory(directory)

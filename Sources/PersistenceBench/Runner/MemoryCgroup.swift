@@ -75,16 +75,40 @@ package struct MemoryCgroup {
         if FileManager.default.fileExists(atPath: directory.path) { try? Self.removeDirectory(directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
         do {
+            // Swap limited too, where the machine has swap: a heap-bound store at the cap must be killed, not swap.
             switch version {
-            case .v1: try write("\(limitBytes)", to: "memory.limit_in_bytes")
+            case .v1:
+                try write("\(limitBytes)", to: "memory.limit_in_bytes")
+                if FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.v1SwapLimit).path) {
+                    try write("\(limitBytes)", to: Self.v1SwapLimit)
+                } else if Self.swapIsOn {
+                    throw BenchError(
+                        "--memory-limit: this machine has swap on (/proc/swaps) and its cgroup v1 memory controller "
+                            + "has no \(Self.v1SwapLimit) (swap accounting off), so a capped store would swap "
+                            + "instead of being killed at the cap: turn swap off (swapoff -a) or boot with "
+                            + "swapaccount=1")
+                }
             case .v2:
                 try write("\(limitBytes)", to: "memory.max")
-                try? write("0", to: "memory.swap.max")
+                if (try? write("0", to: "memory.swap.max")) == nil, Self.swapIsOn {
+                    throw BenchError(
+                        "--memory-limit: this machine has swap on (/proc/swaps) and its cgroup v2 memory controller "
+                            + "refused memory.swap.max = 0, so a capped store would swap instead of being killed at "
+                            + "the cap: turn swap off (swapoff -a)")
+                }
             }
         } catch {
             try? Self.removeDirectory(directory)
             throw error
         }
+    }
+
+    /// cgroup v1's limit on memory and swap together: set equal to the memory limit, it allows no swap.
+    static let v1SwapLimit = "memory.memsw.limit_in_bytes"
+
+    /// Whether the machine swaps to anything: /proc/swaps lists a device or file below its header.
+    static var swapIsOn: Bool {
+        ((try? String(contentsOfFile: "/proc/swaps", encoding: .utf8)) ?? "").split(separator: "\n").count > 1
     }
 
     /// `arguments` (a program and its arguments) started so that the process joins the cgroup before the program
