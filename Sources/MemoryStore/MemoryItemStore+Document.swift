@@ -32,7 +32,9 @@ package enum DocumentFormat: String, CaseIterable, Sendable {
 
     /// A bulk load writes the document once, where the other stores commit every batch; reads are `memory`'s code.
     static let workNotes: [String: String] = {
-        let reads = ["get", "get-zipfian", "get-batch", "get-batch-loop", "scan", "count-where", "count-range"]
+        let reads = [
+            "get", "get-warm", "get-zipfian", "get-batch", "get-batch-loop", "scan", "count-where", "count-range",
+        ]
         var notes = Dictionary(
             uniqueKeysWithValues: reads.map {
                 ($0, "answered from the heap decoded at open: memory's code (an array indexed by id)")

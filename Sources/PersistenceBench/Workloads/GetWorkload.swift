@@ -1,5 +1,8 @@
 /// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99); under a
-/// time box (`--time-box`), the first lookups of that sequence, as many as the group's count (`TimeBox`).
+/// time box (`--time-box`), the first lookups of that sequence, as many as the group's count (`TimeBox`). `get`'s
+/// lookups come right after the open, as an app's first screen asks them: a mapped store faults in every page it
+/// touches first. `get-warm` asks `get`'s lookups after an untimed pass over the same keys (`prepare`): the steady
+/// state, whose faults and time the report sets beside `get`'s.
 package struct GetWorkload: ItemWorkload, KeyedWorkload {
     package enum KeyDistribution: Sendable {
         case uniform
@@ -8,17 +11,33 @@ package struct GetWorkload: ItemWorkload, KeyedWorkload {
     }
 
     package let distribution: KeyDistribution
+    /// The lookups after an untimed pass over the same keys (`get-warm`); uniform keys only.
+    let warm: Bool
 
-    package init(distribution: KeyDistribution) { self.distribution = distribution }
+    package init(distribution: KeyDistribution, warm: Bool = false) {
+        precondition(!warm || distribution == .uniform, "get-warm asks get's uniform keys")
+        self.distribution = distribution
+        self.warm = warm
+    }
 
-    package var name: String { distribution == .uniform ? "get" : "get-zipfian" }
+    package var name: String { warm ? "get-warm" : distribution == .uniform ? "get" : "get-zipfian" }
     package var summary: String {
         switch distribution {
-        case .uniform: "min(N, 100k) lookups by primary key, keys uniform over 1...N"
+        case .uniform where warm:
+            "get's lookups after an untimed pass over the same keys: the steady state, beside get's first lookups"
+        case .uniform: "min(N, 100k) lookups by primary key, keys uniform over 1...N, right after the open"
         case .zipfian: "min(N, 100k) lookups by primary key, keys scrambled-zipfian (YCSB, 0.99)"
         }
     }
     package var fixture: Fixture? { .items }
+
+    /// `get-warm`: every key the timed phase may ask (its group's count, or all), looked up once, untimed.
+    package func prepare(_ store: any Store, context: WorkloadContext) throws {
+        guard warm else { return }
+        let items = try requireCapability(store, (any ItemStore).self, for: "workload \(name)")
+        let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)
+        for key in keys.prefix(context.timeBox.stepLimit ?? keys.count) { _ = try items.item(id: key) }
+    }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = Self.keys(scale: context.scale, seed: context.seed, distribution: distribution)

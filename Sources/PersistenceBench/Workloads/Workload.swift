@@ -13,6 +13,9 @@ public protocol Workload: Sendable {
     var fixture: Fixture? { get }
     /// Whether a store of this type can answer the workload's questions.
     func supports(_ storeType: any Store.Type) -> Bool
+    /// Untimed work on the open store before its timed phase, and before the phase's process figures (faults,
+    /// reads) are taken: `get-warm`'s pass over its keys. Nothing by default.
+    func prepare(_ store: any Store, context: WorkloadContext) throws
     /// Runs the timed phase on an open store; the timed parts go through `context.stopwatch`.
     func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome
     /// The digest of what a changing workload left in the store, read back after the timed phase (untimed).
@@ -40,6 +43,7 @@ public protocol Workload: Sendable {
 extension Workload {
     package var measuresMachine: Bool { false }
     package var countAsked: MaintainedCount? { nil }
+    package func prepare(_ store: any Store, context: WorkloadContext) throws {}
     package func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest? { nil }
     package var judgedAgainstBudgets: Bool { false }
     package var appBudgets: [AppBudget] { [] }
@@ -87,6 +91,9 @@ public struct WorkloadOutcome: Sendable {
     /// Whether the loop stopped short of its budget floor on its own time (`TimeBox.floor`): its count of steps is
     /// its own, not its group's.
     package var stoppedShort: Bool
+    /// For a loop that times fast steps in blocks (`askInTurn`): how many of its steps it timed alone, so that its
+    /// harness floor is timed the same way (`HarnessFloor`). Nil elsewhere: every step timed alone.
+    package var stepsTimedAlone: Int?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
     package var changedStore: Bool { digest == nil || alsoDigestsStore }
@@ -94,8 +101,10 @@ public struct WorkloadOutcome: Sendable {
     package init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
-        steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false
+        steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false,
+        stepsTimedAlone: Int? = nil
     ) {
+        self.stepsTimedAlone = stepsTimedAlone
         self.prefix = prefix
         self.stoppedShort = stoppedShort
         self.timeBoxed = timeBoxed
@@ -145,6 +154,18 @@ public struct WorkloadContext {
     package let readRate: Double
     /// How far a loop of steps goes (`--time-box`, and its group's count of steps).
     package let timeBox: TimeBox
+    /// How a loop of fast questions is timed (`askInTurn`): by each question's speed, or held alone or in blocks.
+    package var loopTiming: LoopTiming = .adaptive
+
+    /// How `askInTurn` times its steps.
+    package enum LoopTiming: Sendable {
+        /// Steps faster than `sampledAloneAbove` in blocks, slower ones alone: a cell's loop.
+        case adaptive
+        /// Every step alone.
+        case alone
+        /// After the first, every step in blocks.
+        case blocks
+    }
 
     public static let defaultReadRate = 1_000.0
 
@@ -177,9 +198,11 @@ public struct WorkloadContext {
 
     /// The same context with another batch size.
     func with(batchSize: Int) -> WorkloadContext {
-        WorkloadContext(
+        var context = WorkloadContext(
             scale: scale, seed: seed, batchSize: batchSize, stopwatch: stopwatch, progress: progress,
             readRate: readRate, timeBox: timeBox)
+        context.loopTiming = loopTiming
+        return context
     }
 
     package var items: ItemGenerator { ItemGenerator(seed: seed) }

@@ -13,7 +13,8 @@ public enum WorkloadCatalog {
 
     /// A CRUD workload's questions asked in another idiom, beside the library's own: not in the default matrix.
     package static let variants: [any Workload] = [
-        GetBatchWorkload(keyByKey: true), SearchWorkload(oneStatement: true),
+        GetWorkload(distribution: .uniform, warm: true), GetBatchWorkload(keyByKey: true),
+        SearchWorkload(oneStatement: true),
     ]
 
     /// Search as you type over the items' titles: not in the default matrix (each cell types every keystroke of
