@@ -12,7 +12,9 @@ extension LMDBItemStore: ItemStore {
             // Index entries in index order: consecutive puts land on the same or neighbouring pages, which are then
             // hot in cache and already copied for this transaction. At 1M items this cut the kernel's count of
             // bytes written by 43% and the insert time by 10%.
-            for item in batch.sorted(by: ItemCodec.titleIndexOrder) { try addIndexEntry(of: item, in: transaction) }
+            for position in ItemCodec.titleIndexOrder(of: batch) {
+                try addIndexEntry(of: batch[position], in: transaction)
+            }
             if titlesAreUnique {
                 for item in batch { try claim(item.title, for: item.id, in: transaction) }
             }

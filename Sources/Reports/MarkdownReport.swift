@@ -14,6 +14,7 @@ package enum MarkdownReport {
             out += workloadSection(workload, results, stores: stores, scales: scales)
         }
         out += limitsSection(results, stores: stores, scales: scales)
+        out += engineFloorsSection(results, stores: stores, scales: scales)
         out += growthSection(results)
         out += peakMemorySection(results)
         out += bytesOnDiskSections(results, stores: stores, scales: scales)
@@ -504,8 +505,29 @@ package enum MarkdownReport {
     /// Each store measured beside the machine's limits: each workload that declares one (`WorkloadReport.machineLimit`:
     /// `insert` against `limit-write`, `scan` against `limit-scan`) as a fraction of it, in items per second.
     private static func limitsSection(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        boundsSection(
+            "Against the machine's limits", \.machineLimit, unit: "items/s", results, stores: stores, scales: scales)
+    }
+
+    /// Each store measured beside its engine's own floor (`WorkloadReport.engineFloor`: `insert` against
+    /// `engine-insert`, `get` against `engine-get`) as a fraction of it.
+    private static func engineFloorsSection(_ results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        boundsSection(
+            "Against each engine's own floor", \.engineFloor, unit: "ops/s", results, stores: stores, scales: scales,
+            note: "A floor runs the store's engine through its C API alone, on the same records, keys, index and "
+                + "durability, from bytes encoded before the timer; what the store adds is its own layer "
+                + "(encoding, decoding, allocation, the library's wrappers). A fraction under 0.8 at 1M is the store's "
+                + "to explain.")
+    }
+
+    /// A section of the workloads that declare a bound (`bound`): each store's throughput as a fraction of the bound
+    /// workload's on the same store, per scale, in `unit`.
+    private static func boundsSection(
+        _ title: String, _ bound: KeyPath<WorkloadReport, MachineLimit?>, unit: String, _ results: RunResults,
+        stores: [String], scales: [Scale], note: String? = nil
+    ) -> [String] {
         let pairs = WorkloadCatalog.all.compactMap { workload in
-            workload.report.machineLimit.map { (workload: workload.name, limit: $0) }
+            workload.report[keyPath: bound].map { (workload: workload.name, limit: $0) }
         }
         func median(_ store: String, _ workload: String, _ scale: Scale) -> Double? {
             CellSummary(results.cells.filter { $0.workload == workload }, store: store, scale: scale).medianThroughput
@@ -515,11 +537,11 @@ package enum MarkdownReport {
             for scale in scales {
                 let fractions = pairs.map { workload, limit -> String in
                     guard let measured = median(store, workload, scale),
-                        let bound = median(store, limit.workload.name, scale),
-                        bound > 0
+                        let floor = median(store, limit.workload.name, scale),
+                        floor > 0
                     else { return "–" }
-                    return String(format: "%.2f", measured / bound)
-                        + " (\(formatCount(measured)) of \(formatCount(bound)) items/s)"
+                    return String(format: "%.2f", measured / floor)
+                        + " (\(formatCount(measured)) of \(formatCount(floor)) \(unit))"
                 }
                 if fractions.contains(where: { $0 != "–" }) {
                     rows.append("| `\(store)` | \(scale) | " + fractions.joined(separator: " | ") + " |")
@@ -530,7 +552,7 @@ package enum MarkdownReport {
         let fractions = pairs.map {
             "`\($0.workload)` as a fraction of `\($0.limit.workload.name)` (\($0.limit.description))"
         }
-        return ["## Against the machine's limits", ""]
+        return ["## \(title)", ""] + (note.map { [$0, ""] } ?? [])
             + table(
                 fractions.joined(separator: " and ") + ", medians from this run:",
                 header: ["store", "scale"] + pairs.map { "\($0.workload) ÷ \($0.limit.workload.name)" }, rows: rows)

@@ -19,6 +19,7 @@ let itemStoreNames = allStoreKinds.filter { $0.type is any ItemStore.Type }.map(
 let associationStoreNames = allStoreKinds.filter { $0.type is any AssociationStore.Type }.map(\.name)
 let houseStoreNames = allStoreKinds.filter { $0.type is any HouseStore.Type }.map(\.name)
 let migrationStoreNames = allStoreKinds.filter { $0.type is any MigrationStore.Type }.map(\.name)
+let engineFloorStoreNames = allStoreKinds.filter { $0.type is any EngineFloorStore.Type }.map(\.name)
 let profileStoreNames = allStoreKinds.filter { $0.type is any ProfileStore.Type }.map(\.name)
 let searchStoreNames = allStoreKinds.filter { $0.type is any SearchStore.Type }.map(\.name)
 let observableStoreNames = allStoreKinds.filter { $0.type is any ObservableItemStore.Type }.map(\.name)

@@ -30,6 +30,13 @@ package struct GetWorkload: ItemWorkload, KeyedWorkload {
         }
     }
     package var fixture: Fixture? { .items }
+    /// `get` against the same keys through the engine's C API alone.
+    package var report: WorkloadReport {
+        distribution == .uniform && !warm
+            ? WorkloadReport(
+                engineFloor: MachineLimit(EngineGetWorkload(), "get's keys through the engine's C API alone"))
+            : WorkloadReport()
+    }
 
     /// `get-warm`: every key the timed phase may ask (its group's count, or all), looked up once, untimed.
     package func prepare(_ store: any Store, context: WorkloadContext) throws {

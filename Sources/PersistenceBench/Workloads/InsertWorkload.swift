@@ -9,6 +9,8 @@ package struct InsertWorkload: ItemWorkload {
         WorkloadReport(
             machineLimit: MachineLimit(
                 LimitWriteWorkload(), "the same bytes appended to one file, one fdatasync per batch"),
+            engineFloor: MachineLimit(
+                EngineInsertWorkload(), "the same records through the engine's C API alone, encoded untimed"),
             bytesOnDisk: true)
     }
 

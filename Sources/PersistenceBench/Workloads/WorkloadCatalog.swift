@@ -21,8 +21,11 @@ public enum WorkloadCatalog {
     /// its 50 sessions, seconds a cell at 100k for the stores that scan); `--workloads search`.
     package static let search: [any Workload] = [SearchWorkload()]
 
-    /// The machine's limits for moving a compact store's bytes, beside `insert` and `scan`.
-    package static let limits: [any Workload] = [LimitWriteWorkload(), LimitScanWorkload()]
+    /// The machine's limits for moving a compact store's bytes, beside `insert` and `scan`, and each engine's own
+    /// floor beside `insert` and `get` (`EngineFloorStore`).
+    package static let limits: [any Workload] = [
+        LimitWriteWorkload(), LimitScanWorkload(), EngineInsertWorkload(), EngineGetWorkload(),
+    ]
 
     /// YCSB's core workloads A–F over `Item`.
     package static let ycsb: [any Workload] = YCSBWorkload.Letter.allCases.map(YCSBWorkload.init)

@@ -33,13 +33,17 @@ public struct WorkloadReport: Sendable {
     package var tables: [WorkloadTable]
     /// The machine's limit its throughput is held against in the report's "Against the machine's limits".
     package var machineLimit: MachineLimit?
+    /// The store's engine's own floor its throughput is held against in the report's "Against each engine's own
+    /// floor" (`EngineFloorStore`): `insert` against `engine-insert`.
+    package var engineFloor: MachineLimit?
     /// Whether the report gives the bytes on disk its cells left (`insert`: what N records cost on disk).
     package var bytesOnDisk: Bool
 
     package init(
         operationKinds: [OperationKind] = [], tables: [WorkloadTable] = [], machineLimit: MachineLimit? = nil,
-        bytesOnDisk: Bool = false
+        engineFloor: MachineLimit? = nil, bytesOnDisk: Bool = false
     ) {
+        self.engineFloor = engineFloor
         self.operationKinds = operationKinds
         self.tables = tables
         self.machineLimit = machineLimit
@@ -56,7 +60,8 @@ public enum WorkloadTable: Sendable {
     case observation
 }
 
-/// A limit of the machine a workload's throughput is held against: `insert` against `limit-write`.
+/// A limit a workload's throughput is held against: the machine's (`insert` against `limit-write`), or the
+/// store's engine's own floor (`insert` against `engine-insert`).
 public struct MachineLimit: Sendable {
     /// The workload that measures the limit (`Workload.measuresMachine`).
     package var workload: any Workload
