@@ -66,9 +66,11 @@ extension LMDBItemStore: EngineFloorStore {
                 var value = MDB_val()
                 switch mdb_get(transaction.pointer, items.handle, &keyValue, &value) {
                 case MDB_SUCCESS:
-                    // The value's first and last bytes, as a reader that uses it would touch its pages.
+                    // The value's flags byte checked as `ItemCodec.decode` checks it: its page read, no `Item` built.
                     let bytes = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
-                    guard let first = bytes.first, let last = bytes.last, first &+ last >= 0 else { return nil }
+                    guard let flags = bytes.first, ItemFilter(code: flags) != nil else {
+                        throw LMDBError.corrupted("reading item \(id)", "a value without its flags byte")
+                    }
                     return id
                 case MDB_NOTFOUND: return nil
                 case let code: throw LMDBError(code, operation: "mdb_get")

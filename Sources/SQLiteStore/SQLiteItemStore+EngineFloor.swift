@@ -68,10 +68,11 @@ extension SQLiteItemStore: EngineFloorStore {
         defer { sqlite3_reset(statement) }
         switch sqlite3_step(statement) {
         case SQLITE_ROW:
-            // The text columns' bytes, as a reader that uses them would make SQLite produce them.
+            // The text columns' bytes and lengths, as a reader that uses them makes SQLite produce them.
             _ = sqlite3_column_text(statement, 1)
+            _ = sqlite3_column_bytes(statement, 1)
             _ = sqlite3_column_text(statement, 2)
-            guard sqlite3_column_bytes(statement, 1) >= 0, sqlite3_column_bytes(statement, 2) >= 0 else { return nil }
+            _ = sqlite3_column_bytes(statement, 2)
             return sqlite3_column_int64(statement, 0)
         case SQLITE_DONE: return nil
         case let code: throw BenchError("engine-get: sqlite3_step returned \(code) for item \(id)")
