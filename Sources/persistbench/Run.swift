@@ -58,9 +58,10 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Stop a cell's loop of steps (insert-each, get, get-zipfian, get-batch, page, write-then-page, search) "
-                + "once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "
-                + "\(SearchWorkload.minimumKeystrokes) keystrokes), or 'none': 1s, 20s, 1m. The fewest "
+            "Stop a cell's loop of steps (insert-each, get, get-warm, get-zipfian, get-batch, page, write-then-page, "
+                + "search) once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "
+                + "\(SearchWorkload.minimumKeystrokes) keystrokes; a budget workload \(TimeBox.budgetSamples), see "
+                + "--floor-time), or 'none': 1s, 20s, 1m. The fewest "
                 + "steps a first-repetition cell did becomes its (workload, scale)'s count: every cell does exactly "
                 + "that many (a cell that did more runs again), so all are measured and compared on the same steps.",
             valueName: "duration"))
