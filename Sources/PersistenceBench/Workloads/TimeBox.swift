@@ -68,7 +68,7 @@ public struct TimeBox: Sendable, Equatable {
         let floorDeadline: UInt64?
         let limit: Int
         /// The steps every cell of the group does, however slow: the common prefix on which a cell that stopped on
-        /// its own time is compared with the others (`WorkloadOutcome.prefixDigest`).
+        /// its own time is compared with the others (`WorkloadOutcome.prefix`).
         package let minimum: Int
         /// The steps the clock lets a loop do unless `floorDeadline` passes first.
         let floor: Int
