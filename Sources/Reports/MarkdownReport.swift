@@ -145,7 +145,12 @@ package enum MarkdownReport {
         out += storeByScaleHeader(scales) + tables.throughput + [""]
         out += notes(cells, stores: stores, scales: scales)
         if !tables.latency.isEmpty {
-            out += ["Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions):", ""]
+            out += [
+                "Latency per operation, µs, p50 / p99 / p99.9 (median over repetitions), and n, the fewest samples a "
+                    + "repetition's percentiles rest on (a question under 2 µs is sampled 1 in 32): from fewer than "
+                    + "100 samples a p99 is their slowest, from fewer than 1,000 a p99.9 is:",
+                "",
+            ]
             out += storeByScaleHeader(scales) + tables.latency + [""]
         }
         out += operationLatencyTable(cells, kinds: declared.operationKinds, stores: stores, scales: scales)
@@ -232,9 +237,11 @@ package enum MarkdownReport {
             tables.throughput.append(row(store, throughput))
             let latency = summaries.map { _, summary -> String? in
                 guard let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
-                    let p999 = summary.medianLatency(\.p999)
+                    let p999 = summary.medianLatency(\.p999),
+                    let samples = summary.finished.compactMap(\.latency?.count).min()
                 else { return nil }
-                return "\(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999))"
+                return "\(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999)) "
+                    + "(n \(formatWhole(samples)))"
             }
             if latency.contains(where: { $0 != nil }) { tables.latency.append(row(store, latency.map { $0 ?? "–" })) }
             let memory = summaries.map { _, summary -> String? in
