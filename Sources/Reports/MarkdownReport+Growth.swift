@@ -10,7 +10,7 @@ extension MarkdownReport {
             "## How cost grows with N", "",
             "Per workload, each store's time per operation fitted as c·N^b through the median of every scale one "
                 + "machine measured (least squares on the logarithms; a fit never spans machines; ± the standard "
-                + "deviation of b over \(formatWhole(Growth.bootstrapRounds)) resamples of the scales with "
+                + "deviation of b over \(formatWhole(PowerLaw.bootstrapRounds)) resamples of the scales with "
                 + "replacement, from 3 scales or more), what b reads as (constant: "
                 + "|b| < \(exponent(Growth.flatExponent)); falling: a fixed cost spread over more records; "
                 + "logarithmic-looking: below \(exponent(Growth.steepExponent)), as log N from 10k to 10M gives "

@@ -3,7 +3,7 @@ import Foundation
 /// How one store's time per operation in one workload grows with the data set's size N: a power law t = c·N^b
 /// fitted by least squares to log t against log N through the median of each measured scale, one machine's scales
 /// at a time (a fit never spans machines: hosts of one class differ 1.5× in CPU and 3× in fdatasync), with the
-/// spread of b over a bootstrap of the scales (`bootstrapRounds` resamples of the scales with replacement: the
+/// spread of b over a bootstrap of the scales (`PowerLaw.bootstrapRounds` resamples of the scales with replacement: the
 /// repetitions of one scale are not independent samples of the law), and the local exponent between each two
 /// adjacent scales.
 package struct Growth: Sendable {
@@ -63,9 +63,6 @@ package struct Growth: Sendable {
     package var fits: [Fit]
     /// Whether the scales ran on more than one machine (a merged run, or one resumed elsewhere).
     package var acrossMachines: Bool
-
-    /// Resamples of the scales behind a fit's spread (`PowerLaw.bootstrapSpread`).
-    package static let bootstrapRounds = PowerLaw.bootstrapRounds
 
     /// Above this a step's exponent is flagged, and a fit's exponent reads as growing.
     package static let steepExponent = 0.2
