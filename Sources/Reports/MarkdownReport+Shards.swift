@@ -34,7 +34,7 @@ extension MarkdownReport {
                 if let index = part.index, !machine.shards.contains(index) { continue }
                 let own = cells.filter { results.machineName(of: $0) == machine.name }
                 let running = own.compactMap(\.runSeconds)
-                let groups = orderedUnique(own.map { "\($0.workload) \($0.scale)" })
+                let groups = orderedUnique(own.map(\.group)).map(\.description)
                 out.append(
                     "| \(part.shard) | \(machine.name) | \(machine.cpuModel), \(machine.cores) cores | "
                         + "\(machine.cpuProbeSeconds.map(Quantity.formatTime) ?? "–") | "

@@ -109,7 +109,7 @@ package enum MarkdownReport {
     private static func harnessShare(_ results: RunResults) -> [String] {
         let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
         // Per cell, the median over its repetitions, as every other figure of the report.
-        let byCell = Dictionary(grouping: harness) { "\($0.0.store) \($0.0.workload) at \($0.0.scale)" }
+        let byCell = Dictionary(grouping: harness) { $0.0.series }
             .compactMapValues { shares in median(shares.map(\.1)) }
         guard let largest = harness.max(by: { $0.1 < $1.1 }), let typical = byCell.max(by: { $0.value < $1.value })
         else { return [] }
@@ -120,7 +120,8 @@ package enum MarkdownReport {
                 + "every one a sample. The harness's own cost (the same loop against a store that does nothing, "
                 + "its steps timed as the cell timed most of its own, alone or in blocks; the median of 3 runs) "
                 + "is measured in every loop cell: at most \(percent(typical.value)) of a cell's timed seconds, "
-                + "median over its repetitions, in this run (\(typical.key)); \(percent(largest.1)) in a single "
+                + "median over its repetitions, in this run (\(typical.key.store) \(typical.key.workload) at "
+                + "\(typical.key.scale)); \(percent(largest.1)) in a single "
                 + "repetition (\(largest.0.store) \(largest.0.workload) at \(largest.0.scale), repetition "
                 + "\(largest.0.repetition)).",
             "",

@@ -53,7 +53,7 @@ struct Matrix {
             if !runner.groupsRunAgain.isEmpty {
                 print(
                     "This machine (\(RunResults.machineName(machine))) is not the one that "
-                        + "began " + runner.groupsRunAgain.joined(separator: ", ")
+                        + "began " + runner.groupsRunAgain.map(\.description).joined(separator: ", ")
                         + ": each runs again here whole, so that its stores are compared on one machine")
             }
         } else {

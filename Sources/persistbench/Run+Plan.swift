@@ -8,39 +8,31 @@ extension Run {
     func printPlan() throws {
         let measured = try estimateFrom.map { try ResultsFile.load($0).cells }
         let configuration: RunConfiguration
-        var done: Set<String> = []
+        var done: Set<CellID> = []
         var resumed: [CellResult] = []
         if let resume {
             let interrupted = try ResultsFile.load(resume)
             configuration = interrupted.configuration
             resumed = interrupted.cells
-            for cell in interrupted.cells where cell.interrupted != true {
-                done.insert("\(cell.store) \(cell.workload) \(cell.scale) \(cell.repetition)")
-            }
+            done = Resumption.done(interrupted)
         } else {
             configuration = try parsed()
         }
         let matrix = try Matrix(configuration, of: resume == nil ? "the run" : "the run to resume")
-        let plan = Runner.plan(configuration, stores: matrix.stores, workloads: matrix.workloads).filter {
-            $0.workload.supports($0.store.type)
-                && !done.contains("\($0.store.name) \($0.workload.name) \($0.scale) \($0.repetition)")
-        }
+        let plan = RunPlan(configuration, stores: matrix.stores, workloads: matrix.workloads).remaining(after: done)
         let estimate = RunEstimate(runs: measured, resuming: resumed)
-        let groups = Shard.groups(of: configuration).filter { group in
-            plan.contains { $0.workload.name == group.workload && $0.scale == group.scale }
-        }
+        let groups = Set(plan.map(\.group))
+        let groupsInOrder = Shard.groups(of: configuration).filter(groups.contains)
         print(
-            "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(groups.count) (workload, scale) group(s)"
+            "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(groupsInOrder.count) (workload, scale) group(s)"
                 + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "")
                 + ", \(matrix.stores.count) stores, "
                 + "repetitions: \(configuration.repetitionsDescription)")
-        let width = max(5, groups.map(\.description.count).max() ?? 0)
+        let width = max(5, groupsInOrder.map(\.description.count).max() ?? 0)
         print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")
         let perCell = estimate.secondsPerCell(of: plan, budgets: RunEstimate.Budgets(configuration))
-        for group in groups {
-            let cells = plan.indices.filter {
-                plan[$0].workload.name == group.workload && plan[$0].scale == group.scale
-            }
+        for group in groupsInOrder {
+            let cells = plan.indices.filter { plan[$0].group == group }
             let seconds =
                 perCell.map { perCell in Quantity.formatDuration(cells.map { perCell[$0] }.reduce(0, +)) } ?? "?"
             print(

@@ -242,7 +242,7 @@ import Testing
         results.shards = parts.map { part in
             ShardRun(
                 shard: Shard(index: part.index, count: 3), environment: part.environment, startedAt: start,
-                finishedAt: start + 60, groups: [Shard.Group(workload: "get", scale: Scale(records: part.records))],
+                finishedAt: start + 60, groups: [GroupID(workload: "get", scale: Scale(records: part.records))],
                 source: "shard-\(part.index)")
         }
         for index in results.cells.indices {

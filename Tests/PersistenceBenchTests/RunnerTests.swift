@@ -24,13 +24,13 @@ import Testing
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws
     {
         let stores = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
-        let orders = (1...20).map { Runner.storeOrder(stores, seed: 42, round: UInt64($0)) }
+        let orders = (1...20).map { StoreShuffle(seed: 42).order(stores, round: UInt64($0)) }
         #expect(orders.allSatisfy { $0.sorted() == stores })
-        #expect(orders == (1...20).map { Runner.storeOrder(stores, seed: 42, round: UInt64($0)) })
+        #expect(orders == (1...20).map { StoreShuffle(seed: 42).order(stores, round: UInt64($0)) })
         #expect(Set(orders).count > 15)
         // No store is always first or always last.
         #expect(Set(orders.map(\.first!)).count > 3 && Set(orders.map(\.last!)).count > 3)
-        #expect(Runner.storeOrder(stores, seed: 43, round: 1) != orders[0])
+        #expect(StoreShuffle(seed: 43).order(stores, round: 1) != orders[0])
 
         // A real run: its cells in results.json follow the shuffled plan; its report lists stores as configured.
         let directory = try TemporaryDirectory()
@@ -43,7 +43,7 @@ import Testing
         let results = try RunResults.load(from: out.appendingPathComponent("results.json"))
         var expected: [String] = []
         for round in 1...6 {
-            expected += Runner.storeOrder(["sqlite", "lmdb", "packed"], seed: 42, round: UInt64(round))
+            expected += StoreShuffle(seed: 42).order(["sqlite", "lmdb", "packed"], round: UInt64(round))
         }
         #expect(results.cells.map(\.store) == expected)
         #expect(results.stores == ["sqlite", "lmdb", "packed"])
@@ -66,7 +66,7 @@ import Testing
         }
         let shuffled = [planned(memory, 2_000), planned(sqlite, 2_000), planned(json, 2_000)]
         // The first scale: nothing measured before, the shuffled order.
-        #expect(Runner.slowestFirst(shuffled, measured: []).map(\.store.name) == ["memory", "sqlite", "json"])
+        #expect(SlowestFirst.order(shuffled, measured: []).map(\.store.name) == ["memory", "sqlite", "json"])
         let atOneThousand = [
             measured("memory", 1_000, seconds: 0.001, steps: 40), measured("json", 1_000, seconds: 0.4, steps: 40),
             measured("sqlite", 1_000, seconds: 0.2, steps: 40),
@@ -74,11 +74,11 @@ import Testing
             measured("memory", 5_000, seconds: 9, steps: 1), measured("sqlite", 500, seconds: 9, steps: 1),
         ]
         #expect(
-            Runner.slowestFirst(shuffled, measured: atOneThousand).map(\.store.name) == ["json", "sqlite", "memory"])
+            SlowestFirst.order(shuffled, measured: atOneThousand).map(\.store.name) == ["json", "sqlite", "memory"])
         // A store with no step count below (it did not finish) runs first.
         let withoutSQLite = atOneThousand.filter { $0.store != "sqlite" }
         #expect(
-            Runner.slowestFirst(shuffled, measured: withoutSQLite).map(\.store.name) == ["sqlite", "json", "memory"])
+            SlowestFirst.order(shuffled, measured: withoutSQLite).map(\.store.name) == ["sqlite", "json", "memory"])
 
         // A real run: json's durable insert rewrites its file, the slowest; at the second scale no cell runs again.
         let directory = try TemporaryDirectory()

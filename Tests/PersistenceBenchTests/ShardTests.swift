@@ -49,7 +49,7 @@ import Testing
         #expect(sweep.repetitionsDescription == "3 per cell")
         sweep.singleRepetitionAbove = Scale(records: 1_000_000)
         #expect(sweep.repetitionsDescription == "3 per cell up to 1M, 1 above")
-        let plan = Runner.plan(sweep, stores: [MemoryItemStore.kind], workloads: [InsertWorkload(), ScanWorkload()])
+        let plan = RunPlan(sweep, stores: [MemoryItemStore.kind], workloads: [InsertWorkload(), ScanWorkload()]).cells
         for scale in sweep.scales {
             let repetitions = Set(plan.filter { $0.scale == scale }.map(\.repetition))
             #expect(repetitions == Set(1...(scale.records > 1_000_000 ? 1 : 3)), "\(scale)")

@@ -21,40 +21,29 @@ package enum Verdict: String, Codable, Sendable, Comparable {
 
 /// A run's cells by (store, workload, scale), as the comparisons of two runs read them.
 enum CellGroups {
-    struct Key: Hashable {
-        var store: String
-        var workload: String
-        var scale: Scale
-    }
-
     /// A run's cells grouped by (store, workload, scale): (scale, workload) in the run's order, stores within each
     /// in `storeOrder` (the run's shuffled order is not a reader's).
     static func groups(_ cells: [CellResult], storeOrder: [String]) -> (
-        ordered: [(Key, [CellResult])], byKey: [Key: [CellResult]]
+        ordered: [(SeriesID, [CellResult])], byKey: [SeriesID: [CellResult]]
     ) {
-        var order: [Key] = []
-        var byKey: [Key: [CellResult]] = [:]
+        var order: [SeriesID] = []
+        var byKey: [SeriesID: [CellResult]] = [:]
         for cell in cells {
-            let key = Key(store: cell.store, workload: cell.workload, scale: cell.scale)
-            if byKey[key] == nil { order.append(key) }
-            byKey[key, default: []].append(cell)
+            if byKey[cell.series] == nil { order.append(cell.series) }
+            byKey[cell.series, default: []].append(cell)
         }
-        var groupRank: [String: Int] = [:]
-        for key in order where groupRank["\(key.scale) \(key.workload)"] == nil {
-            groupRank["\(key.scale) \(key.workload)"] = groupRank.count
+        var groupRank: [GroupID: Int] = [:]
+        for key in order where groupRank[key.group] == nil {
+            groupRank[key.group] = groupRank.count
         }
         let storeRank = Dictionary(storeOrder.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // Ties (stores the order does not name) keep the run's order.
         let sorted = order.enumerated().sorted {
-            let left = (
-                groupRank["\($0.element.scale) \($0.element.workload)"]!, storeRank[$0.element.store] ?? Int.max
-            )
-            let right = (
-                groupRank["\($1.element.scale) \($1.element.workload)"]!, storeRank[$1.element.store] ?? Int.max
-            )
+            let left = (groupRank[$0.element.group] ?? 0, storeRank[$0.element.store] ?? Int.max)
+            let right = (groupRank[$1.element.group] ?? 0, storeRank[$1.element.store] ?? Int.max)
             return left != right ? left < right : $0.offset < $1.offset
         }.map(\.element)
-        return (sorted.map { ($0, byKey[$0]!) }, byKey)
+        return (sorted.map { ($0, byKey[$0, default: []]) }, byKey)
     }
 
     /// Geometric means of ratios per store, stores in first-seen order.
@@ -67,7 +56,7 @@ enum CellGroups {
             logs[store, default: []].append(log(ratio))
         }
         return order.map { store in
-            let values = logs[store]!
+            let values = logs[store, default: []]
             return (store, values.count, exp(values.reduce(0, +) / Double(values.count)))
         }
     }

@@ -92,11 +92,11 @@ package struct CounterComparison: Codable, Sendable {
         for (key, baseCells) in baseGroups.ordered {
             let baseFinished = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
             guard let currentCells = currentGroups.byKey[key] else {
-                notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the current run")
+                notCompared.append("\(key): not in the current run")
                 continue
             }
             guard !baseFinished.isEmpty else {
-                notCompared.append("\(key.store) \(key.workload) \(key.scale): no finished repetition in the baseline")
+                notCompared.append("\(key): no finished repetition in the baseline")
                 continue
             }
             let currentFinished = currentCells.filter { $0.status == .ok }.compactMap(\.metrics)
@@ -114,7 +114,7 @@ package struct CounterComparison: Codable, Sendable {
             cells.append(Self.cell(key, base: baseFinished, current: currentFinished, bands: bands))
         }
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
-            notCompared.append("\(key.store) \(key.workload) \(key.scale): not in the baseline")
+            notCompared.append("\(key): not in the baseline")
         }
         let ratios = cells.compactMap { cell in cell.instructionRatio.map { (store: cell.store, ratio: $0) } }
         stores = CellGroups.geometricMeans(ratios).map { store in
@@ -132,7 +132,7 @@ package struct CounterComparison: Codable, Sendable {
 
     /// One cell's counters per operation, bytes on disk and digest.
     static func cell(
-        _ key: CellGroups.Key, base: [CellMetrics], current: [CellMetrics], bands: Bands
+        _ key: SeriesID, base: [CellMetrics], current: [CellMetrics], bands: Bands
     ) -> Cell {
         var changes: [Change] = []
         /// The median over a run's repetitions of a counter per operation; nil where none counted it.

@@ -6,7 +6,7 @@ package struct ShardRun: Codable, Equatable, Sendable {
     package var environment: RunEnvironment
     package var startedAt: Date
     package var finishedAt: Date
-    package var groups: [Shard.Group]
+    package var groups: [GroupID]
     /// The directory it was merged from, as `merge` was given it.
     package var source: String
     /// The machines other than `environment`'s it was resumed on (`RunResults.resumedOn`).

@@ -35,7 +35,7 @@ package struct RunResults: Codable, Equatable, Sendable {
     package var digestChecks: [DigestCheck] { DigestCheck.checks(of: cells) }
 
     /// The stores that have cells, in the configuration's order (the order of `--stores`), whatever order their
-    /// cells ran in (`Runner.plan` shuffles it), then any store the configuration does not name: the order reports
+    /// cells ran in (`StoreShuffle` shuffles it), then any store the configuration does not name: the order reports
     /// list stores in.
     package var stores: [String] {
         var present = Set(cells.map(\.store))
@@ -274,17 +274,16 @@ package struct DigestCheck: Codable, Equatable, Sendable {
     /// stopped short of its budget floor did fewer, and is compared with every other on the first steps all did.
     /// Boxed cells of runs recorded before that rule (no `steps`) are left out.
     package static func checks(of cells: [CellResult]) -> [DigestCheck] {
-        var order: [(workload: String, scale: Scale)] = []
-        var groups: [String: [(store: String, metrics: CellMetrics)]] = [:]
+        var order: [GroupID] = []
+        var groups: [GroupID: [(store: String, metrics: CellMetrics)]] = [:]
         for cell in cells where cell.status == .ok {
             guard let metrics = cell.metrics else { continue }
-            let key = "\(cell.workload)@\(cell.scale.records)"
-            if groups[key] == nil { order.append((cell.workload, cell.scale)) }
-            groups[key, default: []].append((cell.store, metrics))
+            if groups[cell.group] == nil { order.append(cell.group) }
+            groups[cell.group, default: []].append((cell.store, metrics))
         }
-        return order.compactMap { workload, scale in
-            var check = DigestCheck(workload: workload, scale: scale, agreed: true, digests: [:])
-            let group = groups["\(workload)@\(scale.records)", default: []].filter {
+        return order.compactMap { id in
+            var check = DigestCheck(workload: id.workload, scale: id.scale, agreed: true, digests: [:])
+            let group = groups[id, default: []].filter {
                 !($0.metrics.timeBoxed == true && $0.metrics.steps == nil)
             }
             // A store whose first repetition stopped short did its own count in every repetition (the later ones

@@ -131,7 +131,7 @@ package struct TimeComparison: Codable, Sendable {
         unfinished = []
         var samples: [(store: String, base: [Double], current: [Double])] = []
         for (key, baseCells) in baseGroups.ordered {
-            let name = "\(key.store) \(key.workload) \(key.scale)"
+            let name = "\(key)"
             let was = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
             let now = (currentGroups.byKey[key] ?? []).filter { $0.status == .ok }.compactMap(\.metrics)
             if baseCells.allSatisfy({ $0.status == .notApplicable }) { continue }

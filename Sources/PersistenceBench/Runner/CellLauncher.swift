@@ -12,7 +12,17 @@ final class CellLauncher {
     private let observer: any RunObserver
     /// How counted cells start (`RunConfiguration.counted`); nil for timed cells.
     private let counting: CountingLauncher?
-    private var fixtures: [String: FixtureState] = [:]
+    private var fixtures: [FixtureID: FixtureState] = [:]
+
+    /// One store's fixture at one scale: loaded once, copied for each of its cells.
+    private struct FixtureID: Hashable {
+        var store: String
+        var fixture: String
+        var scale: Scale
+
+        /// Its directory under the work directory's fixtures/: "sqlite/items-100000".
+        var path: String { "\(store)/\(fixture)-\(scale.records)" }
+    }
 
     private enum FixtureState {
         case ready(URL)
@@ -42,9 +52,7 @@ final class CellLauncher {
             (state, fixtureSeconds) = try prepareFixture(fixture, for: cell)
             switch state {
             case .failed(let status, let reason):
-                var result = CellResult(
-                    store: cell.store.name, workload: cell.workload.name, scale: cell.scale,
-                    repetition: cell.repetition, status: status, reason: "fixture \(fixture.name): \(reason)")
+                var result = CellResult(cell.id, status: status, reason: "fixture \(fixture.name): \(reason)")
                 result.fixtureSeconds = fixtureSeconds
                 return (result, nil)
             case .ready(let source):
@@ -58,8 +66,7 @@ final class CellLauncher {
                     let cached = try FileSystem.cachedBytes(under: directory)
                     guard cached == 0 else {
                         var result = CellResult(
-                            store: cell.store.name, workload: cell.workload.name, scale: cell.scale,
-                            repetition: cell.repetition, status: .error,
+                            cell.id, status: .error,
                             reason: "\(Quantity.formatBytes(cached)) of its files stayed in the page cache after "
                                 + "posix_fadvise(DONTNEED): under a memory limit a cell must read its files itself")
                         result.fixtureSeconds = fixtureSeconds
@@ -92,11 +99,11 @@ final class CellLauncher {
 
     /// The fixture's state, and the seconds its load took when this call loaded it (nil when it was loaded before).
     private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> (FixtureState, Double?) {
-        let key = "\(cell.store.name)/\(fixture.name)-\(cell.scale.records)"
+        let key = FixtureID(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
         if let state = fixtures[key] { return (state, nil) }
         observer.fixtureStarted(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
         let started = monotonicNanoseconds()
-        let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key)
+        let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key.path)
         try FileSystem.remove(directory)
         try FileSystem.makeDirectory(directory)
         let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory, box: .none).result
@@ -178,9 +185,7 @@ final class CellLauncher {
     private static func result(
         of outcome: ChildSupervisor.Outcome, crashMessage: String?, killedAtLimit: Int64?, cell: PlannedCell
     ) -> CellResult {
-        var result = CellResult(
-            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
-            status: .ok)
+        var result = CellResult(cell.id, status: .ok)
         result.process = ProcessUsage(
             wallSeconds: outcome.wallSeconds, userCPUSeconds: seconds(outcome.usage.ru_utime),
             systemCPUSeconds: seconds(outcome.usage.ru_stime), peakRSSBytes: Int64(outcome.usage.ru_maxrss) * 1024)

@@ -103,11 +103,7 @@ package final class InterleavedRun {
     }
 
     private func measure(_ cell: PlannedCell, side: Side, box: TimeBox, index: Int, total: Int) throws -> CellResult {
-        guard cell.workload.supports(cell.store.type) else {
-            return CellResult(
-                store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition,
-                status: .notApplicable, reason: "\(cell.store.name) has no \(cell.workload.name) capability")
-        }
+        if let notApplicable = cell.notApplicable { return notApplicable }
         return try launchers[side]!.measure(cell, box: box) {
             observer.cellStarted(cell, index: index, total: total)
         }.result

@@ -90,7 +90,7 @@ package struct RunEstimate: Sendable {
             var loaded = Loaded()
             // Without the record: the time beyond its process of each fixture's first cell at a scale. A later cell
             // whose time beyond its process is over half of that loaded the fixture anew (the run resumed there).
-            var firstExtra: [String: Double] = [:]
+            var firstExtra: [Key: [Int: Double]] = [:]
             for cell in cells where cell.status != .notApplicable {
                 if stops, cell.status == .dnf, cell.interrupted != true {
                     let key = Key(store: cell.store, name: cell.workload)
@@ -103,9 +103,11 @@ package struct RunEstimate: Sendable {
                 if recordsLoads {
                     loader = cell.fixtureSeconds != nil
                 } else if let fixture, let process = cell.process?.wallSeconds {
-                    let key = "\(cell.store)/\(fixture)/\(cell.scale.records)"
-                    if loader { firstExtra[key] = wall - process }
-                    if let first = firstExtra[key], first > 0, wall - process > first / 2 { loader = true }
+                    let key = Key(store: cell.store, name: fixture)
+                    if loader { firstExtra[key, default: [:]][cell.scale.records] = wall - process }
+                    if let first = firstExtra[key]?[cell.scale.records], first > 0, wall - process > first / 2 {
+                        loader = true
+                    }
                 }
                 timed.append((cell, wall, fixture, loader))
             }
@@ -178,7 +180,7 @@ package struct RunEstimate: Sendable {
         var loaded = continuing ? loadedAtEnd : Loaded()
         var stoppedAt = budgets == nil ? [:] : self.stoppedAt
         return cells.map { cell in
-            guard cell.workload.supports(cell.store.type) else { return 0 }
+            guard cell.applies else { return 0 }
             let work = Key(store: cell.store.name, name: cell.workload.name)
             if let stopped = stoppedAt[work], cell.scale.records >= stopped { return 0 }
             var own = seconds(store: cell.store.name, workload: cell.workload.name, scale: cell.scale) ?? 0

@@ -26,23 +26,10 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
 
     package var description: String { "\(index)/\(count)" }
 
-    /// The cells of one workload at one scale.
-    package struct Group: Codable, Hashable, Sendable, CustomStringConvertible {
-        package var workload: String
-        package var scale: Scale
-
-        package init(workload: String, scale: Scale) {
-            self.workload = workload
-            self.scale = scale
-        }
-
-        package var description: String { "\(workload) \(scale)" }
-    }
-
     /// Every group of the matrix, scale by scale and workload by workload (the order a run plans them in).
-    package static func groups(of configuration: RunConfiguration) -> [Group] {
+    package static func groups(of configuration: RunConfiguration) -> [GroupID] {
         configuration.scales.flatMap { scale in
-            configuration.workloads.map { Group(workload: $0, scale: scale) }
+            configuration.workloads.map { GroupID(workload: $0, scale: scale) }
         }
     }
 
@@ -50,7 +37,7 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     /// store and repetition, so they cost about records × repetitions), each to the shard with the least cost so
     /// far, ties to the lower index. Only the configuration's scales and workloads decide it, so every machine given the same
     /// options computes the same cut. Each shard's groups keep the run's order.
-    package static func deal(_ configuration: RunConfiguration, into count: Int) -> [[Group]] {
+    package static func deal(_ configuration: RunConfiguration, into count: Int) -> [[GroupID]] {
         let all = groups(of: configuration)
         let cost = all.map { $0.scale.records * configuration.repetitions(at: $0.scale) }
         let byCost = all.indices.sorted { cost[$0] > cost[$1] || (cost[$0] == cost[$1] && $0 < $1) }
@@ -65,7 +52,7 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// This shard's groups of `configuration`'s matrix.
-    package func groups(of configuration: RunConfiguration) -> [Group] {
+    package func groups(of configuration: RunConfiguration) -> [GroupID] {
         Self.deal(configuration, into: count)[index - 1]
     }
 }
