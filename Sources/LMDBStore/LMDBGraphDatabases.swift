@@ -74,7 +74,9 @@ enum GraphCodec {
     }
 
     static func hasPrefix(_ key: UnsafeRawBufferPointer, _ prefix: UnsafeRawBufferPointer) -> Bool {
-        key.count > prefix.count && memcmp(key.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+        guard key.count > prefix.count, let keyBytes = key.baseAddress else { return false }
+        guard let prefixBytes = prefix.baseAddress else { return true }
+        return memcmp(keyBytes, prefixBytes, prefix.count) == 0
     }
 
     static func hasPrefix(_ key: UnsafeRawBufferPointer, _ prefix: [UInt8]) -> Bool {

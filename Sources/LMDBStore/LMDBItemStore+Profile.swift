@@ -84,15 +84,14 @@ extension LMDBItemStore: ProfileStore {
                 var entry = try cursor.move(MDB_FIRST)
                 while let row = entry {
                     let stackID = UInt32(littleEndian: row.value.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-                    if frames[stackID] == nil {
-                        frames[stackID] = try storedStack(Int64(stackID), in: transaction).frames
-                    }
+                    let callStack = try frames[stackID] ?? storedStack(Int64(stackID), in: transaction).frames
+                    frames[stackID] = callStack
                     try body(
                         Sample(
                             timestamp: ItemCodec.id(fromKey: row.key),
                             pid: Int32(littleEndian: row.value.loadUnaligned(fromByteOffset: 0, as: Int32.self)),
                             tid: Int32(littleEndian: row.value.loadUnaligned(fromByteOffset: 4, as: Int32.self)),
-                            callStack: frames[stackID]!))
+                            callStack: callStack))
                     entry = try cursor.move(MDB_NEXT)
                 }
             }

@@ -53,7 +53,8 @@ extension MemoryItemStore: ItemStore {
         try checkUniqueTitles(updates.map { ($0.id, $0.title) }, replacing: Set(updates.map(\.id)))
         itemsLock.writing {
             for update in updates {
-                var item = slots[Int(update.id)]!
+                // Checked above: every update names a live item.
+                guard var item = slots[Int(update.id)] else { continue }
                 filterCounts[Int(ItemFilter(matching: item).code)] -= 1
                 uniqueTitles?.remove(item.title)
                 update.apply(to: &item)
@@ -120,7 +121,7 @@ extension MemoryItemStore: ItemStore {
     package func page(_ query: ItemPageQuery) throws -> [Item] {
         let order = pageOrder(priorityCode: Int(ItemFilter.priorityCode(query.priority)))
         guard query.offset < order.count else { return [] }
-        return order[query.offset..<min(order.count, query.offset + query.limit)].map { slots[Int($0)]! }
+        return order[query.offset..<min(order.count, query.offset + query.limit)].compactMap { slots[Int($0)] }
     }
 
     package func items(startingAt id: Int64, limit: Int) throws -> [Item] {
@@ -163,7 +164,9 @@ extension MemoryItemStore: ItemStore {
                     var high = kept.count
                     while low < high {
                         let middle = (low + high) / 2
-                        if ItemPageQuery.areInIncreasingOrder(slots[Int(kept[middle])]!, item) {
+                        if let keptItem = slots[Int(kept[middle])],
+                            ItemPageQuery.areInIncreasingOrder(keptItem, item)
+                        {
                             low = middle + 1
                         } else {
                             high = middle

@@ -11,6 +11,6 @@ extension MemoryItemStore: SearchStore {
                 scan.offer(title: item.title, id: item.id) { index }
             }
         }
-        return TitleSearchAnswer(count: scan.count, page: scan.page.map { slots[$0]! })
+        return TitleSearchAnswer(count: scan.count, page: scan.page.compactMap { slots[$0] })
     }
 }

@@ -144,7 +144,8 @@ struct OrderIndex {
             Int(truncatingIfNeeded: (byte < 8 ? entry.high << (8 * byte) : entry.low << (8 * (byte - 8))) >> 56)
         }
         withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * 256) { table in
-            let (counts, next, ends) = (table.baseAddress!, table.baseAddress! + 256, table.baseAddress! + 512)
+            guard let counts = table.baseAddress else { return }
+            let (next, ends) = (counts + 256, counts + 512)
             counts.initialize(repeating: 0, count: 256)
             for entry in entries { counts[digit(entry)] += 1 }
             var start = 0
@@ -206,9 +207,9 @@ struct OrderIndex {
     static func compare(
         _ a: ItemRow.StringReference, _ b: ItemRow.StringReference, in arena: UnsafeRawBufferPointer
     ) -> Int {
-        let base = arena.baseAddress!
         let common = min(a.length, b.length)
-        let order = common == 0 ? 0 : Int(memcmp(base + a.offset, base + b.offset, common))
+        guard common > 0, let base = arena.baseAddress else { return a.length - b.length }
+        let order = Int(memcmp(base + a.offset, base + b.offset, common))
         return order != 0 ? order : a.length - b.length
     }
 }

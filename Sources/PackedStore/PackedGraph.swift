@@ -174,7 +174,7 @@ final class PackedGraph {
 
     private func noteInserted(_ ids: [Int64], in table: Table, from first: Int) {
         guard rowByID[table] != nil else { return }
-        for (offset, id) in ids.enumerated() { rowByID[table]![id] = first + offset }
+        for (offset, id) in ids.enumerated() { rowByID[table]?[id] = first + offset }
     }
 
     // MARK: Sports and teams

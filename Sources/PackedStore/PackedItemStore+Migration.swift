@@ -22,16 +22,19 @@ extension PackedItemStore: MigrationStore {
     /// Refuses writes that would give item ids their titles if another live item, or another write in the same
     /// batch, has that title; the titles of `replacing` (items being updated) do not count.
     func checkUniqueTitles(_ writes: [(id: Int64, title: String)], replacing: Set<Int64> = []) throws {
-        if liveTitles == nil {
+        let live: Set<String>
+        if let known = liveTitles {
+            live = known
+        } else {
             var titles = Set<String>()
             try forEachItem { titles.insert($0.title) }
-            liveTitles = titles
+            (live, liveTitles) = (titles, titles)
         }
         var replaced = Set<String>()
         for id in replacing { if let index = liveRow(id: id) { replaced.insert(try view.string(row(index).title)) } }
         var batch = Set<String>()
         for (id, title) in writes
-        where !batch.insert(title).inserted || (liveTitles!.contains(title) && !replaced.contains(title)) {
+        where !batch.insert(title).inserted || (live.contains(title) && !replaced.contains(title)) {
             throw PackedError(
                 "storing item \(id) in \(rows.path): its title \"\(title)\" is another item's; titles are unique")
         }

@@ -137,11 +137,12 @@ final class PackedProfile {
             guard id >= 1, id < stacks.count else {
                 throw PackedError.corrupted(storage.files[File.samples.rawValue].path, "a sample names stack \(id)")
             }
-            if stacks[id] == nil { stacks[id] = try frames(ofStack: id) }
+            let callStack = try stacks[id] ?? frames(ofStack: id)
+            stacks[id] = callStack
             try body(
                 Sample(
                     timestamp: load(.samples, row, as: Int64.self), pid: load(.samples, row + 8, as: Int32.self),
-                    tid: load(.samples, row + 12, as: Int32.self), callStack: stacks[id]!))
+                    tid: load(.samples, row + 12, as: Int32.self), callStack: callStack))
         }
     }
 

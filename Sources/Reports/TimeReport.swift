@@ -120,8 +120,8 @@ package enum TimeReport {
         ]
         for cell in comparison.cells {
             out.append(
-                "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(Quantity.formatTime(median(cell.base)!)) | "
-                    + "\(Quantity.formatTime(median(cell.current)!)) | ×\(ratio(cell.ratio)) | "
+                "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(time(cell.base)) | \(time(cell.current)) | "
+                    + "×\(ratio(cell.ratio)) | "
                     + "\(ratio(cell.low))–\(ratio(cell.high)) | \(p(cell.pSlower)) | "
                     + "×\(ratio(cell.baseSpread)) / ×\(ratio(cell.currentSpread)) | \(mark(cell.verdict)) |")
         }
@@ -132,6 +132,8 @@ package enum TimeReport {
     }
 
     package static func ratio(_ value: Double) -> String { String(format: "%.3f", value) }
+    /// The median of a cell's times per operation.
+    static func time(_ values: [Double]) -> String { median(values).map(Quantity.formatTime) ?? "–" }
     static func p(_ value: Double) -> String { String(format: "%.3f", value) }
 
     static func mark(_ verdict: Verdict) -> String {

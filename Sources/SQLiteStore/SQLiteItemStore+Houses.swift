@@ -58,17 +58,23 @@ extension SQLiteItemStore: HouseStore {
             var current: House?
             while try row.step() {
                 let houseID = row.int64(at: 0)
-                if current?.id != houseID {
-                    if let house = current { try body(house) }
-                    current = House(id: houseID, address: row.text(at: 1), floors: [])
+                // The house being filled is taken out of `current` (not copied), so that appending to it copies
+                // nothing.
+                var house: House
+                if current?.id == houseID, let open = current.take() {
+                    house = open
+                } else {
+                    if let done = current.take() { try body(done) }
+                    house = House(id: houseID, address: row.text(at: 1), floors: [])
                 }
+                defer { current = house }
                 guard !row.isNull(at: 2) else { continue }
                 let floorID = row.int64(at: 2)
-                if current!.floors.last?.id != floorID {
-                    current!.floors.append(Floor(id: floorID, name: row.text(at: 3), rooms: []))
+                if house.floors.last?.id != floorID {
+                    house.floors.append(Floor(id: floorID, name: row.text(at: 3), rooms: []))
                 }
                 guard !row.isNull(at: 4) else { continue }
-                current!.floors[current!.floors.count - 1].rooms.append(
+                house.floors[house.floors.count - 1].rooms.append(
                     Room(id: row.int64(at: 4), name: row.text(at: 5), area: row.int64(at: 6)))
             }
             if let house = current { try body(house) }

@@ -137,7 +137,7 @@ public final class SQLiteConnection {
             { context, count, values in
                 let box = Unmanaged<SQLiteFunctionBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
                 sqlite3_result_int64(context, box.body(SQLiteFunctionArguments(values: values, count: Int(count))))
-            }, nil, nil, { Unmanaged<SQLiteFunctionBox>.fromOpaque($0!).release() })
+            }, nil, nil, { box in box.map { Unmanaged<SQLiteFunctionBox>.fromOpaque($0).release() } })
         try check(code, "define SQL function \(name)")
     }
 

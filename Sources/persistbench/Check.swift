@@ -136,16 +136,17 @@ struct Check: ParsableCommand {
             baseExecutable = baseTool
             baseLabel = "`\(baseTool)`"
         } else {
-            let built = try BaseBuild.executable(revision: base!)
+            guard let revision = base else { throw ValidationError("the time check needs --base or --base-tool") }
+            let built = try BaseBuild.executable(revision: revision)
             baseExecutable = built.path
-            baseLabel = "\(base!) (\(built.commit.prefix(12)))"
+            baseLabel = "\(revision) (\(built.commit.prefix(12)))"
             let sameTool = built.path == (try Executable.path())
             if let current, !current.changed, current.commit == built.commit || sameTool {
-                currentLabel! += ", the same source: an A/A run, whose every ratio is this machine's noise"
+                currentLabel? += ", the same source: an A/A run, whose every ratio is this machine's noise"
             }
         }
         let output = URL(fileURLWithPath: out)
-        let executables: [InterleavedRun.Side: String] = [.base: baseExecutable, .current: try Executable.path()]
+        let executables = InterleavedRun.Sides(base: baseExecutable, current: try Executable.path())
         let first = try timeRound(configuration, executables: executables, first: .base, output: output)
         var confirmation: TimeComparison?
         let again = TimeCheck.storesToConfirm(after: first)
@@ -183,21 +184,20 @@ struct Check: ParsableCommand {
     /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current,
     /// judged.
     private func timeRound(
-        _ configuration: RunConfiguration, executables: [InterleavedRun.Side: String], first: InterleavedRun.Side,
+        _ configuration: RunConfiguration, executables: InterleavedRun.Sides<String>, first: InterleavedRun.Side,
         output: URL
     ) throws -> TimeComparison {
         let matrix = try Matrix(configuration, of: "the time check's matrix")
-        let writers = Dictionary(
-            uniqueKeysWithValues: InterleavedRun.Side.allCases.map {
-                ($0, RunningReportWriter(directory: output.appendingPathComponent($0.rawValue)))
-            })
+        let writers = InterleavedRun.Sides {
+            RunningReportWriter(directory: output.appendingPathComponent($0.rawValue))
+        }
         let results = try InterleavedRun(
             configuration: configuration, stores: matrix.stores, workloads: matrix.workloads,
             environment: RunEnvironment.current(stores: matrix.stores, arguments: CommandLine.arguments),
             executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
-            save: { side, results in try writers[side]!.write(results) }
+            save: { side, results in try writers[side].write(results) }
         ).run()
-        return try TimeComparison(base: results[.base]!, current: results[.current]!)
+        return try TimeComparison(base: results.base, current: results.current)
     }
 
     /// Counts the counted baseline's matrix now (or reads --current) and judges it: exit 1 on a regression.

@@ -47,7 +47,7 @@ extension CrashCampaign {
                 let remaining = total - summary.trials
                 guard remaining > 0 else { break }
                 sequence += 1
-                summary.firstStates! += 1
+                summary.firstStates? += 1
                 try FileSystem.remove(firstCrash)
                 try FileSystem.copyForCell(from: source.base, to: firstCrash)
                 try states.materialize(first, in: firstCrash)
@@ -59,7 +59,7 @@ extension CrashCampaign {
                 guard let found = recovered.found, recovered.outcome == .intact || recovered.outcome == .lost else {
                     // Broken by the first cut alone: the single check's finding, and no state to go on from.
                     summary.add(recovered, trial: name)
-                    if !source.name.isEmpty { summary.newStoreStates! += 1 }
+                    if !source.name.isEmpty { summary.newStoreStates? += 1 }
                     continue
                 }
                 // Every other successor first makes again what the first crash cut off.
@@ -77,8 +77,8 @@ extension CrashCampaign {
             }
         }
         progress(
-            "\(kind.name): \(summary.trials) two-crash states from \(summary.firstStates!) first cuts "
-                + "(\(summary.recoveryCuts!) second cuts during the recovery, \(summary.killCuts!) kills), "
+            "\(kind.name): \(summary.trials) two-crash states from \(summary.firstStates ?? 0) first cuts "
+                + "(\(summary.recoveryCuts ?? 0) second cuts during the recovery, \(summary.killCuts ?? 0) kills), "
                 + "\(summary.broken) broken")
         summary.setReopen(reopen)
         return summary
@@ -144,8 +144,8 @@ extension CrashCampaign {
             if let seconds { second.reopen.append(seconds) }
             let when = duringRecovery ? "during the successor's open" : "after \(transactions) more transactions began"
             summary.add(verdict, trial: "\(second.name); then \(when): \(state.label), \(committed) committed")
-            if duringRecovery { summary.recoveryCuts! += 1 }
-            if second.newStore { summary.newStoreStates! += 1 }
+            if duringRecovery { summary.recoveryCuts? += 1 }
+            if second.newStore { summary.newStoreStates? += 1 }
             second.done += 1
         }
     }
@@ -164,8 +164,8 @@ extension CrashCampaign {
             let delay = UInt64(rng.below(UInt64(configuration.maximumKillDelayMilliseconds) + 1)) * 1_000_000
             let name = "\(second.name); then a kill after \(delay / 1_000_000) ms"
             second.done += 1
-            summary.killCuts! += 1
-            if second.newStore { summary.newStoreStates! += 1 }
+            summary.killCuts? += 1
+            if second.newStore { summary.newStoreStates? += 1 }
             switch try kill(job, afterNanoseconds: delay) {
             case .failed(let problem):
                 summary.addBrokenTrial(name, problem)

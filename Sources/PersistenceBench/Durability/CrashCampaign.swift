@@ -327,7 +327,7 @@ package final class CrashCampaign {
                     kind, directory: store, run: 0, committed: state.committed, scale: source.scale)
                 if let seconds { reopen.append(seconds) }
                 summary.add(verdict, trial: source.name + state.label + ", \(state.committed) committed")
-                if source.scale == 0 { summary.newStoreStates! += 1 }
+                if source.scale == 0 { summary.newStoreStates? += 1 }
                 done += 1
                 if done % 50 == 0 {
                     progress("\(kind.name): \(done)/\(total) power-loss states, \(summary.broken) broken")
@@ -335,7 +335,7 @@ package final class CrashCampaign {
             }
         }
         progress(
-            "\(kind.name): \(done) power-loss states (\(summary.newStoreStates!) of a new store), \(summary.broken) broken"
+            "\(kind.name): \(done) power-loss states (\(summary.newStoreStates ?? 0) of a new store), \(summary.broken) broken"
         )
         summary.setReopen(reopen)
         return summary
@@ -390,13 +390,13 @@ package final class CrashCampaign {
                     summary.addBrokenTrial(name, "a commit returned after the fault, and the writer reported no error")
                     continue
                 }
-                summary.faultsAbsorbed! += 1
+                summary.faultsAbsorbed? += 1
             case .exited:
                 guard result.outcome.reply?.error != nil else {
                     summary.addBrokenTrial(name, "the writer failed without an error: \(result.failure)")
                     continue
                 }
-                summary.faultsReported! += 1
+                summary.faultsReported? += 1
             }
             let (verdict, _) = try verify(kind, directory: store, run: 0, committed: result.outcome.progress ?? 0)
             summary.add(verdict, trial: name)
@@ -464,11 +464,11 @@ package final class CrashCampaign {
             let result = try child(job, environment: [])
             if result.timedOut {
                 summary.trials += 1
-                summary.hangs! += 1
+                summary.hangs? += 1
                 summary.addExample("\(damage): the reopen hung")
             } else if case .signaled(let signal) = result.outcome.ending {
                 summary.trials += 1
-                summary.crashes! += 1
+                summary.crashes? += 1
                 // Crashes lead the examples: they are the cases to fix.
                 summary.examples.insert("\(damage): the reopen crashed (signal \(signal))", at: 0)
                 summary.examples = Array(summary.examples.prefix(5))

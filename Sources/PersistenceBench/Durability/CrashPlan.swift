@@ -85,7 +85,8 @@ package struct CrashPlan: Sendable {
             live += items.count
         case .update(let updates):
             effects = updates.map { update in
-                var item = value(update.id)!
+                // A plan updates only items it keeps live (`nextTransaction`).
+                guard var item = value(update.id) else { preconditionFailure("the plan updates a deleted item") }
                 update.apply(to: &item)
                 return (update.id, item)
             }

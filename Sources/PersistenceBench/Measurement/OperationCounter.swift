@@ -58,7 +58,7 @@ enum OperationCounter {
     static func end() -> OperationCounts? {
         guard let functions else { return nil }
         var counts = [UInt64](repeating: 0, count: 4)
-        counts.withUnsafeMutableBufferPointer { functions.end($0.baseAddress!) }
+        counts.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { functions.end($0) } }
         return OperationCounts(
             instructions: nil, allocations: counts[0], syncs: counts[1], writeCalls: counts[2],
             bytesWritten: counts[3])

@@ -177,8 +177,8 @@ package struct CounterComparison: Codable, Sendable {
                 })
         }
         // The same operations on the same data leave the same bytes, and read the same answers.
-        let baseBytes = base.map(\.bytesOnDisk).max()!
-        let currentBytes = current.map(\.bytesOnDisk).max()!
+        let baseBytes = base.map(\.bytesOnDisk).max() ?? 0
+        let currentBytes = current.map(\.bytesOnDisk).max() ?? 0
         changes.append(
             Change(
                 metric: "bytes on disk", baseline: "\(baseBytes)", current: "\(currentBytes)",

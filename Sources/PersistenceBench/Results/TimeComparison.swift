@@ -152,7 +152,7 @@ package struct TimeComparison: Codable, Sendable {
             }
             let baseTimes = was.map(\.timePerOperation)
             let currentTimes = now.map(\.timePerOperation)
-            let ratio = median(currentTimes)! / median(baseTimes)!
+            let ratio = Self.ratioOfMedians(baseTimes, currentTimes)
             let interval = bootstrapInterval(
                 [baseTimes, currentTimes], confidence: rule.confidence, seed: UInt64(cells.count)
             ) { Self.ratioOfMedians($0[0], $0[1]) }
@@ -177,8 +177,10 @@ package struct TimeComparison: Codable, Sendable {
         overall = samples.isEmpty ? nil : Self.summary("every store", samples, rule: rule)
     }
 
+    /// The median of `current` over that of `base`; NaN when either is empty.
     static func ratioOfMedians(_ base: [Double], _ current: [Double]) -> Double {
-        median(current)! / median(base)!
+        guard let now = median(current), let was = median(base) else { return .nan }
+        return now / was
     }
 
     /// The geometric mean of cells' ratios, with a bootstrap interval that resamples every cell's repetitions.

@@ -11,6 +11,26 @@ package final class InterleavedRun {
         case base, current
     }
 
+    /// One value for each side.
+    package struct Sides<Value> {
+        package var base: Value
+        package var current: Value
+
+        package init(base: Value, current: Value) {
+            self.base = base
+            self.current = current
+        }
+
+        package init(_ value: (Side) throws -> Value) rethrows {
+            self.init(base: try value(.base), current: try value(.current))
+        }
+
+        package subscript(side: Side) -> Value {
+            get { side == .base ? base : current }
+            set { if side == .base { base = newValue } else { current = newValue } }
+        }
+    }
+
     /// The workloads `check --base` times unless told otherwise: the CRUD workloads a store's changes touch, one
     /// of each kind of question (a lookup, a scan, a count, a page) and of each kind of write (bulk, durable one
     /// by one, update, delete, a write then a read).
@@ -21,11 +41,11 @@ package final class InterleavedRun {
     private let configuration: RunConfiguration
     private let stores: [StoreKind]
     private let workloads: [any Workload]
-    private let launchers: [Side: CellLauncher]
+    private let launchers: Sides<CellLauncher>
     private let first: Side
     private let observer: any RunObserver
     private let save: (Side, RunResults) throws -> Void
-    private var results: [Side: RunResults]
+    private var results: Sides<RunResults>
     private let workDirectory: URL
 
     /// - Parameters:
@@ -35,7 +55,7 @@ package final class InterleavedRun {
     ///   - save: called with a side's results after each of its cells and at the end.
     package init(
         configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
-        environment: RunEnvironment, executables: [Side: String], first: Side = .base, outputDirectory: URL,
+        environment: RunEnvironment, executables: Sides<String>, first: Side = .base, outputDirectory: URL,
         observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
     ) throws {
         self.configuration = configuration
@@ -45,17 +65,13 @@ package final class InterleavedRun {
         self.observer = observer
         self.save = save
         workDirectory = outputDirectory.appendingPathComponent("work")
-        var launchers: [Side: CellLauncher] = [:]
-        var results: [Side: RunResults] = [:]
-        for side in Side.allCases {
-            guard let executable = executables[side] else { throw BenchError("no executable for the \(side) side") }
-            launchers[side] = try CellLauncher(
-                executable: executable, configuration: configuration,
+        let workDirectory = workDirectory
+        launchers = try Sides { side in
+            try CellLauncher(
+                executable: executables[side], configuration: configuration,
                 workDirectory: workDirectory.appendingPathComponent(side.rawValue), observer: observer)
-            results[side] = RunResults(environment: environment, configuration: configuration, startedAt: Date())
         }
-        self.launchers = launchers
-        self.results = results
+        results = Sides { _ in RunResults(environment: environment, configuration: configuration, startedAt: Date()) }
     }
 
     /// The sides in each repetition's turn: `first` first in odd repetitions, the other in even ones
@@ -66,7 +82,7 @@ package final class InterleavedRun {
     }
 
     /// Runs every cell of both sides and returns their results (also passed to `save`).
-    package func run() throws -> [Side: RunResults] {
+    package func run() throws -> Sides<RunResults> {
         try FileSystem.remove(workDirectory)
         let cells = configuration.scales.flatMap { scale in
             workloads.flatMap { workload in stores.map { (store: $0, workload: workload, scale: scale) } }
@@ -85,18 +101,18 @@ package final class InterleavedRun {
                     if box.seconds != nil, let steps = result.metrics?.steps {
                         box = TimeBox(seconds: nil, stepLimit: steps)
                     }
-                    results[side]!.cells.append(result)
-                    try save(side, results[side]!)
+                    results[side].cells.append(result)
+                    try save(side, results[side])
                     observer.cellFinished(result, index: index, total: total)
                 }
             }
             if offset + 1 == cells.count || cells[offset + 1].scale != cell.scale {
-                for launcher in launchers.values { try launcher.removeFixtures() }
+                for side in Side.allCases { try launchers[side].removeFixtures() }
             }
         }
         for side in Side.allCases {
-            results[side]!.finishedAt = Date()
-            try save(side, results[side]!)
+            results[side].finishedAt = Date()
+            try save(side, results[side])
         }
         try FileSystem.remove(workDirectory)
         return results
@@ -104,7 +120,7 @@ package final class InterleavedRun {
 
     private func measure(_ cell: PlannedCell, side: Side, box: TimeBox, index: Int, total: Int) throws -> CellResult {
         if let notApplicable = cell.notApplicable { return notApplicable }
-        return try launchers[side]!.measure(cell, box: box) {
+        return try launchers[side].measure(cell, box: box) {
             observer.cellStarted(cell, index: index, total: total)
         }.result
     }
