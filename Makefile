@@ -15,8 +15,14 @@ TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 bench: build
 	$(TOOL) run $(RUN_ARGS)
 
+# The tests, after a build that fails on any compiler warning in the project's own code (its dependencies' are
+# theirs): a warning shows in a clean build (CI's), not again in an incremental one.
 test: need-deps
-	$(SWIFT) test
+	@mkdir -p .build
+	$(SWIFT) build --build-tests >.build/build-tests.log 2>&1; status=$$?; cat .build/build-tests.log; exit $$status
+	@if grep -E '^$(CURDIR)/(Sources|Tests|Plugins|Benchmarks/Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:' \
+		.build/build-tests.log; then echo "FAILED: the compiler warned about the project's code (above)"; exit 1; fi
+	$(SWIFT) test --skip-build
 
 # The tool, and beside it libWriteRecorder.so, which `persistbench crash --power-loss/--faults` loads into writers,
 # and libOperationCounter.so, which `persistbench run --count` loads into counted cells.
@@ -56,11 +62,12 @@ smoke: build
 SEARCH_ARGS ?=
 smoke-search: build
 	$(TOOL) run --workloads search,insert-each,update,delete --scales 10k --repetitions 1 --out results/smoke-search \
-		--strict --stores sqlite,sqlite+fts,grdb,grdb+fts,orm,orm+swiftdata,lmdb,packed,json,memory $(SEARCH_ARGS)
+		--strict --stores $$($(TOOL) list --names search) $(SEARCH_ARGS)
 
 # The live workloads (reads during an import, observed queries) at 10k, once, the default stores; fails unless every digest agrees
 # and every cell finishes. Not in the default matrix: each cell reads for seconds at a fixed rate. LIVE_ARGS adds
-# options (CI: every store but json and plist, whose 1,000 observed commits each rewrite the whole file: minutes at 10k).
+# options (CI: `--stores $$(persistbench list --names live)`, every store but json and plist, whose 1,000 observed
+# commits each rewrite the whole file, minutes at 10k, and orm's single SwiftData mechanisms).
 LIVE_ARGS ?=
 smoke-live: build
 	$(TOOL) run --workloads import,read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
@@ -89,11 +96,10 @@ check-time: build
 	$(TOOL) check --base $(BASE) --out results/check-time $(TIME_ARGS)
 
 # Makes the committed counted baseline again (after a change the counter check rightly flags, or to add a host's
-# run beside it): every CRUD path of twelve stores, at 2k, counted.
-COUNTED_STORES = sqlite,sqlite+tuned,grdb,grdb+codable,grdb+statements,orm,orm+batched,orm+swiftdata,lmdb,lmdb+writemap,packed,memory
+# run beside it): every CRUD path of the counted stores (`persistbench list --names counted`), at 2k, counted.
 COUNTED_WORKLOADS = insert,insert-each,get,scan,count-where,page,update,delete,write-then-page
 counter-baseline: build
-	$(TOOL) run --count --stores $(COUNTED_STORES) --workloads $(COUNTED_WORKLOADS) --scales 2k --repetitions 1 \
+	$(TOOL) run --count --stores $$($(TOOL) list --names counted) --workloads $(COUNTED_WORKLOADS) --scales 2k --repetitions 1 \
 		--out results/counter-baseline
 
 # The package-benchmark suites (nested package Benchmarks/): every store × core workload at 10k, gated on malloc

@@ -1,10 +1,23 @@
 import ArgumentParser
 import PersistenceBench
+import StoreCatalog
+
+extension StoreSet: ExpressibleByArgument {}
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the stores, their variants, and the workloads.")
 
+    @Option(
+        help: ArgumentHelp(
+            "Print only the names of a set of stores, comma-separated, for a script's --stores.",
+            valueName: StoreSet.allCases.map(\.rawValue).joined(separator: "|")))
+    var names: StoreSet?
+
     func run() {
+        if let names {
+            print(names.stores.map(\.name).joined(separator: ","))
+            return
+        }
         print("Stores (name, what it is, durability, promise, configuration):")
         let width = (allStores.map(\.name.count).max() ?? 0) + 2
         let indent = String(repeating: " ", count: width + 2)

@@ -3,8 +3,10 @@ import Foundation
 /// A persistence strategy under test, opened on one directory that it owns.
 ///
 /// A store answers workload *questions* in its own idiom; what it can answer is declared by the capability
-/// protocols it adopts (`ItemStore` today; associations, ordered children, migrations, time profiles and
-/// key-value operations later). A store that lacks a capability does not conform, and its cells read "n/a".
+/// protocols it adopts: `ItemStore` (items, and with it `SearchStore`, `MigrationStore`, `ObservableItemStore`,
+/// `ConcurrentReadStore`, `EngineFloorStore`), `AssociationStore`, `HouseStore` (ordered children), `ProfileStore`
+/// (time profiles), `IntegrityCheckingStore` and `ByteLayoutStore`. A store that lacks a capability does not
+/// conform, and its cells read "n/a".
 public protocol Store: AnyObject, SendableMetatype {
     /// Flushes and releases everything. The store is not used after this; its files stay.
     func close() throws
@@ -158,75 +160,6 @@ package protocol ProfileStore: Store {
     func topLeafFrames(from timestamp: Int64, samples count: Int, limit: Int) throws -> [FrameCount]
     /// Calls `body` with every sample in time order, streaming.
     func forEachSample(_ body: (Sample) throws -> Void) throws
-}
-
-/// How the tool finds, describes and opens a store.
-public struct StoreKind: Sendable {
-    /// The short name used on the command line, in results and in reports: `sqlite`, `grdb+codable`.
-    public let name: String
-    /// One line: what this store is and how it is used.
-    package let summary: String
-    /// What a commit guarantees, in one line.
-    package let durability: String
-    /// What survives a kill or a power cut, as `persistbench crash` checks it.
-    package let promise: DurabilityPromise
-    /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode. Reports state it
-    /// beside the engine, so that a reader sees what each store was allowed to use.
-    package let configuration: String
-    /// The engine and its version, as linked at run time ("SQLite 3.40.1").
-    package let engine: @Sendable () -> String
-    /// Which runs that name no stores include this one.
-    package let inclusion: Inclusion
-    /// Per workload where this store does other work than the others (one save where they commit every batch,
-    /// answers from memory decoded at open), what it does, in a few words: reports show it in the store's cells.
-    package let workNotes: [String: String]
-    /// The store's type, for capability checks without opening a store.
-    public let type: any Store.Type
-    /// Creates a store in an empty directory, or opens the one it finds there.
-    package let open: @Sendable (URL) throws -> any Store
-
-    /// Which runs that name no stores include a store.
-    package enum Inclusion: Sendable {
-        /// A strategy of its own (`sqlite`, `grdb`, `json`): in every default — `persistbench run`, `crash`, the
-        /// package-benchmark suites.
-        case defaultRun
-        /// Another setting of a strategy (`sqlite+tuned`, `grdb+codable`, `lmdb+nometasync`): in `crash`'s default
-        /// and the package-benchmark suites; `persistbench run` measures it when named or with `--stores all`.
-        case variant
-        /// One mechanism isolated (`orm+history`): measured only when named, or by `run --stores all`.
-        case whenNamed
-    }
-
-    /// Whether `persistbench run` includes the store when no stores are named.
-    package var inDefaultRun: Bool { inclusion == .defaultRun }
-
-    /// Whether `persistbench crash` and the package-benchmark suites include the store when none are named.
-    public var inDefaultChecks: Bool { inclusion != .whenNamed }
-
-    /// Whether `persistbench crash` can check the store: it has an integrity check and a promise to keep.
-    package var isCrashChecked: Bool { type is any IntegrityCheckingStore.Type && promise != .nothing }
-
-    /// The name of the store that measures the harness floor (`memory`): reports show it beside every store and
-    /// never call it the best.
-    package static let harnessFloorName = "memory"
-
-    package init(
-        name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
-        configuration: String, engine: @escaping @Sendable () -> String,
-        inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], type: any Store.Type,
-        open: @escaping @Sendable (URL) throws -> any Store
-    ) {
-        self.workNotes = workNotes
-        self.name = name
-        self.summary = summary
-        self.durability = durability
-        self.promise = promise
-        self.configuration = configuration
-        self.engine = engine
-        self.inclusion = inclusion
-        self.type = type
-        self.open = open
-    }
 }
 
 /// What a store promises to keep when its process is killed or the machine loses power, as `persistbench crash`

@@ -1,0 +1,78 @@
+import Foundation
+
+/// What was asked for: the matrix and its budgets.
+public struct RunConfiguration: Codable, Equatable, Sendable {
+    package var stores: [String]
+    package var workloads: [String]
+    package var scales: [Scale]
+    package var repetitions: Int
+    package var seed: UInt64
+    /// Records per write transaction in bulk writes.
+    package var batchSize: Int
+    /// Wall-clock limit per cell process, seconds.
+    package var timeBudgetSeconds: Double
+    /// Resident-memory limit per cell process, bytes.
+    package var memoryBudgetBytes: Int64
+    /// Wall-clock limit of a fixture's load (untimed setup, in a process of its own), seconds; nil in runs made
+    /// before it existed, whose loads had the cell's `timeBudgetSeconds`.
+    package var fixtureTimeBudgetSeconds: Double?
+    package var keepStores: Bool
+    /// Reads per second of `read-while-import`'s reader (`--read-rate`); nil in runs made before it existed, which
+    /// used the default.
+    package var readRate: Double?
+    /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
+    package var timeBoxSeconds: Double?
+    /// How long a loop judged against an app's budget may take to reach `TimeBox.budgetSamples` steps before it
+    /// stops on its own time (`--floor-time`), seconds; nil in runs made before the floor, which had none.
+    package var floorSeconds: Double?
+    /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
+    /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.
+    package var counted: Bool?
+    /// The memory limit each cell's process ran under (`run --memory-limit`: a memory cgroup, page cache included);
+    /// nil for none.
+    package var memoryLimitBytes: Int64?
+    /// The part of the matrix this run ran (`run --shard K/N`); nil for the whole matrix, and in a merged run.
+    package var shard: Shard?
+    /// Scales above this one run a single repetition (`run --single-repetition-above`: a sweep whose largest scales
+    /// cost too much to repeat); nil when every scale runs `repetitions`.
+    package var singleRepetitionAbove: Scale?
+
+    /// The repetitions of every cell at `scale`.
+    package func repetitions(at scale: Scale) -> Int {
+        if let singleRepetitionAbove, scale.records > singleRepetitionAbove.records { return 1 }
+        return repetitions
+    }
+
+    /// "3 per cell", or "3 per cell up to 1M, 1 above".
+    package var repetitionsDescription: String {
+        guard let singleRepetitionAbove, scales.contains(where: { repetitions(at: $0) != repetitions }) else {
+            return "\(repetitions) per cell"
+        }
+        return "\(repetitions) per cell up to \(singleRepetitionAbove), 1 above"
+    }
+
+    package static let defaultScales = [Scale(records: 10_000), Scale(records: 100_000)]
+    package static let defaultRepetitions = 3
+    public static let defaultSeed: UInt64 = 42
+    public static let defaultBatchSize = 10_000
+
+    package init(
+        stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,
+        timeBudgetSeconds: Double, memoryBudgetBytes: Int64, keepStores: Bool, readRate: Double? = nil,
+        timeBoxSeconds: Double? = nil, counted: Bool? = nil, shard: Shard? = nil
+    ) {
+        self.shard = shard
+        self.timeBoxSeconds = timeBoxSeconds
+        self.counted = counted
+        self.readRate = readRate
+        self.stores = stores
+        self.workloads = workloads
+        self.scales = scales
+        self.repetitions = repetitions
+        self.seed = seed
+        self.batchSize = batchSize
+        self.timeBudgetSeconds = timeBudgetSeconds
+        self.memoryBudgetBytes = memoryBudgetBytes
+        self.keepStores = keepStores
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import PersistenceBench
+
+// The run's machine and how to read its figures: the environment, the reading guide and the harness's share.
+extension MarkdownReport {
+    /// The machine, the engines and the run's settings.
+    static func environmentSection(_ results: RunResults) -> [String] {
+        let environment = results.environment
+        let configuration = results.configuration
+        var out = [
+            "## Environment", "", "| | |", "|---|---|",
+            "| CPU | \(environment.cpuModel), \(environment.cores) cores |",
+            "| Memory | \(Quantity.formatBytes(environment.memoryBytes)) |",
+            "| Kernel | \(environment.kernel) |",
+            "| Host | \(environment.hostname) |",
+            "| Compiler | \(environment.swift) |",
+        ]
+        if let readAhead = environment.readAheadKilobytes {
+            let devices = readAhead.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value) KiB" }
+            out.append("| Read-ahead | \(devices.joined(separator: ", ")) |")
+        }
+        for (store, engine) in environment.engines.sorted(by: { $0.key < $1.key }) {
+            let configuration = environment.configurations?[store].map { "; \($0)" } ?? ""
+            out.append("| `\(store)` | \(engine)\(configuration) |")
+        }
+        return out + [
+            "| Git commit | \(environment.gitCommit) |",
+            "| Seed | \(configuration.seed) |",
+            "| Repetitions | \(configuration.repetitionsDescription), each in its own process |",
+            "| Budgets | \(Quantity.formatBudget(configuration.timeBudgetSeconds)) and "
+                + "\(Quantity.formatBytes(configuration.memoryBudgetBytes)) per cell"
+                + (configuration.fixtureTimeBudgetSeconds.map {
+                    "; \(Quantity.formatBudget($0)) per fixture load (untimed setup)"
+                } ?? "")
+                + " |",
+            "| Write batch | \(configuration.batchSize) records per transaction |",
+            "",
+        ]
+    }
+
+    /// How to read a cell; the harness's own share of the timed seconds; how many groups' digests agree.
+    static func readingGuide(_ results: RunResults) -> [String] {
+        var out = [
+            "Each cell shows the median throughput over the repetitions that finished, its min–max spread, the "
+                + "ratio to the best store at that scale (best throughput ÷ this one: 1.00× is the best, 2.00× takes "
+                + "twice as long), and the median peak RSS of the cell's process during its timed phase (not the open before it nor "
+                + "the digest read-back after it), with in brackets what that peak added to the process as it was before "
+                + "the store opened. A note after a cell says where that store does other work than the rest. ★ marks "
+                + "the best. DNF: did not "
+                + "finish, with the reason. n/a: the store cannot answer this workload.",
+            "",
+        ]
+        out += harnessShare(results)
+        let mismatches = results.digestChecks.filter { !$0.agreed }.count
+        let agreed = results.digestChecks.count - mismatches
+        let boxed = results.digestChecks.compactMap { check in
+            check.steps.map { "\(check.workload) at \(check.scale) \(formatCount(Double($0))) steps" }
+        }
+        let boxedNote =
+            boxed.isEmpty
+            ? ""
+            : " Where the time box set a group's count of steps (a question, a batch, a durable insert or a round "
+                + "each), every cell of the group did that count, its speed is measured on it and all its answers "
+                + "are compared: " + boxed.joined(separator: ", ") + "."
+        return out + [
+            "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
+                + (mismatches == 0 ? "." : "; **\(mismatches) disagree** (see above).") + boxedNote,
+            "",
+        ]
+    }
+
+    /// How the loops are timed, and the harness's largest share of a cell's timed seconds in this run.
+    static func harnessShare(_ results: RunResults) -> [String] {
+        let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
+        // Per cell, the median over its repetitions, as every other figure of the report.
+        let byCell = Dictionary(grouping: harness) { $0.0.series }
+            .compactMapValues { shares in median(shares.map(\.1)) }
+        guard let largest = harness.max(by: { $0.1 < $1.1 }), let typical = byCell.max(by: { $0.value < $1.value })
+        else { return [] }
+        func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
+        return [
+            "Throughput is timed in blocks: a lookup or a page faster than 2 µs is timed 32 at a time under one "
+                + "clock, the first of each block alone as the latency sample; a slower one is timed alone, "
+                + "every one a sample. The harness's own cost (the same loop against a store that does nothing, "
+                + "its steps timed as the cell timed most of its own, alone or in blocks; the median of 3 runs) "
+                + "is measured in every loop cell: at most \(percent(typical.value)) of a cell's timed seconds, "
+                + "median over its repetitions, in this run (\(typical.key.store) \(typical.key.workload) at "
+                + "\(typical.key.scale)); \(percent(largest.1)) in a single "
+                + "repetition (\(largest.0.store) \(largest.0.workload) at \(largest.0.scale), repetition "
+                + "\(largest.0.repetition)).",
+            "",
+        ]
+    }
+}
