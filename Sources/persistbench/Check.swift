@@ -38,35 +38,13 @@ struct Check: ParsableCommand {
     @Option(help: "With --base: the base revision's persistbench, already built, instead of building it.")
     var baseTool: String?
 
-    @Option(help: "With --base: comma-separated stores. Default: the default run's.")
-    var stores: String?
-
-    @Option(help: "With --base: stores to leave out.")
-    var skipStores: String?
-
-    @Option(help: "With --base: comma-separated workloads.")
-    var workloads = InterleavedRun.defaultWorkloads.joined(separator: ",")
-
-    @Option(help: "With --base: comma-separated scales.")
-    var scales = "10k"
-
-    @Option(help: "With --base: repetitions of each build per cell, at least \(Self.minimumRepetitions).")
-    var repetitions = Self.minimumRepetitions
-
-    @Option(
-        help: ArgumentHelp(
-            "With --base: the time box of a cell's first run, whose step count every later run of the cell does.",
-            valueName: "duration"))
-    var timeBox = "100ms"
+    @OptionGroup(title: "With --base") var matrix: MatrixOptions<CheckDefaults>
 
     @Option(help: "Where the runs made now are written.")
     var out: String = "results/check"
 
     @Option(help: "Where the Markdown summary is written. Default: check.md in the current run's directory.")
     var summary: String?
-
-    /// A rank test of fewer repetitions a side cannot reach p ≤ 0.01 (5 and 5: 1/252 at best).
-    static let minimumRepetitions = 5
 
     func validate() throws {
         guard (counters == nil) != (base == nil && baseTool == nil) else {
@@ -80,11 +58,6 @@ struct Check: ParsableCommand {
             if current == nil { _ = try Matrix(base.configuration, of: "the baseline's matrix") }
         } else {
             guard current == nil else { throw ValidationError("--current goes with --counters, not --base") }
-            guard repetitions >= Self.minimumRepetitions else {
-                throw ValidationError(
-                    "invalid --repetitions \(repetitions): at least \(Self.minimumRepetitions), so that the rank test "
-                        + "can tell a change from noise")
-            }
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
                 throw ValidationError("--base-tool \(baseTool) is not an executable")
             }
@@ -92,15 +65,8 @@ struct Check: ParsableCommand {
         }
     }
 
-    /// The interleaved run's matrix, parsed and checked as `run` parses its options.
-    private func timedConfiguration() throws -> RunConfiguration {
-        var arguments = [
-            "--workloads", workloads, "--scales", scales, "--repetitions", "\(repetitions)", "--time-box", timeBox,
-        ]
-        if let stores { arguments += ["--stores", stores] }
-        if let skipStores { arguments += ["--skip-stores", skipStores] }
-        do { return try Run.parse(arguments).parsed() } catch { throw ValidationError(Run.message(for: error)) }
-    }
+    /// The interleaved run's matrix: its options' values, every other setting at `run`'s default.
+    private func timedConfiguration() throws -> RunConfiguration { try matrix.matrix().configuration }
 
     /// The current run's directory: --current's (or the directory of its results.json), else --out.
     private var currentDirectory: URL {
@@ -153,7 +119,7 @@ struct Check: ParsableCommand {
         if !again.isEmpty {
             var confirming = configuration
             confirming.stores = again
-            confirming.repetitions = TimeCheck.confirmationRepetitions(after: repetitions)
+            confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
             print(
                 "The first round found slower: " + first.slower.map(\.name).joined(separator: ", ")
                     + "; timing \(again.joined(separator: ", ")) again, \(confirming.repetitions) repetitions each, "
@@ -164,7 +130,8 @@ struct Check: ParsableCommand {
         }
         let check = TimeCheck(first: first, confirmation: confirmation)
         try publish(
-            TimeReport.render(check, base: baseLabel, current: currentLabel ?? "this build", repetitions: repetitions))
+            TimeReport.render(
+                check, base: baseLabel, current: currentLabel ?? "this build", repetitions: configuration.repetitions))
         for (round, comparison) in [("first round", first), ("timed again", confirmation)] {
             guard let comparison else { continue }
             print(
@@ -248,4 +215,15 @@ struct Check: ParsableCommand {
             throw ExitCode.failure
         }
     }
+}
+
+/// `check --base`'s defaults: the default run's stores on the CRUD workloads at 10k, 5 repetitions a side.
+enum CheckDefaults: MatrixDefaults {
+    static let workloads = InterleavedRun.defaultWorkloads
+    static let scales = "10k"
+    /// A rank test of fewer repetitions a side cannot reach p ≤ 0.01 (5 and 5: 1/252 at best).
+    static let repetitions = 5
+    static let minimumRepetitions = (count: 5, reason: ", so that the rank test can tell a change from noise")
+    static let timeBox = "100ms"
+    static let timeBoxHelp = "The time box of a cell's first run, whose step count every later run of the cell does."
 }

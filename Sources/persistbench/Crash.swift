@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceBench
 import Reports
+import StoreCatalog
 
 struct Crash: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -77,16 +78,9 @@ struct Crash: ParsableCommand {
     private func parsed() throws -> ([StoreKind], CrashCampaign.Configuration) {
         var kinds: [StoreKind] = Self.checkable.filter(\.inDefaultChecks)
         if let stores {
-            kinds = []
-            for name in stores.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-                guard let kind = allStores.first(where: { $0.name == name }) else {
-                    throw ValidationError(
-                        "unknown store '\(name)'; known: \(allStores.map(\.name).joined(separator: ", "))")
-                }
-                guard Self.checkable.contains(where: { $0.name == name }) else {
-                    throw ValidationError("\(name) promises nothing to check: \(kind.promise.summary)")
-                }
-                if !kinds.contains(where: { $0.name == name }) { kinds.append(kind) }
+            kinds = try badInput { try StoreCatalog.stores(named: stores) }
+            if let kind = kinds.first(where: { !$0.isCrashChecked }) {
+                throw ValidationError("\(kind.name) promises nothing to check: \(kind.promise.summary)")
             }
         }
         guard let records = Scale(parsing: scale)?.records else {

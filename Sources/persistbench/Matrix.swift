@@ -2,25 +2,31 @@ import ArgumentParser
 import Foundation
 import PersistenceBench
 import Reports
+import StoreCatalog
 
 /// A configuration's store and workload names resolved to this build's kinds, once, for every command that runs
 /// or plans it.
 struct Matrix {
-    let configuration: RunConfiguration
+    var configuration: RunConfiguration
     let stores: [StoreKind]
     let workloads: [any Workload]
 
-    /// The kinds `configuration` names. Throws, naming every name this build does not have, as bad input of
-    /// `source` ("the run to resume", "the baseline's matrix").
-    init(_ configuration: RunConfiguration, of source: String) throws {
+    init(configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload]) {
         self.configuration = configuration
+        self.stores = stores
+        self.workloads = workloads
+    }
+
+    /// The kinds a recorded `configuration` names (a run to resume, a baseline). Throws, naming every name this
+    /// build does not have, as bad input of `source` ("the run to resume", "the baseline's matrix").
+    init(_ configuration: RunConfiguration, of source: String) throws {
         var unknown: [String] = []
-        stores = configuration.stores.compactMap { name in
-            let kind = allStores.first { $0.name == name }
+        let stores = configuration.stores.compactMap { name in
+            let kind = StoreCatalog.kind(named: name)
             if kind == nil { unknown.append(name) }
             return kind
         }
-        workloads = configuration.workloads.compactMap { name in
+        let workloads = configuration.workloads.compactMap { name in
             let workload = WorkloadCatalog.workload(named: name)
             if workload == nil { unknown.append(name) }
             return workload
@@ -28,6 +34,7 @@ struct Matrix {
         guard unknown.isEmpty else {
             throw ValidationError("\(source) names what this build does not have: \(unknown.joined(separator: ", "))")
         }
+        self.init(configuration: configuration, stores: stores, workloads: workloads)
     }
 
     /// Runs the matrix, writing the reports to `output` after every cell;

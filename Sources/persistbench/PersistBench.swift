@@ -17,33 +17,37 @@ struct PersistBench: ParsableCommand {
             Child.self,
         ])
 
-    /// Bad input exits with status 2 and a message naming it; runtime failures exit with 1.
+    /// Bad input exits with status 2 and one line naming it; runtime failures exit with 1.
     static func main() {
+        // A child skips the parser: building the command tree took 6 of a cell's 80 ms of fixed cost, paid by each
+        // of the default run's 588 children.
+        let arguments = CommandLine.arguments
         do {
-            // A child skips the parser: building the command tree took 6 of a cell's 80 ms of fixed cost, paid by
-            // each of the default run's 588 children.
-            let arguments = CommandLine.arguments
             if arguments.count == 3, arguments[1] == ChildExecution.commandName {
                 try Child.run(requestPath: arguments[2])
                 return
             }
             var command = try parseAsRoot()
             try command.run()
-        } catch let error as OutputPath.Unwritable {
-            try? FileHandle.standardError.write(contentsOf: Data("Error: \(error)\n".utf8))
-            Foundation.exit(2)
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                try? FileHandle.standardError.write(contentsOf: Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            // A file the system refused (a disk that filled, a directory that went away): its path and the
-            // system's reason in one line, not Foundation's error dictionary.
-            if error is CocoaError {
-                try? FileHandle.standardError.write(contentsOf: Data("Error: \(Runner.describe(error))\n".utf8))
-                Foundation.exit(1)
-            }
-            exit(withError: error)
+            guard let (status, line) = answer(to: error) else { exit(withError: error) }
+            try? FileHandle.standardError.write(contentsOf: Data((line + "\n").utf8))
+            Foundation.exit(status)
+        }
+    }
+
+    /// The exit status and the one line every command answers an error with that is not its own exit status:
+    /// bad input (2: an unknown name, a bad value, a path it cannot write, a file it cannot read) and a file the
+    /// system refused while it worked (1: a disk that filled, a directory that went away), by path and the system's
+    /// reason. Nil for the rest (help asked for, an exit status the command chose), which the parser answers.
+    static func answer(to error: any Error) -> (status: Int32, line: String)? {
+        switch error {
+        case let error as OutputPath.Unwritable: return (2, "Error: \(error)")
+        case is CocoaError: return (1, "Error: \(FileSystem.describe(error))")
+        default:
+            guard exitCode(for: error) == .validationFailure else { return nil }
+            let message = message(for: error)
+            return (2, "Error: " + (message.split(separator: "\n").first.map(String.init) ?? message))
         }
     }
 }

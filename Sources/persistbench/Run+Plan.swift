@@ -7,18 +7,18 @@ extension Run {
     /// group, with an estimate of their time from the cells of --estimate-from's runs and the resumed run's own.
     func printPlan() throws {
         let measured = try estimateFrom.map { try ResultsFile.load($0).cells }
-        let configuration: RunConfiguration
+        let matrix: Matrix
         var done: Set<CellID> = []
         var resumed: [CellResult] = []
         if let resume {
             let interrupted = try ResultsFile.load(resume)
-            configuration = interrupted.configuration
+            matrix = try Matrix(interrupted.configuration, of: "the run to resume")
             resumed = interrupted.cells
             done = Resumption.done(interrupted)
         } else {
-            configuration = try parsed()
+            matrix = try parsedMatrix()
         }
-        let matrix = try Matrix(configuration, of: resume == nil ? "the run" : "the run to resume")
+        let configuration = matrix.configuration
         let plan = RunPlan(configuration, stores: matrix.stores, workloads: matrix.workloads).remaining(after: done)
         let estimate = RunEstimate(runs: measured, resuming: resumed)
         let groups = Set(plan.map(\.group))

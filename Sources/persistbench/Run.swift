@@ -12,23 +12,7 @@ struct Run: ParsableCommand {
             (or any DNF with --strict), 2 on bad input.
             """)
 
-    @Option(
-        help:
-            "Comma-separated stores (see `persistbench list`), or all. Default: one of each strategy (sqlite, grdb, orm, orm+swiftdata, lmdb, packed, json, memory); their variants when named."
-    )
-    var stores: String?
-
-    @Option(help: "Comma-separated stores to leave out of --stores (or of the default).")
-    var skipStores: String?
-
-    @Option(help: "Comma-separated workloads. Default: the CRUD workloads.")
-    var workloads: String?
-
-    @Option(help: "Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.")
-    var scales: String = "10k,100k"
-
-    @Option(help: "Repetitions of every cell.")
-    var repetitions: Int = RunConfiguration.defaultRepetitions
+    @OptionGroup var matrix: MatrixOptions<RunDefaults>
 
     @Option(
         help: ArgumentHelp(
@@ -51,21 +35,9 @@ struct Run: ParsableCommand {
     @Option(help: "Wall-clock budget per cell process: 90s, 10m, 1h.")
     var timeBudget: String = "10m"
 
-    // Longer than a cell's: a 10M load of grdb takes over 10 minutes on a 2-core VM, and under the cell's budget its
-    // 10M cells would be DNF for their setup, not for their work.
+    // Longer than a cell's (`RunConfiguration.defaultFixtureTimeBudgetSeconds`).
     @Option(help: "Wall-clock budget of a fixture's load (untimed setup, once per store, fixture and scale): 30m, 2h.")
     var fixtureTimeBudget: String = "1h"
-
-    @Option(
-        help: ArgumentHelp(
-            "Stop a cell's loop of steps (insert-each, get, get-warm, get-zipfian, get-batch, page, write-then-page, "
-                + "search) once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "
-                + "\(SearchWorkload.minimumKeystrokes) keystrokes; a budget workload \(TimeBox.budgetSamples), see "
-                + "--floor-time), or 'none': 1s, 20s, 1m. The fewest "
-                + "steps a first-repetition cell did becomes its (workload, scale)'s count: every cell does exactly "
-                + "that many (a cell that did more runs again), so all are measured and compared on the same steps.",
-            valueName: "duration"))
-    var timeBox = "\(Int(TimeBox.defaultSeconds * 1000))ms"
 
     @Option(
         help: ArgumentHelp(
@@ -131,33 +103,14 @@ struct Run: ParsableCommand {
     var estimateFrom: [String] = []
 
     func validate() throws {
-        _ = try parsed()
+        _ = try parsedMatrix()
         guard estimateFrom.isEmpty || dryRun else { throw ValidationError("--estimate-from goes with --dry-run") }
         for source in estimateFrom { _ = try ResultsFile.load(source) }
     }
 
-    /// The run's configuration, or a ValidationError naming the bad value.
-    func parsed() throws -> RunConfiguration {
-        let skipped = try list(skipStores, of: "store", known: allStores.map(\.name)) ?? []
-        let storeNames =
-            (stores == "all"
-            ? allStores.map(\.name)
-            : try list(stores, of: "store", known: allStores.map(\.name))
-                ?? allStores.filter(\.inDefaultRun).map(\.name))
-            .filter { !skipped.contains($0) }
-        guard !storeNames.isEmpty else { throw ValidationError("--skip-stores leaves no store to run") }
-        let workloadNames =
-            try list(workloads, of: "workload", known: WorkloadCatalog.all.map(\.name))
-            ?? WorkloadCatalog.defaultMatrix.map(\.name)
-        var parsedScales: [Scale] = []
-        for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-            guard let scale = Scale(parsing: text) else {
-                throw ValidationError(
-                    "invalid scale '\(text)': use a positive record count such as 10k, 1M, 1e6 or 1000000")
-            }
-            if !parsedScales.contains(scale) { parsedScales.append(scale) }
-        }
-        guard repetitions >= 1 else { throw ValidationError("invalid --repetitions \(repetitions): at least 1") }
+    /// The run's matrix, or a ValidationError naming the bad value.
+    func parsedMatrix() throws -> Matrix {
+        var matrix = try matrix.matrix(counted: count)
         if let jobs {
             guard count else { throw ValidationError("--jobs goes with --count: timed cells run one at a time") }
             guard jobs >= 1 else { throw ValidationError("invalid --jobs \(jobs): at least 1") }
@@ -169,13 +122,6 @@ struct Run: ParsableCommand {
         guard let seconds = Quantity.seconds(parsing: timeBudget) else {
             throw ValidationError("invalid --time-budget '\(timeBudget)': use a duration such as 90s, 10m or 1h")
         }
-        var boxSeconds: Double?
-        if timeBox != "none" && !count {
-            guard let seconds = Quantity.seconds(parsing: timeBox) else {
-                throw ValidationError("invalid --time-box '\(timeBox)': use a duration such as 20s or 1m, or none")
-            }
-            boxSeconds = seconds
-        }
         guard let floorSeconds = Quantity.seconds(parsing: floorTime), floorSeconds > 0 else {
             throw ValidationError("invalid --floor-time '\(floorTime)': use a duration such as 20s or 1m")
         }
@@ -186,12 +132,12 @@ struct Run: ParsableCommand {
             throw ValidationError(
                 "invalid --fixture-time-budget '\(fixtureTimeBudget)': use a duration such as 30m or 2h")
         }
-        var configuration = RunConfiguration(
-            stores: storeNames, workloads: workloadNames, scales: parsedScales, repetitions: repetitions, seed: seed,
-            batchSize: batchSize, timeBudgetSeconds: seconds, memoryBudgetBytes: bytes, keepStores: keepStores,
-            readRate: readRate, timeBoxSeconds: boxSeconds, counted: count ? true : nil)
-        configuration.fixtureTimeBudgetSeconds = fixtureSeconds
-        if boxSeconds != nil { configuration.floorSeconds = floorSeconds }
+        var configuration = matrix.configuration
+        (configuration.seed, configuration.batchSize, configuration.readRate) = (seed, batchSize, readRate)
+        (configuration.timeBudgetSeconds, configuration.memoryBudgetBytes) = (seconds, bytes)
+        (configuration.fixtureTimeBudgetSeconds, configuration.keepStores) = (fixtureSeconds, keepStores)
+        configuration.counted = count ? true : nil
+        if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorSeconds }
         if let singleRepetitionAbove {
             guard let scale = Scale(parsing: singleRepetitionAbove) else {
                 throw ValidationError(
@@ -200,11 +146,7 @@ struct Run: ParsableCommand {
             configuration.singleRepetitionAbove = scale
         }
         if let memoryLimit {
-            guard let bytes = Quantity.bytes(parsing: memoryLimit) else {
-                throw ValidationError("invalid --memory-limit '\(memoryLimit)': use a size such as 24MiB or 120MiB")
-            }
-            if case .failure(let reason) = MemoryCgroup.parent() { throw ValidationError(reason.description) }
-            configuration.memoryLimitBytes = bytes
+            configuration.memoryLimitBytes = try Self.memoryLimitBytes(memoryLimit)
         }
         if let shard {
             guard let parsed = Shard(parsing: shard) else {
@@ -218,19 +160,23 @@ struct Run: ParsableCommand {
             }
             configuration.shard = parsed
         }
-        return configuration
+        matrix.configuration = configuration
+        return matrix
     }
 
-    private func list(_ text: String?, of what: String, known: [String]) throws -> [String]? {
-        guard let text else { return nil }
-        var names: [String] = []
-        for name in text.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-            guard known.contains(name) else {
-                throw ValidationError("unknown \(what) '\(name)'; known: \(known.joined(separator: ", "))")
-            }
-            if !names.contains(name) { names.append(name) }
+    /// `--memory-limit`: a size above what this tool's own process holds resident before its store opens (a cell
+    /// under a smaller limit is killed before it measures anything), on a machine that can set it.
+    static func memoryLimitBytes(_ text: String) throws -> Int64 {
+        guard let bytes = Quantity.bytes(parsing: text) else {
+            throw ValidationError("invalid --memory-limit '\(text)': use a size such as 24MiB or 120MiB")
         }
-        return names
+        if let own = ProcessStats.current().residentBytes, bytes <= own {
+            throw ValidationError(
+                "invalid --memory-limit \(text): this tool's own process holds \(Quantity.formatBytes(own)) before a "
+                    + "store opens, so every cell would be killed at it; give more than that")
+        }
+        if case .failure(let reason) = MemoryCgroup.parent() { throw ValidationError(reason.description) }
+        return bytes
     }
 
     func run() throws {
@@ -238,23 +184,45 @@ struct Run: ParsableCommand {
             try printPlan()
             return
         }
-        try OutputPath.requireDirectory(resume ?? out, option: resume == nil ? "--out" : "--resume")
         let results: RunResults
         if let resume {
+            // The run's own directory: never made here, only written once its results.json was read.
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: resume, isDirectory: &isDirectory), isDirectory.boolValue
+            else { throw ValidationError("cannot resume '\(resume)': no such directory") }
             let directory = URL(fileURLWithPath: resume)
             let interrupted: RunResults
             do { interrupted = try RunResults.load(from: directory.appendingPathComponent("results.json")) } catch {
                 throw ValidationError("cannot resume '\(resume)': \(error)")
             }
+            try OutputPath.requireDirectory(resume, option: "--resume")
             results = try Matrix(interrupted.configuration, of: "the run to resume").run(
                 output: directory, resuming: interrupted)
         } else if count {
-            results = try Matrix(try parsed(), of: "the run").count(output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
+            try OutputPath.requireDirectory(out, option: "--out")
+            results = try parsedMatrix().count(output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
         } else {
-            results = try Matrix(try parsed(), of: "the run").run(output: URL(fileURLWithPath: out))
+            try OutputPath.requireDirectory(out, option: "--out")
+            results = try parsedMatrix().run(output: URL(fileURLWithPath: out))
         }
         if results.failed(strict: strict) { throw ExitCode.failure }
     }
+}
+
+/// `run`'s defaults: the default matrix of one store of each strategy, at 10k and 100k.
+enum RunDefaults: MatrixDefaults {
+    static let workloads = WorkloadCatalog.defaultMatrix.map(\.name)
+    static let scales = "10k,100k"
+    static let repetitions = RunConfiguration.defaultRepetitions
+    static let minimumRepetitions = (count: 1, reason: "")
+    static let timeBox = "\(Int(TimeBox.defaultSeconds * 1000))ms"
+    static let timeBoxHelp =
+        "Stop a cell's loop of steps (insert-each, get, get-warm, get-zipfian, get-batch, page, write-then-page, "
+        + "search) once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "
+        + "\(SearchWorkload.minimumKeystrokes) keystrokes; a budget workload \(TimeBox.budgetSamples), see "
+        + "--floor-time), or 'none': 1s, 20s, 1m. The fewest "
+        + "steps a first-repetition cell did becomes its (workload, scale)'s count: every cell does exactly "
+        + "that many (a cell that did more runs again), so all are measured and compared on the same steps."
 }
 
 extension RunResults {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PersistenceBench
+import StoreCatalog
 
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,8 +21,9 @@ struct Verify: ParsableCommand {
     var directory: String
 
     func run() throws {
-        guard let kind = allStores.first(where: { $0.name == store }) else {
-            throw ValidationError("unknown store '\(store)'; known: \(allStores.map(\.name).joined(separator: ", "))")
+        let kinds = try badInput { try StoreCatalog.stores(named: store) }
+        guard kinds.count == 1, let kind = kinds.first else {
+            throw ValidationError("--store names one store, not the \(kinds.count) of '\(store)'")
         }
         guard kind.type is any IntegrityCheckingStore.Type else {
             throw ValidationError("\(store) has no integrity check")

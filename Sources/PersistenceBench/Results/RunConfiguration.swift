@@ -55,6 +55,26 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     package static let defaultRepetitions = 3
     public static let defaultSeed: UInt64 = 42
     public static let defaultBatchSize = 10_000
+    /// A cell's wall-clock budget unless told otherwise (`--time-budget 10m`).
+    package static let defaultTimeBudgetSeconds = 600.0
+    /// A fixture load's, longer than a cell's (`--fixture-time-budget 1h`): a 10M load of grdb takes over 10 minutes
+    /// on a 2-core VM, and under the cell's budget its 10M cells would be DNF for their setup, not for their work.
+    package static let defaultFixtureTimeBudgetSeconds = 3_600.0
+    /// A cell's resident-memory budget unless told otherwise (`--memory-budget 8GiB`).
+    package static let defaultMemoryBudgetBytes: Int64 = 8 << 30
+
+    /// A matrix with every other setting at its default, as `run` makes it when given only these.
+    package init(
+        stores: [String], workloads: [String], scales: [Scale], repetitions: Int, timeBoxSeconds: Double?
+    ) {
+        self.init(
+            stores: stores, workloads: workloads, scales: scales, repetitions: repetitions, seed: Self.defaultSeed,
+            batchSize: Self.defaultBatchSize, timeBudgetSeconds: Self.defaultTimeBudgetSeconds,
+            memoryBudgetBytes: Self.defaultMemoryBudgetBytes, keepStores: false, readRate: WorkloadContext.defaultReadRate,
+            timeBoxSeconds: timeBoxSeconds)
+        fixtureTimeBudgetSeconds = Self.defaultFixtureTimeBudgetSeconds
+        if timeBoxSeconds != nil { floorSeconds = TimeBox.defaultFloorSeconds }
+    }
 
     package init(
         stores: [String], workloads: [String], scales: [Scale], repetitions: Int, seed: UInt64, batchSize: Int,

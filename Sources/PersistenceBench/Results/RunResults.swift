@@ -49,7 +49,7 @@ package struct RunResults: Codable, Equatable, Sendable {
     package static func load(from url: URL) throws -> RunResults {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw BenchError("cannot read \(url.path): \(error.localizedDescription)")
+            throw BenchError("cannot read \(url.path): \(FileSystem.cause(of: error))")
         }
         struct Version: Decodable { var schemaVersion: Int }
         guard let version = try? JSONDecoder().decode(Version.self, from: data) else {

@@ -151,7 +151,7 @@ package final class Runner {
                 try? FileSystem.remove(workDirectory)
                 throw BenchError(
                     "the run stopped at cell \(offset + 1) of \(plan.count) (\(cell.store.name) \(cell.workload.name) "
-                        + "\(cell.scale)): \(Self.describe(error)). The \(results.cells.count) finished cells are in "
+                        + "\(cell.scale)): \(FileSystem.describe(error)). The \(results.cells.count) finished cells are in "
                         + "\(outputDirectory.path)/results.json; `persistbench run --resume \(outputDirectory.path)` "
                         + "continues the run")
             }
@@ -179,18 +179,6 @@ package final class Runner {
             try save(results)
             observer.cellFinished(again, index: index, total: total)
         }
-    }
-
-    /// An error in one line: Foundation's file errors by their system cause and path.
-    package static func describe(_ error: any Error) -> String {
-        guard let cocoa = error as? CocoaError else { return "\(error)" }
-        let cause: String
-        if let underlying = cocoa.underlying.map({ $0 as NSError }), underlying.domain == NSPOSIXErrorDomain {
-            cause = String(cString: strerror(Int32(underlying.code)))
-        } else {
-            cause = cocoa.localizedDescription
-        }
-        return cocoa.filePath.map { "\($0): \(cause)" } ?? cause
     }
 
     private func run(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {

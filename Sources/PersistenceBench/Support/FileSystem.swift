@@ -200,3 +200,21 @@ extension FileSystem {
         }
     }
 }
+
+extension FileSystem {
+    /// The system's reason a file operation failed ("No such file or directory"), not Foundation's sentence
+    /// ("The operation could not be completed").
+    package static func cause(of error: any Error) -> String {
+        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        if let underlying = cocoa.underlying.map({ $0 as NSError }), underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return cocoa.localizedDescription
+    }
+
+    /// An error in one line: Foundation's file errors by their path and system cause.
+    package static func describe(_ error: any Error) -> String {
+        guard let cocoa = error as? CocoaError else { return "\(error)" }
+        return cocoa.filePath.map { "\($0): \(cause(of: error))" } ?? cause(of: error)
+    }
+}

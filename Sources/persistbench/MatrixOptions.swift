@@ -1,0 +1,99 @@
+import ArgumentParser
+import PersistenceBench
+import StoreCatalog
+
+/// What a command that runs a matrix starts from when an option is not given.
+protocol MatrixDefaults {
+    /// Nil: the default run's stores.
+    static var workloads: [String] { get }
+    static var scales: String { get }
+    static var repetitions: Int { get }
+    /// The fewest repetitions the command accepts, and why.
+    static var minimumRepetitions: (count: Int, reason: String) { get }
+    static var timeBox: String { get }
+    static var timeBoxHelp: String { get }
+}
+
+/// The options that choose a matrix (stores, workloads, scales, repetitions, time box): one group that `run` and
+/// `check --base` share (`@OptionGroup`), each with its own defaults, and one validator per option.
+struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Comma-separated stores (see `persistbench list`), or sets of them: "
+                + StoreSet.allCases.map(\.rawValue).joined(separator: ", ")
+                + ". Default: one of each strategy (the default set); variants when named."))
+    var stores: String?
+
+    @Option(help: "Comma-separated stores to leave out of --stores (or of the default).")
+    var skipStores: String?
+
+    @Option(help: "Comma-separated workloads (see `persistbench list`).")
+    var workloads: String = Defaults.workloads.joined(separator: ",")
+
+    @Option(help: "Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.")
+    var scales: String = Defaults.scales
+
+    @Option(help: "Repetitions of every cell.")
+    var repetitions: Int = Defaults.repetitions
+
+    @Option(help: ArgumentHelp(Defaults.timeBoxHelp, valueName: "duration"))
+    var timeBox: String = Defaults.timeBox
+
+    /// The stores to run, in the order named.
+    func storeKinds() throws -> [StoreKind] {
+        let skipped = try skipStores.map { list in try badInput { try StoreCatalog.stores(named: list) } } ?? []
+        let kinds = try badInput { try StoreCatalog.stores(named: stores ?? StoreSet.default.rawValue) }.filter {
+            kind in !skipped.contains { $0.name == kind.name }
+        }
+        guard !kinds.isEmpty else { throw ValidationError("--skip-stores leaves no store to run") }
+        return kinds
+    }
+
+    func workloadList() throws -> [any Workload] { try badInput { try StoreCatalog.workloads(named: workloads) } }
+
+    /// The scales, each once, in the order given.
+    func scaleList() throws -> [Scale] {
+        var parsed: [Scale] = []
+        for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
+            guard let scale = Scale(parsing: text) else {
+                throw ValidationError(
+                    "invalid scale '\(text)': use a positive record count such as 10k, 1M, 1e6 or 1000000")
+            }
+            if !parsed.contains(scale) { parsed.append(scale) }
+        }
+        return parsed
+    }
+
+    func repetitionCount() throws -> Int {
+        let minimum = Defaults.minimumRepetitions
+        guard repetitions >= minimum.count else {
+            throw ValidationError("invalid --repetitions \(repetitions): at least \(minimum.count)\(minimum.reason)")
+        }
+        return repetitions
+    }
+
+    /// The time box in seconds; nil for `none`.
+    func timeBoxSeconds() throws -> Double? {
+        guard timeBox != "none" else { return nil }
+        guard let seconds = Quantity.seconds(parsing: timeBox) else {
+            throw ValidationError("invalid --time-box '\(timeBox)': use a duration such as 20s or 1m, or none")
+        }
+        return seconds
+    }
+
+    /// The matrix with every other setting at its default (`RunConfiguration.init(stores:workloads:scales:…)`).
+    func matrix(counted: Bool = false) throws -> Matrix {
+        let stores = try storeKinds()
+        let workloads = try workloadList()
+        let configuration = RunConfiguration(
+            stores: stores.map(\.name), workloads: workloads.map(\.name), scales: try scaleList(),
+            repetitions: try repetitionCount(), timeBoxSeconds: try timeBoxSeconds().flatMap { counted ? nil : $0 })
+        return Matrix(configuration: configuration, stores: stores, workloads: workloads)
+    }
+}
+
+/// `body`'s value, or its unknown name as bad input: a validator's error must be a `ValidationError` for the parser
+/// to answer it as one (exit 2, one line).
+func badInput<Value>(_ body: () throws -> Value) throws -> Value {
+    do { return try body() } catch let error as UnknownName { throw ValidationError(error.description) }
+}
