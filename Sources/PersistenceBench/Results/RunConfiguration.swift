@@ -70,7 +70,8 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
         self.init(
             stores: stores, workloads: workloads, scales: scales, repetitions: repetitions, seed: Self.defaultSeed,
             batchSize: Self.defaultBatchSize, timeBudgetSeconds: Self.defaultTimeBudgetSeconds,
-            memoryBudgetBytes: Self.defaultMemoryBudgetBytes, keepStores: false, readRate: WorkloadContext.defaultReadRate,
+            memoryBudgetBytes: Self.defaultMemoryBudgetBytes, keepStores: false,
+            readRate: WorkloadContext.defaultReadRate,
             timeBoxSeconds: timeBoxSeconds)
         fixtureTimeBudgetSeconds = Self.defaultFixtureTimeBudgetSeconds
         if timeBoxSeconds != nil { floorSeconds = TimeBox.defaultFloorSeconds }
