@@ -4,14 +4,31 @@ import PersistenceBench
 /// Shows a run's progress: a live, rewritten line on a terminal; one plain line per cell otherwise.
 package final class ConsoleProgress: RunObserver {
     private let isTerminal: Bool
+    private let descriptor: Int32
     private var label = ""
     private var lastDraw: UInt64 = 0
     /// " · 12 min 05 s elapsed, about 1 h 20 min left", from the runner's last `runProgress`.
     private var timing = ""
 
-    package init(isTerminal: Bool = isatty(STDOUT_FILENO) == 1) {
-        self.isTerminal = isTerminal
+    /// Whether `descriptor` is this object's own, closed when it goes.
+    private let ownsDescriptor: Bool
+
+    /// Writes to the standard output.
+    package init() {
+        descriptor = STDOUT_FILENO
+        isTerminal = isatty(descriptor) == 1
+        ownsDescriptor = false
     }
+
+    /// Writes to a log file made anew at `log`, one plain line per cell.
+    package init(log: URL) throws {
+        descriptor = open(log.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw BenchError.system("opening \(log.path)") }
+        isTerminal = false
+        ownsDescriptor = true
+    }
+
+    deinit { if ownsDescriptor { close(descriptor) } }
 
     package func fixtureStarted(store: String, fixture: String, scale: Scale) {
         label = "loading \(fixture) fixture for \(store) at \(scale) (untimed)"
@@ -66,6 +83,6 @@ package final class ConsoleProgress: RunObserver {
     // Straight to the file descriptor: unbuffered, so the live line shows at once.
     private func write(_ text: String) {
         let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        _ = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
     }
 }

@@ -88,53 +88,27 @@ struct Matrix {
         if mismatches.isEmpty { print("Digests agree: \(results.digestChecks.count) (workload, scale) groups checked") }
     }
 
-    /// A counted run in `jobs` processes at once, each running a share of the stores (dealt in turn) as a run of its
-    /// own under OUT/parts/, then merged into one run in `output`. Counts do not depend on what else the machine
-    /// runs, so the counted matrix of CI's check takes half the wall time on two cores.
+    /// A counted run in `jobs` shares at once (`CountedShares`), each share's log and reports under OUT/parts/,
+    /// joined into one run in `output`.
     func count(output: URL, jobs: Int) throws -> RunResults {
-        let shares = (0..<min(jobs, configuration.stores.count)).map { share in
-            configuration.stores.enumerated().filter { $0.offset % jobs == share }.map(\.element)
-        }
-        guard shares.count > 1 else { return try run(output: output) }
-        let environment = RunEnvironment.current(stores: stores, arguments: CommandLine.arguments)
+        guard CountedShares.shares(of: stores, jobs: jobs).count > 1 else { return try run(output: output) }
         let partsDirectory = output.appendingPathComponent("parts")
         try FileSystem.remove(partsDirectory)
         print(
-            "Counting \(configuration.stores.count) stores in \(shares.count) processes; their logs are under "
+            "Counting \(stores.count) stores in \(min(jobs, stores.count)) shares at once; their logs are under "
                 + "\(partsDirectory.path)/")
-        var processes: [(directory: URL, process: Process)] = []
-        for (index, stores) in shares.enumerated() {
-            // Each share is a run of its own, started as the resumption of a run with no finished cell.
-            var share = configuration
-            share.stores = stores
-            let directory = partsDirectory.appendingPathComponent("\(index + 1)")
-            try RunningReportWriter(directory: directory).write(
-                RunResults(environment: environment, configuration: share, startedAt: Date()))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try Executable.path())
-            process.arguments = ["run", "--resume", directory.path]
-            let log = directory.appendingPathComponent("console.txt")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardOutput = try FileHandle(forWritingTo: log)
-            process.standardError = process.standardOutput
-            try process.run()
-            processes.append((directory, process))
+        let joined = try CountedShares.run(
+            configuration, stores: stores, workloads: workloads,
+            environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
+            partsDirectory: partsDirectory, executable: try Executable.path(), jobs: jobs
+        ) { _, directory in
+            let writer = RunningReportWriter(directory: directory)
+            let log = try ConsoleProgress(log: directory.appendingPathComponent("console.txt"))
+            return CountedShares.ShareIO(observer: log) { try writer.write($0) }
         }
-        var merged = RunResults(environment: environment, configuration: configuration, startedAt: Date())
-        for (directory, process) in processes {
-            process.waitUntilExit()
-            let part = try RunResults.load(from: directory.appendingPathComponent("results.json"))
-            guard part.finishedAt != nil else {
-                throw BenchError(
-                    "the counting process for \(part.configuration.stores.joined(separator: ", ")) stopped (exit "
-                        + "status \(process.terminationStatus)); its log: \(directory.path)/console.txt")
-            }
-            merged.cells += part.cells
-        }
-        merged.finishedAt = Date()
-        try RunningReportWriter(directory: output).write(merged)
+        try RunningReportWriter(directory: output).write(joined)
         try FileSystem.remove(partsDirectory)
-        Self.printOutcome(merged, output: output)
-        return merged
+        Self.printOutcome(joined, output: output)
+        return joined
     }
 }

@@ -130,3 +130,13 @@ import Testing
         #expect(elsewhere.groupsRunAgain == [plan.groups[1]])
     }
 }
+
+extension RunPlanTests {
+    /// `run --count` deals the stores in turn to its shares, each run by a scheduler of its own in this process.
+    @Test func countingSharesDealTheStoresInTurn() {
+        let stores = ["a", "b", "c", "d", "e"]
+        #expect(CountedShares.shares(of: stores, jobs: 2) == [["a", "c", "e"], ["b", "d"]])
+        #expect(CountedShares.shares(of: stores, jobs: 1) == [stores])
+        #expect(CountedShares.shares(of: ["a"], jobs: 4) == [["a"]])
+    }
+}

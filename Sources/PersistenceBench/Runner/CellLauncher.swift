@@ -13,6 +13,8 @@ final class CellLauncher {
     /// How counted cells start (`RunConfiguration.counted`); nil for timed cells.
     private let counting: CountingLauncher?
     private var fixtures: [FixtureID: FixtureState] = [:]
+    /// Names this launcher's memory cgroup apart from another's in the same process (`CountedShares`).
+    private let cgroupSuffix = UUID().uuidString.prefix(8)
 
     /// One store's fixture at one scale: loaded once, copied for each of its cells.
     private struct FixtureID: Hashable {
@@ -128,7 +130,7 @@ final class CellLauncher {
             timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, stepFloor: box.floor,
             floorSeconds: box.floor == nil ? nil : box.floorSeconds, directory: directory.path)
         let cgroup = try (mode == .measure ? configuration.memoryLimitBytes : nil).map {
-            try MemoryCgroup(name: "persistbench-\(getpid())", limitBytes: $0)
+            try MemoryCgroup(name: "persistbench-\(getpid())-\(cgroupSuffix)", limitBytes: $0)
         }
         defer { try? cgroup?.remove() }
         let dumps = workDirectory.appendingPathComponent("callgrind")
