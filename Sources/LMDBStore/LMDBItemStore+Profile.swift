@@ -84,8 +84,13 @@ extension LMDBItemStore: ProfileStore {
                 var entry = try cursor.move(MDB_FIRST)
                 while let row = entry {
                     let stackID = UInt32(littleEndian: row.value.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
-                    let callStack = try frames[stackID] ?? storedStack(Int64(stackID), in: transaction).frames
-                    frames[stackID] = callStack
+                    let callStack: [UInt64]
+                    if let known = frames[stackID] {
+                        callStack = known
+                    } else {
+                        callStack = try storedStack(Int64(stackID), in: transaction).frames
+                        frames[stackID] = callStack
+                    }
                     try body(
                         Sample(
                             timestamp: ItemCodec.id(fromKey: row.key),

@@ -121,7 +121,12 @@ extension MemoryItemStore: ItemStore {
     package func page(_ query: ItemPageQuery) throws -> [Item] {
         let order = pageOrder(priorityCode: Int(ItemFilter.priorityCode(query.priority)))
         guard query.offset < order.count else { return [] }
-        return order[query.offset..<min(order.count, query.offset + query.limit)].compactMap { slots[Int($0)] }
+        return try order[query.offset..<min(order.count, query.offset + query.limit)].map { id in
+            guard let item = slots[Int(id)] else {
+                throw BenchError("\(name): the page order names a deleted item \(id)")
+            }
+            return item
+        }
     }
 
     package func items(startingAt id: Int64, limit: Int) throws -> [Item] {

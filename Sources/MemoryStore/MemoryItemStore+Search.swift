@@ -11,6 +11,11 @@ extension MemoryItemStore: SearchStore {
                 scan.offer(title: item.title, id: item.id) { index }
             }
         }
-        return TitleSearchAnswer(count: scan.count, page: scan.page.compactMap { slots[$0] })
+        return TitleSearchAnswer(
+            count: scan.count,
+            page: try scan.page.map { index in
+                guard let item = slots[index] else { throw BenchError("\(name): a search matched an empty slot") }
+                return item
+            })
     }
 }

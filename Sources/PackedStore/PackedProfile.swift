@@ -137,8 +137,13 @@ final class PackedProfile {
             guard id >= 1, id < stacks.count else {
                 throw PackedError.corrupted(storage.files[File.samples.rawValue].path, "a sample names stack \(id)")
             }
-            let callStack = try stacks[id] ?? frames(ofStack: id)
-            stacks[id] = callStack
+            let callStack: [UInt64]
+            if let known = stacks[id] {
+                callStack = known
+            } else {
+                callStack = try frames(ofStack: id)
+                stacks[id] = callStack
+            }
             try body(
                 Sample(
                     timestamp: load(.samples, row, as: Int64.self), pid: load(.samples, row + 8, as: Int32.self),

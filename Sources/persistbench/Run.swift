@@ -164,16 +164,17 @@ struct Run: ParsableCommand {
         return matrix
     }
 
-    /// `--memory-limit`: a size above what this tool's own process holds resident before its store opens (a cell
-    /// under a smaller limit is killed before it measures anything), on a machine that can set it.
+    /// `--memory-limit`: a size of at least `MemoryCgroup.minimumLimitBytes` (a cell under a smaller limit is killed
+    /// before it measures anything), on a machine that can set it.
     static func memoryLimitBytes(_ text: String) throws -> Int64 {
         guard let bytes = Quantity.bytes(parsing: text) else {
             throw ValidationError("invalid --memory-limit '\(text)': use a size such as 24MiB or 120MiB")
         }
-        if let own = ProcessStats.current().residentBytes, bytes <= own {
+        guard bytes >= MemoryCgroup.minimumLimitBytes else {
             throw ValidationError(
-                "invalid --memory-limit \(text): this tool's own process holds \(Quantity.formatBytes(own)) before a "
-                    + "store opens, so every cell would be killed at it; give more than that")
+                "invalid --memory-limit \(text): a cell's process needs more than "
+                    + "\(Quantity.formatBytes(MemoryCgroup.minimumLimitBytes)) before its store opens (the Swift "
+                    + "runtime, Foundation and this harness), so every cell would be killed at it")
         }
         if case .failure(let reason) = MemoryCgroup.parent() { throw ValidationError(reason.description) }
         return bytes

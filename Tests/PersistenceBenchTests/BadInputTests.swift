@@ -9,7 +9,10 @@ import Testing
 @Suite struct BadInputTests {
     @Test(
         arguments: [
-            (["run", "--memory-limit", "1KiB"], "invalid --memory-limit 1KiB: this tool's own process holds"),
+            (
+                ["run", "--memory-limit", "1KiB"],
+                "invalid --memory-limit 1KiB: a cell's process needs more than 16.0 MiB"
+            ),
             (["run", "--resume", "/nonexistent-dir"], "cannot resume '/nonexistent-dir': no such directory"),
             (["run", "--time-box", "never", "--count"], "invalid --time-box 'never'"),
             (["verify", "--store", "default", "/tmp"], "--store names one store, not the 8 of 'default'"),

@@ -32,11 +32,11 @@ extension CrashCampaign {
     func child(_ job: CrashJob, environment: [String]) throws -> ChildResult {
         let supervisor = self.supervisor
         let outcome = try supervisor.run(.crash(job), environment: environment) { look in
-            look.elapsedSeconds > Self.childTimeoutSeconds ? .stop("timed out") : .keepWatching
+            look.elapsedSeconds > Self.childTimeoutSeconds ? .stop(.timedOut) : .keepWatching
         }
         let failure =
             outcome.stopped != nil
-            ? "timed out after \(Int(Self.childTimeoutSeconds)) s" : outcome.reply?.error ?? supervisor.output
+            ? "timed out after \(Int(Self.childTimeoutSeconds)) s" : outcome.error ?? supervisor.output
         return ChildResult(outcome: outcome, failure: failure)
     }
 
@@ -58,9 +58,9 @@ extension CrashCampaign {
                 nil
             )
         }
-        guard let reply = result.outcome.reply, let verdict = reply.verdict else {
+        guard case .crash(let verdict?, let openSeconds) = result.outcome.reply else {
             throw BenchError("verifying \(kind.name) failed: \(result.failure)")
         }
-        return (verdict, reply.openSeconds)
+        return (verdict, openSeconds)
     }
 }

@@ -68,7 +68,7 @@ extension CrashCampaign {
                 // Crashes lead the examples: they are the cases to fix.
                 summary.examples.insert("\(damage): the reopen crashed (signal \(signal))", at: 0)
                 summary.examples = Array(summary.examples.prefix(5))
-            } else if let verdict = result.outcome.reply?.verdict {
+            } else if case .crash(let verdict?, _) = result.outcome.reply {
                 summary.add(verdict, trial: damage)
                 if verdict.outcome == .torn {
                     summary.addExample("\(damage): silently wrong (\(verdict.problem ?? ""))")

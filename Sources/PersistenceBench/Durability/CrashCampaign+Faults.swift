@@ -51,7 +51,7 @@ extension CrashCampaign {
                 }
                 summary.faultsAbsorbed? += 1
             case .exited:
-                guard result.outcome.reply?.error != nil else {
+                guard result.outcome.error != nil else {
                     summary.addBrokenTrial(name, "the writer failed without an error: \(result.failure)")
                     continue
                 }

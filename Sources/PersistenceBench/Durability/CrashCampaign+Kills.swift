@@ -43,18 +43,19 @@ extension CrashCampaign {
         var killAt: UInt64?
         let writer = try supervisor.run(.crash(job)) { look in
             guard look.progress != nil else {
-                return look.elapsedSeconds < Self.childTimeoutSeconds ? .keepWatching : .stop("did not open")
+                return look.elapsedSeconds < Self.childTimeoutSeconds ? .keepWatching : .stop(.neverOpened)
             }
             let now = monotonicNanoseconds()
             let at = killAt ?? now + delay
             killAt = at
-            return now < at ? .lookAgainWithin(milliseconds: Int32(max(1, (at - now) / 1_000_000))) : .stop("kill")
+            return now < at
+                ? .lookAgainWithin(milliseconds: Int32(max(1, (at - now) / 1_000_000))) : .stop(.plannedKill)
         }
-        guard let committed = writer.progress, writer.stopped != "did not open" else {
-            return .failed("the writer did not open the store: \(writer.reply?.error ?? "")")
+        guard let committed = writer.progress, writer.stopped != .neverOpened else {
+            return .failed("the writer did not open the store: \(writer.error ?? "")")
         }
         if case .exited = writer.ending {
-            return .failed("the writer stopped before the kill: \(writer.reply?.error ?? "")")
+            return .failed("the writer stopped before the kill: \(writer.error ?? "")")
         }
         return .killed(committed: committed)
     }

@@ -153,19 +153,10 @@ final class CellLauncher {
             }
         ) { look in
             observer.progress(elapsedSeconds: look.elapsedSeconds, recordsDone: look.progress)
-            if look.elapsedSeconds > timeBudget {
-                return .stop(
-                    "over the \(mode == .loadFixture ? "fixture " : "")time budget of \(Quantity.formatBudget(timeBudget))"
-                )
-            }
-            if let resident = ProcessStats.residentBytes(ofProcess: look.pid),
-                resident > configuration.memoryBudgetBytes
-            {
-                return .stop(
-                    "over the memory budget of \(Quantity.formatBytes(configuration.memoryBudgetBytes))"
-                        + " (resident \(Quantity.formatBytes(resident)))")
-            }
-            return .keepWatching
+            return Self.decide(
+                look, timeBudget: timeBudget, fixture: mode == .loadFixture,
+                memoryBudget: configuration.memoryBudgetBytes,
+                resident: ProcessStats.residentBytes(ofProcess: look.pid))
         }
         var killedAtLimit: Int64?
         if let cgroup, case .signaled(SIGKILL) = outcome.ending, cgroup.oomKills > 0 {
@@ -180,11 +171,25 @@ final class CellLauncher {
             result.metrics?.counts?.instructions = CountingLauncher.instructions(dumpedIn: dumps.path)
         }
         // Killed at the memory limit: the same work at a larger scale would only need more.
-        return (result, outcome.stopped ?? killedAtLimit.map { _ in result.reason ?? "over the memory limit" })
+        return (
+            result, outcome.stopped?.description ?? killedAtLimit.map { _ in result.reason ?? "over the memory limit" }
+        )
+    }
+
+    /// The budgets' decision at a look at a running child: stop it once it is over its time budget, or resident
+    /// over the memory budget.
+    static func decide(
+        _ look: ChildSupervisor.Look, timeBudget: Double, fixture: Bool, memoryBudget: Int64, resident: Int64?
+    ) -> ChildSupervisor.Decision {
+        if look.elapsedSeconds > timeBudget { return .stop(.timeBudget(seconds: timeBudget, fixture: fixture)) }
+        if let resident, resident > memoryBudget {
+            return .stop(.memoryBudget(limit: memoryBudget, resident: resident))
+        }
+        return .keepWatching
     }
 
     /// The cell's result from what its child left: its metrics, or why it did not finish (DNF) or failed (error).
-    private static func result(
+    static func result(
         of outcome: ChildSupervisor.Outcome, crashMessage: String?, killedAtLimit: Int64?, cell: PlannedCell
     ) -> CellResult {
         var result = CellResult(cell.id, status: .ok)
@@ -199,7 +204,7 @@ final class CellLauncher {
                 + "jetsam kills an app over its limit" + (recordsDone.map { ", after \($0) records" } ?? "")
         } else if let overBudget = outcome.stopped {
             result.status = .dnf
-            result.reason = overBudget + (recordsDone.map { " after \($0) records" } ?? "")
+            result.reason = overBudget.description + (recordsDone.map { " after \($0) records" } ?? "")
         } else if case .signaled(let signal) = outcome.ending, signalsFromOutside.contains(signal) {
             result.status = .dnf
             result.reason = "stopped from outside the run by signal \(signal) (\(String(cString: strsignal(signal))))"
@@ -209,14 +214,14 @@ final class CellLauncher {
             result.reason =
                 "crashed with signal \(signal) (\(String(cString: strsignal(signal))))"
                 + (crashMessage.map { ": \($0)" } ?? "")
-        } else if let error = outcome.reply?.error {
+        } else if let error = outcome.error {
             result.status = .error
             result.reason = error
         } else if case .exited(let code) = outcome.ending, code != 0 || outcome.reply == nil {
             result.status = .dnf
             result.reason = "exited with status \(code) without a report" + (crashMessage.map { ": \($0)" } ?? "")
-        } else {
-            result.metrics = outcome.reply?.metrics
+        } else if case .cell(let metrics) = outcome.reply {
+            result.metrics = metrics
         }
         return result
     }

@@ -52,7 +52,7 @@ final class ChildProcess {
         if progressPipe { close(pipeDescriptors[1]) }
         guard result == 0 else {
             if progressPipe { close(pipeDescriptors[0]) }
-            throw BenchError("cannot start \(arguments[0]): \(String(cString: strerror(result)))")
+            throw BenchError("cannot start \(arguments[0])", errno: result)
         }
         pid = child
         progressDescriptor = pipeDescriptors[0]

@@ -90,16 +90,15 @@ package struct CrashJob: Codable, Sendable {
     }
 }
 
-/// What a child reports back: what its job asked for, or the error that stopped it.
-package struct ChildReply: Codable, Sendable {
-    /// A cell's metrics (none for a fixture's load).
-    package var metrics: CellMetrics?
-    /// A crash check's verdict on the store it reopened, and how long the reopen took.
-    package var verdict: CrashVerdict?
-    package var openSeconds: Double?
-    package var error: String?
-
-    package init() {}
+/// What a child reports back: exactly one outcome, what its job asked for or the error that stopped it. (Whether a
+/// cell finished is its parent's to say: a child stopped at a budget writes no reply.)
+package enum ChildReply: Codable, Sendable {
+    /// A cell's metrics; none for a fixture's load.
+    case cell(CellMetrics?)
+    /// A crash check's verdict on the store it reopened (none for a writer), and how long the reopen took.
+    case crash(verdict: CrashVerdict?, openSeconds: Double?)
+    /// The error that stopped the job.
+    case failed(String)
 }
 
 /// The pipe on which a child tells its parent how far it got, one number per line: the records a cell has done,
@@ -131,19 +130,22 @@ package enum ChildExecution {
 
     /// Runs `request` and writes its reply. Returns false if the job failed (the reply then holds the error).
     package static func run(_ request: ChildRequest, stores: [StoreKind]) -> Bool {
-        var reply = ChildReply()
         let progress = request.reportsProgress ? ProgressChannel.opened() : nil
+        let reply: ChildReply
         do {
             switch request.job {
             case .cell(let job):
-                reply.metrics = try CellExecution.run(job, stores: stores, progress: progress)
+                reply = .cell(try CellExecution.run(job, stores: stores, progress: progress))
             case .crash(let job):
-                (reply.verdict, reply.openSeconds) = try CrashExecution.run(job, stores: stores, progress: progress)
+                let (verdict, openSeconds) = try CrashExecution.run(job, stores: stores, progress: progress)
+                reply = .crash(verdict: verdict, openSeconds: openSeconds)
             }
         } catch {
-            reply.error = "\(error)"
+            reply = .failed("\(error)")
         }
-        return FileSystem.writeReport(reply, to: request.replyPath) && reply.error == nil
+        guard FileSystem.writeReport(reply, to: request.replyPath) else { return false }
+        if case .failed = reply { return false }
+        return true
     }
 
     /// The store of `name` among `stores`.

@@ -30,7 +30,34 @@ struct ChildSupervisor {
         /// Wait at most this long (and no longer than the poll interval), then look again.
         case lookAgainWithin(milliseconds: Int32)
         /// Kill the child, for this reason.
-        case stop(String)
+        case stop(StopReason)
+    }
+
+    /// Why a caller stopped a child.
+    enum StopReason: Equatable, CustomStringConvertible {
+        /// Over the run's wall-clock budget (a fixture's load, or a cell's) of this many seconds.
+        case timeBudget(seconds: Double, fixture: Bool)
+        /// Over the run's resident-memory budget, resident this much when stopped.
+        case memoryBudget(limit: Int64, resident: Int64)
+        /// A crash check's child that ran past its time limit.
+        case timedOut
+        /// A crash check's writer that never reported its open.
+        case neverOpened
+        /// A crash check's writer killed as planned.
+        case plannedKill
+
+        /// The words a cell's DNF reason begins with.
+        var description: String {
+            switch self {
+            case .timeBudget(let seconds, let fixture):
+                "over the \(fixture ? "fixture " : "")time budget of \(Quantity.formatBudget(seconds))"
+            case .memoryBudget(let limit, let resident):
+                "over the memory budget of \(Quantity.formatBytes(limit)) (resident \(Quantity.formatBytes(resident)))"
+            case .timedOut: "timed out"
+            case .neverOpened: "did not open"
+            case .plannedKill: "kill"
+            }
+        }
     }
 
     /// What became of the child.
@@ -41,7 +68,7 @@ struct ChildSupervisor {
         /// The last number the child sent on its progress channel, read to the end once it had ended.
         let progress: Int?
         /// Why the caller stopped it, if it did.
-        let stopped: String?
+        let stopped: StopReason?
         /// Its reply; nil if it ended without writing one.
         let reply: ChildReply?
 
@@ -49,6 +76,12 @@ struct ChildSupervisor {
         var exitedCleanly: Bool {
             guard case .exited(0) = ending else { return false }
             return reply != nil
+        }
+
+        /// The error its reply holds, if it failed.
+        var error: String? {
+            guard case .failed(let error) = reply else { return nil }
+            return error
         }
     }
 
@@ -68,7 +101,7 @@ struct ChildSupervisor {
             arguments: wrap([executable, ChildExecution.commandName, requestPath.path]),
             outputPath: outputPath.path, progressPipe: true, extraEnvironment: environment)
         var latest: Int?
-        var stopped: String?
+        var stopped: StopReason?
         var wait = pollMilliseconds
         var ended: (ChildProcess.Ending, rusage)?
         while ended == nil {

@@ -7,6 +7,11 @@ import Foundation
 /// process starts as a shell that moves itself into the cgroup and then becomes the cell (`exec`), so that all it
 /// does is charged there (the kernel does not move what a process was charged before it joins).
 package struct MemoryCgroup {
+    /// The smallest `--memory-limit` a run takes: a cell's process is charged 20–21 MiB (a release build at 10k,
+    /// `process.cappedPeakBytes`) before its store does much, so a cap below this kills every cell before it
+    /// measures anything.
+    package static let minimumLimitBytes: Int64 = 16 << 20
+
     /// Which interface the machine's memory controller speaks.
     package enum Version: Sendable {
         /// cgroup v1: /sys/fs/cgroup/memory/…: memory.limit_in_bytes, memory.max_usage_in_bytes, memory.oom_control.

@@ -3,11 +3,24 @@ import Glibc
 /// An error of the harness or a store, with the one line a user reads: what failed and where.
 package struct BenchError: Error, CustomStringConvertible, Sendable {
     package let description: String
-    package init(_ description: String) { self.description = description }
+    /// The C library's error number, for an error a system call returned (`system(_:)`); nil otherwise. A caller
+    /// that branches on what failed matches it (`ENOSPC`, `EIO`), not the message.
+    package let errno: Int32?
 
-    /// `what` failed, with the C library's reason for the call that just failed ("flushing x: No space left on
-    /// device"): made right after that call, before anything else can change `errno`.
+    package init(_ description: String) {
+        self.description = description
+        errno = nil
+    }
+
+    /// `what` failed with the system's error `code`: "flushing x: No space left on device".
+    package init(_ what: String, errno code: Int32) {
+        description = "\(what): \(String(cString: strerror(code)))"
+        errno = code
+    }
+
+    /// `what` failed, with the C library's reason for the call that just failed: made right after that call,
+    /// before anything else can change `errno`.
     package static func system(_ what: String) -> BenchError {
-        BenchError("\(what): \(String(cString: strerror(errno)))")
+        BenchError(what, errno: Glibc.errno)
     }
 }
