@@ -103,7 +103,7 @@ struct Check: ParsableCommand {
             baseLabel = "`\(baseTool)`"
         } else {
             guard let revision = base else { throw ValidationError("the time check needs --base or --base-tool") }
-            let built = try BaseBuild.executable(revision: revision)
+            let built = try BaseBuild.executable(revision: revision) { print($0) }
             baseExecutable = built.path
             baseLabel = "\(revision) (\(built.commit.prefix(12)))"
             let sameTool = built.path == (try Executable.path())
@@ -111,28 +111,15 @@ struct Check: ParsableCommand {
                 currentLabel? += ", the same source: an A/A run, whose every ratio is this machine's noise"
             }
         }
-        let output = URL(fileURLWithPath: out)
-        let executables = InterleavedRun.Sides(base: baseExecutable, current: try Executable.path())
-        let first = try timeRound(configuration, executables: executables, first: .base, output: output)
-        var confirmation: TimeComparison?
-        let again = TimeCheck.storesToConfirm(after: first)
-        if !again.isEmpty {
-            var confirming = configuration
-            confirming.stores = again
-            confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
-            print(
-                "The first round found slower: " + first.slower.map(\.name).joined(separator: ", ")
-                    + "; timing \(again.joined(separator: ", ")) again, \(confirming.repetitions) repetitions each, "
-                    + "this build first")
-            confirmation = try timeRound(
-                confirming, executables: executables, first: .current,
-                output: output.appendingPathComponent("confirmation"))
-        }
-        let check = TimeCheck(first: first, confirmation: confirmation)
+        let matrix = try self.matrix.matrix()
+        let check = try RunSession(configuration: configuration, stores: matrix.stores, workloads: matrix.workloads)
+            .timeCheck(
+                executables: InterleavedRun.Sides(base: baseExecutable, current: try Executable.path()),
+                output: URL(fileURLWithPath: out))
         try publish(
             TimeReport.render(
                 check, base: baseLabel, current: currentLabel ?? "this build", repetitions: configuration.repetitions))
-        for (round, comparison) in [("first round", first), ("timed again", confirmation)] {
+        for (round, comparison) in [("first round", check.first), ("timed again", check.confirmation)] {
             guard let comparison else { continue }
             print(
                 "Time by store, this build ÷ the base (\(round)): "
@@ -148,25 +135,6 @@ struct Check: ParsableCommand {
         try conclude(check.regressions, against: baseLabel)
     }
 
-    /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current,
-    /// judged.
-    private func timeRound(
-        _ configuration: RunConfiguration, executables: InterleavedRun.Sides<String>, first: InterleavedRun.Side,
-        output: URL
-    ) throws -> TimeComparison {
-        let matrix = try Matrix(configuration, of: "the time check's matrix")
-        let writers = InterleavedRun.Sides {
-            RunningReportWriter(directory: output.appendingPathComponent($0.rawValue))
-        }
-        let results = try InterleavedRun(
-            configuration: configuration, stores: matrix.stores, workloads: matrix.workloads,
-            environment: RunEnvironment.current(stores: matrix.stores, arguments: CommandLine.arguments),
-            executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
-            save: { side, results in try writers[side].write(results) }
-        ).run()
-        return try TimeComparison(base: results.base, current: results.current)
-    }
-
     /// Counts the counted baseline's matrix now (or reads --current) and judges it: exit 1 on a regression.
     private func checkCounters(against counters: String) throws {
         let base = try ResultsFile.load(counters)
@@ -174,7 +142,7 @@ struct Check: ParsableCommand {
         if let current {
             now = try ResultsFile.load(current)
         } else {
-            now = try Matrix(base.configuration, of: "the baseline's matrix").count(
+            now = try Matrix(base.configuration, of: "the baseline's matrix").session.count(
                 output: currentDirectory, jobs: Self.countingJobs)
         }
         let comparison: CounterComparison

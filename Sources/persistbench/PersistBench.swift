@@ -43,6 +43,7 @@ struct PersistBench: ParsableCommand {
     static func answer(to error: any Error) -> (status: Int32, line: String)? {
         switch error {
         case let error as OutputPath.Unwritable: return (2, "Error: \(error)")
+        case let error as BadInput: return (2, "Error: \(error)")
         case is CocoaError: return (1, "Error: \(FileSystem.describe(error))")
         default:
             guard exitCode(for: error) == .validationFailure else { return nil }

@@ -197,14 +197,14 @@ struct Run: ParsableCommand {
                 throw ValidationError("cannot resume '\(resume)': \(error)")
             }
             try OutputPath.requireDirectory(resume, option: "--resume")
-            results = try Matrix(interrupted.configuration, of: "the run to resume").run(
+            results = try Matrix(interrupted.configuration, of: "the run to resume").session.run(
                 output: directory, resuming: interrupted)
         } else if count {
             try OutputPath.requireDirectory(out, option: "--out")
-            results = try parsedMatrix().count(output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
+            results = try parsedMatrix().session.count(output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
         } else {
             try OutputPath.requireDirectory(out, option: "--out")
-            results = try parsedMatrix().run(output: URL(fileURLWithPath: out))
+            results = try parsedMatrix().session.run(output: URL(fileURLWithPath: out))
         }
         if results.failed(strict: strict) { throw ExitCode.failure }
     }
@@ -231,16 +231,5 @@ extension RunResults {
     func failed(strict: Bool) -> Bool {
         digestChecks.contains { !$0.agreed } || cells.contains { $0.status == .error }
             || (strict && cells.contains { $0.status == .dnf })
-    }
-}
-
-enum Executable {
-    /// This tool's own executable, which the runner starts for every cell.
-    static func path() throws -> String {
-        let path = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ValidationError("cannot find this executable at /proc/self/exe")
-        }
-        return path
     }
 }

@@ -24,3 +24,10 @@ package struct BenchError: Error, CustomStringConvertible, Sendable {
         BenchError(what, errno: Glibc.errno)
     }
 }
+
+/// Bad input found past the command line's parser (an unknown revision, a file that is not a run): the command
+/// exits with status 2 and this one line, as for a bad option.
+package struct BadInput: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}

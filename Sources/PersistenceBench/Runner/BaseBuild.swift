@@ -1,31 +1,29 @@
-import ArgumentParser
 import Foundation
-import PersistenceBench
 
 /// The tool built from another revision of this repository, for `check --base`: checked out in a git worktree
 /// under the repository's .build/check-base/ and built in release the way this tool was (the same package within
 /// the repository: the root's, or Benchmarks/'s as CI builds it). The worktree and its build are kept, so that a
 /// later check of the same or a nearby revision rebuilds only what changed.
-enum BaseBuild {
+package enum BaseBuild {
     /// The base's tool and the commit it was built from. Bad input (no repository, an unknown revision) is a
-    /// ValidationError; a failed build names its log.
-    static func executable(revision: String) throws -> (path: String, commit: String) {
+    /// `BadInput`; a failed build names its log. `say` is told what it does.
+    package static func executable(revision: String, say: (String) -> Void) throws -> (path: String, commit: String) {
         let tool = try Executable.path()
         guard let range = tool.range(of: "/.build/") else {
-            throw ValidationError("--base needs this tool built by SwiftPM (under a package's .build/), not \(tool)")
+            throw BadInput("--base needs this tool built by SwiftPM (under a package's .build/), not \(tool)")
         }
         let package = String(tool[..<range.lowerBound])
         guard let top = try? git(["rev-parse", "--show-toplevel"], in: package) else {
-            throw ValidationError("--base needs the git repository this tool was built from; \(package) is not in one")
+            throw BadInput("--base needs the git repository this tool was built from; \(package) is not in one")
         }
         guard let commit = try? git(["rev-parse", "--verify", "--quiet", "\(revision)^{commit}"], in: top) else {
-            throw ValidationError(
+            throw BadInput(
                 "unknown revision '\(revision)' in \(top) (a shallow clone may lack it: `git fetch --deepen=1`)")
         }
         if let current = current(), !current.changed,
             (try? git(["diff", "--quiet", commit, current.commit, "--"] + outsideTheBuild, in: top)) != nil
         {
-            print(
+            say(
                 "The base \(revision) (\(commit.prefix(12))) differs from this build's commit at most in docs/, results/ "
                     + "and Markdown files, which no build reads: its tool is this one, not built again")
             return (tool, commit)
@@ -44,7 +42,7 @@ enum BaseBuild {
         }
         let packageDirectory = relative.isEmpty ? worktree : worktree.appendingPathComponent(relative)
         let log = cache.appendingPathComponent("build.log")
-        print("Building the base \(revision) (\(commit.prefix(12))) in \(packageDirectory.path); log: \(log.path)")
+        say("Building the base \(revision) (\(commit.prefix(12))) in \(packageDirectory.path); log: \(log.path)")
         let built = try run(
             ["swift", "build", "-c", "release", "--product", "persistbench"], in: packageDirectory.path, log: log.path)
         guard built == 0 else {
@@ -57,7 +55,7 @@ enum BaseBuild {
     static let outsideTheBuild = [".", ":(exclude)results", ":(exclude)docs", ":(exclude)*.md"]
 
     /// The commit of this tool's working tree and whether the tree has changes; nil outside a repository.
-    static func current() -> (commit: String, changed: Bool)? {
+    package static func current() -> (commit: String, changed: Bool)? {
         let tool = (try? Executable.path()) ?? ""
         let package = tool.range(of: "/.build/").map { String(tool[..<$0.lowerBound]) } ?? "."
         guard let commit = try? git(["rev-parse", "HEAD"], in: package) else { return nil }

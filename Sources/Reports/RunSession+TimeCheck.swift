@@ -1,0 +1,45 @@
+import Foundation
+import PersistenceBench
+
+extension RunSession {
+    /// `check --base`: the matrix's cells of the two builds timed in turn (`InterleavedRun`), each side written to
+    /// `output`/base and `output`/current; then the stores the first round finds slower timed again, twice the
+    /// repetitions, this build first, into `output`/confirmation. A regression is what both rounds find slower.
+    package func timeCheck(executables: InterleavedRun.Sides<String>, output: URL) throws -> TimeCheck {
+        let first = try timeRound(configuration, stores: stores, executables: executables, first: .base, output: output)
+        var confirmation: TimeComparison?
+        let again = TimeCheck.storesToConfirm(after: first)
+        if !again.isEmpty {
+            var confirming = configuration
+            confirming.stores = again
+            confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
+            print(
+                "The first round found slower: " + first.slower.map(\.name).joined(separator: ", ")
+                    + "; timing \(again.joined(separator: ", ")) again, \(confirming.repetitions) repetitions each, "
+                    + "this build first")
+            confirmation = try timeRound(
+                confirming, stores: again.compactMap { name in stores.first { $0.name == name } },
+                executables: executables,
+                first: .current, output: output.appendingPathComponent("confirmation"))
+        }
+        return TimeCheck(first: first, confirmation: confirmation)
+    }
+
+    /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current,
+    /// judged.
+    private func timeRound(
+        _ configuration: RunConfiguration, stores: [StoreKind], executables: InterleavedRun.Sides<String>,
+        first: InterleavedRun.Side, output: URL
+    ) throws -> TimeComparison {
+        let writers = InterleavedRun.Sides {
+            RunningReportWriter(directory: output.appendingPathComponent($0.rawValue))
+        }
+        let results = try InterleavedRun(
+            configuration: configuration, stores: stores, workloads: workloads,
+            environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
+            executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
+            save: { side, results in try writers[side].write(results) }
+        ).run()
+        return try TimeComparison(base: results.base, current: results.current)
+    }
+}
