@@ -9,7 +9,7 @@ package struct TeamsPerSportWorkload: Workload {
     package let name = "teams-per-sport"
     package let summary = "count the teams of every sport (N teams over N/50 sports, zipfian, some empty)"
     package var fixture: Fixture? { .league }
-    package var countAsked: MaintainedCount? { .teamsPerSport }
+    package var report: WorkloadReport { WorkloadReport(countAsked: .teamsPerSport) }
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any AssociationStore.Type }
 

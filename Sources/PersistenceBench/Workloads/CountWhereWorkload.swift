@@ -8,7 +8,7 @@ package struct CountWhereWorkload: ItemWorkload {
     package let summary =
         "count items with a given priority (or none) and stock state; 8 combinations, repeated for at least 100 ms"
     package var fixture: Fixture? { .items }
-    package var countAsked: MaintainedCount? { .itemsPerFilter }
+    package var report: WorkloadReport { WorkloadReport(countAsked: .itemsPerFilter) }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         // The rounds the digest has always covered: many at small scales, at least 4 at any scale.

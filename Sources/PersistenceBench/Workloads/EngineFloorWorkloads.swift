@@ -7,7 +7,7 @@ package struct EngineInsertWorkload: ItemWorkload {
     package let summary =
         "the engine's insert floor: insert's batches through the engine's C API alone, records encoded untimed"
     package var fixture: Fixture? { nil }
-    package var measuresMachine: Bool { true }
+    package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any EngineFloorStore.Type }
 
@@ -29,7 +29,7 @@ package struct EngineGetWorkload: ItemWorkload {
     package let name = "engine-get"
     package let summary = "the engine's lookup floor: get's keys through the engine's C API alone, bytes not decoded"
     package var fixture: Fixture? { .items }
-    package var measuresMachine: Bool { true }
+    package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any EngineFloorStore.Type }
 

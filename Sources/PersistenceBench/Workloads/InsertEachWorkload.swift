@@ -6,8 +6,8 @@ package struct InsertEachWorkload: ItemWorkload {
     package let summary = "add min(N, 10k) items to a store of N, one durable (fsynced) commit each"
     package var fixture: Fixture? { .items }
     /// A save per user action: within a frame, as a save on the main thread must be.
-    package var appBudgets: [AppBudget] {
-        [.p99("save p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)]
+    package var report: WorkloadReport {
+        WorkloadReport(appBudgets: [.p99("save p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)])
     }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {

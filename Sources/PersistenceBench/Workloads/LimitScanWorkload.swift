@@ -8,7 +8,7 @@ package struct LimitScanWorkload: Workload {
     package let name = "limit-scan"
     package let summary = "the read limit: sum as many bytes as the store keeps for N items from an in-memory array"
     package var fixture: Fixture? { nil }
-    package var measuresMachine: Bool { true }
+    package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
     static let bufferLimit = 256 << 20
 

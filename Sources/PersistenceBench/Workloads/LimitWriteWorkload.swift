@@ -8,7 +8,7 @@ package struct LimitWriteWorkload: Workload {
     package let summary =
         "the write limit: the bytes the store keeps for N items, appended to one file, fdatasync per batch"
     package var fixture: Fixture? { nil }
-    package var measuresMachine: Bool { true }
+    package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
 

@@ -31,9 +31,8 @@ package struct ObserveWorkload: ItemWorkload {
 
     package var name: String { paced ? "observe" : "observe-burst" }
     /// The observed result holds a count of items per filter: a store that keeps it answers in O(1) and is labelled.
-    package var countAsked: MaintainedCount? { .itemsPerFilter }
     /// A view kept fresh: each changed result delivered within a frame (paced only: a burst measures coalescing).
-    package var appBudgets: [AppBudget] {
+    private var budgets: [AppBudget] {
         paced
             ? [
                 AppBudget(
@@ -52,7 +51,10 @@ package struct ObserveWorkload: ItemWorkload {
             ]
             : []
     }
-    package var report: WorkloadReport { WorkloadReport(operationKinds: [.fresh], tables: [.observation]) }
+    package var report: WorkloadReport {
+        WorkloadReport(
+            operationKinds: [.fresh], tables: [.observation], countAsked: .itemsPerFilter, appBudgets: budgets)
+    }
     package var summary: String {
         paced
             ? "one query (first page of 20 and count of one priority) observed through the store's own change "

@@ -16,7 +16,7 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
     /// A cold launch: the store's open and the first page its list shows, within Apple's first-frame target and the
     /// watchdog's allowance. Results recorded before 2026-11-28 timed one lookup after the open (`FIRST-QUERY`) and
     /// are judged under that name; a report shows the columns its cells have figures for.
-    package var appBudgets: [AppBudget] {
+    private var budgets: [AppBudget] {
         [(OperationKind.firstPage, "first page"), (OperationKind.firstQuery, "first query")].flatMap {
             kind, what in
             [
@@ -30,7 +30,7 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
             }
         }
     }
-    package var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstPage]) }
+    package var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstPage], appBudgets: budgets) }
 
     package func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
         -> (outcome: WorkloadOutcome, store: any Store)

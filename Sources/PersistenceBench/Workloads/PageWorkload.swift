@@ -6,8 +6,8 @@ package struct PageWorkload: ItemWorkload {
     package let summary = "1,000 pages of 20: filter on the priority enum, sort by Bool isInStock then title, offset"
     package var fixture: Fixture? { .items }
     /// A page a list shows as the user scrolls: within a frame.
-    package var appBudgets: [AppBudget] {
-        [.p99("page p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)]
+    package var report: WorkloadReport {
+        WorkloadReport(appBudgets: [.p99("page p99 ≤ a frame", within: AppBudget.frame, source: AppBudget.frameSource)])
     }
 
     package static let queryCount = 1000

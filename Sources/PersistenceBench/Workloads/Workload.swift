@@ -23,31 +23,21 @@ public protocol Workload: Sendable {
     /// For a changing loop of steps under a budget floor (`insert-each`): the digest of what its first `steps`
     /// steps left in a store of `scale` records, read back after the timed phase (untimed). Nil by default.
     func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest?
-    /// True for a workload that times the machine rather than the store (`limit-write`, `limit-scan`): a
-    /// comparison of two runs reports its time but judges no store by it.
-    var measuresMachine: Bool { get }
-    /// The count question the workload times, for workloads that ask one: a store that answers it from a
-    /// maintained count (`Store.maintainedCounts`) has its cell labelled so.
-    var countAsked: MaintainedCount? { get }
-    /// True for a question a user waits for at every input (a keystroke: `search`), each operation timed alone:
-    /// reports judge its latency against a frame at 60 Hz and 100 ms (`LatencySummary.frameNanoseconds`,
-    /// `lateNanoseconds`) and name, per store, the largest scale whose p99 stays within each.
-    var judgedAgainstBudgets: Bool { get }
-    /// The limits of an app its cells are judged against in the report's budget table.
-    var appBudgets: [AppBudget] { get }
-    /// What its part of the report needs besides the tables every workload gets: its kinds of operation, its own
-    /// tables, the machine's limit it is held against.
+    /// Everything about its figures in one declaration: its kinds of operation, its own tables, the limit it is
+    /// held against, whether it times the machine, the count it asks, the app's budgets it is judged against.
     var report: WorkloadReport { get }
 }
 
 extension Workload {
-    package var measuresMachine: Bool { false }
-    package var countAsked: MaintainedCount? { nil }
     package func prepare(_ store: any Store, context: WorkloadContext) throws {}
     package func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest? { nil }
-    package var judgedAgainstBudgets: Bool { false }
-    package var appBudgets: [AppBudget] { [] }
     package var report: WorkloadReport { WorkloadReport() }
+
+    /// Its report's declarations (`WorkloadReport`), as the runner and the reports ask them.
+    package var measuresMachine: Bool { report.measuresMachine }
+    package var countAsked: MaintainedCount? { report.countAsked }
+    package var judgedAgainstBudgets: Bool { report.judgedAgainstBudgets }
+    package var appBudgets: [AppBudget] { report.appBudgets }
 }
 
 /// A workload whose question includes opening the store (`open`): the cell hands it a way to open the store

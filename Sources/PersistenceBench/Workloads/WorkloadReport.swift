@@ -38,11 +38,29 @@ public struct WorkloadReport: Sendable {
     package var engineFloor: MachineLimit?
     /// Whether the report gives the bytes on disk its cells left (`insert`: what N records cost on disk).
     package var bytesOnDisk: Bool
+    /// True for a workload that times the machine rather than the store (`limit-write`, `limit-scan`, the engine
+    /// floors): a comparison of two runs reports its time but judges no store by it.
+    package var measuresMachine: Bool
+    /// The count question the workload times, for workloads that ask one: a store that answers it from a
+    /// maintained count (`Store.maintainedCounts`) has its cell labelled so.
+    package var countAsked: MaintainedCount?
+    /// True for a question a user waits for at every input (a keystroke: `search`), each operation timed alone:
+    /// reports judge its latency against a frame at 60 Hz and 100 ms (`LatencySummary.frameNanoseconds`,
+    /// `lateNanoseconds`) and name, per store, the largest scale whose p99 stays within each.
+    package var judgedAgainstBudgets: Bool
+    /// The limits of an app its cells are judged against in the report's budget table; a workload with any does at
+    /// least `TimeBox.budgetSamples` steps under a time box.
+    package var appBudgets: [AppBudget]
 
     package init(
         operationKinds: [OperationKind] = [], tables: [WorkloadTable] = [], machineLimit: MachineLimit? = nil,
-        engineFloor: MachineLimit? = nil, bytesOnDisk: Bool = false
+        engineFloor: MachineLimit? = nil, bytesOnDisk: Bool = false, measuresMachine: Bool = false,
+        countAsked: MaintainedCount? = nil, judgedAgainstBudgets: Bool = false, appBudgets: [AppBudget] = []
     ) {
+        self.measuresMachine = measuresMachine
+        self.countAsked = countAsked
+        self.judgedAgainstBudgets = judgedAgainstBudgets
+        self.appBudgets = appBudgets
         self.engineFloor = engineFloor
         self.operationKinds = operationKinds
         self.tables = tables
