@@ -9,12 +9,7 @@ public enum CellExecution {
             throw BenchError("no workload \(job.workload)")
         }
         let progress = ProgressReporter { done in channel?.send(done) }
-        let context = WorkloadContext(
-            scale: job.scale, seed: job.seed, batchSize: job.batchSize, stopwatch: Stopwatch(), progress: progress,
-            readRate: job.readRate ?? WorkloadContext.defaultReadRate,
-            timeBox: TimeBox(
-                seconds: job.timeBoxSeconds, stepLimit: job.stepLimit, floor: job.stepFloor,
-                floorSeconds: job.floorSeconds ?? TimeBox.defaultFloorSeconds))
+        let context = WorkloadContext(parameters: job.parameters, stopwatch: Stopwatch(), progress: progress)
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:

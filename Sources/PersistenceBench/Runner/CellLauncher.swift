@@ -125,10 +125,8 @@ final class CellLauncher {
         // Only the measured cell is counted: a fixture's load is untimed setup, run at full speed.
         let counted = mode == .measure && counting != nil
         let job = CellJob(
-            mode: mode, store: cell.store.name, workload: cell.workload.name, scale: cell.scale.records,
-            seed: configuration.seed, batchSize: configuration.batchSize, readRate: configuration.readRate,
-            timeBoxSeconds: box.seconds, stepLimit: box.stepLimit, stepFloor: box.floor,
-            floorSeconds: box.floor == nil ? nil : box.floorSeconds, directory: directory.path)
+            mode: mode, store: cell.store.name, workload: cell.workload.name,
+            parameters: configuration.parameters(scale: cell.scale, box: box), directory: directory.path)
         let cgroup = try (mode == .measure ? configuration.memoryLimitBytes : nil).map {
             try MemoryCgroup(name: "persistbench-\(getpid())-\(cgroupSuffix)", limitBytes: $0)
         }

@@ -30,19 +30,7 @@ package struct CellJob: Codable, Sendable {
     package var mode: Mode
     package var store: String
     package var workload: String
-    package var scale: Int
-    package var seed: UInt64
-    package var batchSize: Int
-    /// Reads per second of `read-while-import`'s reader; nil for the default.
-    package var readRate: Double?
-    /// The time box of workloads that are a loop of steps (`TimeBox`); nil for none.
-    package var timeBoxSeconds: Double?
-    /// The most steps such a workload does: its group's count so far (`TimeBox`); nil for all.
-    package var stepLimit: Int?
-    /// The budget floor of such a workload (`TimeBox.floor`); nil for none.
-    package var stepFloor: Int?
-    /// How long such a workload may take to reach its floor (`TimeBox.floorSeconds`); nil for the default.
-    package var floorSeconds: Double?
+    package var parameters: CellParameters
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
     package var directory: String
 }

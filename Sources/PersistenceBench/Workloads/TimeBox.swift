@@ -10,7 +10,7 @@
 /// first-repetition cell that did more runs again on exactly that count, and the later repetitions do that count
 /// with no clock. Every cell of a group then did the same operations, its speed comes from them, and its digest
 /// covers every answer it gave: the stores are compared on all of them.
-public struct TimeBox: Sendable, Equatable {
+public struct TimeBox: Codable, Sendable, Equatable {
     /// Wall seconds after which a loop stops at its next step; nil: no clock.
     package var seconds: Double?
     /// The most steps a loop does; nil: all of the workload's steps.

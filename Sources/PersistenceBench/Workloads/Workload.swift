@@ -133,17 +133,19 @@ package struct FirstRound: Codable, Equatable, Sendable {
 
 /// Everything a workload needs besides the store.
 public struct WorkloadContext {
-    /// The data set's size in records.
-    package let scale: Int
-    package let seed: UInt64
-    /// Records per write transaction for bulk writes (`insert`, `update`, `delete`, fixture loads).
-    package let batchSize: Int
+    /// The cell's scale, seed, batch size, time box and the settings of its workload alone.
+    package private(set) var parameters: CellParameters
     package let stopwatch: Stopwatch
     package let progress: ProgressReporter
+    /// The data set's size in records.
+    package var scale: Int { parameters.scale }
+    package var seed: UInt64 { parameters.seed }
+    /// Records per write transaction for bulk writes (`insert`, `update`, `delete`, fixture loads).
+    package var batchSize: Int { parameters.batchSize }
     /// Reads per second of the open-loop reader of `read-while-import` (`--read-rate`).
-    package let readRate: Double
+    package var readRate: Double { parameters.readRate }
     /// How far a loop of steps goes (`--time-box`, and its group's count of steps).
-    package let timeBox: TimeBox
+    package var timeBox: TimeBox { parameters.timeBox }
     /// How a loop of fast questions is timed (`askInTurn`): by each question's speed, or held alone or in blocks.
     package var loopTiming: LoopTiming = .adaptive
 
@@ -167,17 +169,22 @@ public struct WorkloadContext {
     /// How many questions such a workload asks of a store of `scale` records.
     package static func questions(scale: Int) -> Int { min(scale, questionLimit) }
 
-    public init(
-        scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter,
-        readRate: Double = defaultReadRate, timeBox: TimeBox = .none
-    ) {
-        self.timeBox = timeBox
-        self.scale = scale
-        self.seed = seed
-        self.batchSize = batchSize
+    public init(parameters: CellParameters, stopwatch: Stopwatch, progress: ProgressReporter) {
+        self.parameters = parameters
         self.stopwatch = stopwatch
         self.progress = progress
-        self.readRate = readRate
+    }
+
+    /// A context of these parameters (`readRate` the only extra: pass it only to set it).
+    public init(
+        scale: Int, seed: UInt64, batchSize: Int, stopwatch: Stopwatch, progress: ProgressReporter,
+        readRate: Double? = nil, timeBox: TimeBox = .none
+    ) {
+        self.init(
+            parameters: CellParameters(
+                scale: scale, seed: seed, batchSize: batchSize, timeBox: timeBox,
+                extras: readRate.map { [.readRate($0)] } ?? []),
+            stopwatch: stopwatch, progress: progress)
     }
 
     /// Starts the per-second timeline over: for a workload whose timed part begins after untimed work of its own
@@ -188,10 +195,8 @@ public struct WorkloadContext {
 
     /// The same context with another batch size.
     func with(batchSize: Int) -> WorkloadContext {
-        var context = WorkloadContext(
-            scale: scale, seed: seed, batchSize: batchSize, stopwatch: stopwatch, progress: progress,
-            readRate: readRate, timeBox: timeBox)
-        context.loopTiming = loopTiming
+        var context = self
+        context.parameters.batchSize = batchSize
         return context
     }
 
