@@ -20,26 +20,20 @@ extension Run {
         }
         let configuration = matrix.configuration
         let plan = RunPlan(configuration, stores: matrix.stores, workloads: matrix.workloads).remaining(after: done)
-        let estimate = RunEstimate(runs: measured, resuming: resumed)
-        let groups = Set(plan.map(\.group))
-        let groupsInOrder = Shard.groups(of: configuration).filter(groups.contains)
+        let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(plan, configuration: configuration)
         print(
-            "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(groupsInOrder.count) (workload, scale) group(s)"
-                + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "")
-                + ", \(matrix.stores.count) stores, "
-                + "repetitions: \(configuration.repetitionsDescription)")
-        let width = max(5, groupsInOrder.map(\.description.count).max() ?? 0)
+            "Plan: \(plan.count) cells\(resume == nil ? "" : " left") in \(estimate.groups.count) (workload, scale) "
+                + "group(s)" + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "")
+                + ", \(matrix.stores.count) stores, repetitions: \(configuration.repetitionsDescription)")
+        let width = max(5, estimate.groups.map(\.group.description.count).max() ?? 0)
         print("  " + "group".padding(toLength: width, withPad: " ", startingAt: 0) + "  cells  estimate")
-        let perCell = estimate.secondsPerCell(of: plan, budgets: RunEstimate.Budgets(configuration))
-        for group in groupsInOrder {
-            let cells = plan.indices.filter { plan[$0].group == group }
-            let seconds =
-                perCell.map { perCell in Quantity.formatDuration(cells.map { perCell[$0] }.reduce(0, +)) } ?? "?"
+        for (group, cells, seconds) in estimate.groups {
             print(
                 "  " + group.description.padding(toLength: width, withPad: " ", startingAt: 0)
-                    + String(repeating: " ", count: max(1, 7 - "\(cells.count)".count)) + "\(cells.count)  \(seconds)")
+                    + String(repeating: " ", count: max(1, 7 - "\(cells)".count))
+                    + "\(cells)  \(seconds.map(Quantity.formatDuration) ?? "?")")
         }
-        if let total = perCell?.reduce(0, +) {
+        if let total = estimate.total {
             print(
                 "Estimate: about \(Quantity.formatDuration(total)), from \(measured.map(\.count).reduce(resumed.count, +)) cells measured before "
                     + "(each one's time where it was measured at its scale; else its store and workload's growth over "

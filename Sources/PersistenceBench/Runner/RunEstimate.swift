@@ -219,3 +219,19 @@ package struct RunEstimate: Sendable {
         (median(rates ?? []) ?? median(every)).map { $0 * Double(records) }
     }
 }
+
+extension RunEstimate {
+    /// The dry run's table: `plan`'s cells by (workload, scale) group in the configuration's order, each group's
+    /// cells and estimated seconds (nil with nothing measured), and the total.
+    package func byGroup(_ plan: [PlannedCell], configuration: RunConfiguration) -> (
+        groups: [(group: GroupID, cells: Int, seconds: Double?)], total: Double?
+    ) {
+        let perCell = secondsPerCell(of: plan, budgets: Budgets(configuration))
+        let planned = Set(plan.map(\.group))
+        let groups = Shard.groups(of: configuration).filter(planned.contains).map { group in
+            let cells = plan.indices.filter { plan[$0].group == group }
+            return (group, cells.count, perCell.map { perCell in cells.map { perCell[$0] }.reduce(0, +) })
+        }
+        return (groups, perCell?.reduce(0, +))
+    }
+}
