@@ -117,37 +117,15 @@ struct Crash: ParsableCommand {
     func run() throws {
         try OutputPath.requireDirectory(out, option: "--out")
         let (kinds, configuration) = try parsed()
-        let output = URL(fileURLWithPath: out)
-        let executable = try Executable.path()
-        let recorder = URL(fileURLWithPath: executable).deletingLastPathComponent()
-            .appendingPathComponent("libWriteRecorder.so").path
-        let campaign = CrashCampaign(
-            configuration: configuration, executable: executable,
-            recorder: FileManager.default.fileExists(atPath: recorder) ? recorder : nil,
-            work: output.appendingPathComponent("work"), progress: { print($0) })
-        var results = CrashResults(
-            environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
-            configuration: configuration)
-        try FileSystem.makeDirectory(output)
-        for kind in kinds {
-            print("\(kind.name): \(kind.promise.summary)")
-            do {
-                results.summaries += try campaign.run(kind)
-            } catch {
-                print("\(kind.name): not checked: \(error)")
-                results.errors[kind.name] = "\(error)"
-            }
-            try FileSystem.writeAtomically(try results.jsonData(), to: output.appendingPathComponent("crash.json"))
-            try FileSystem.writeAtomically(
-                Data(DurabilityReport.render(results).utf8), to: output.appendingPathComponent("crash.md"))
-        }
+        let results = try CrashCampaign.checkAndReport(
+            kinds, configuration: configuration, output: URL(fileURLWithPath: out), say: { print($0) })
         for summary in results.summaries {
             print(
                 "\(summary.store) \(summary.check.rawValue): \(summary.trials) trials, \(summary.intact) intact, "
                     + "\(summary.lost) lost (\(summary.lostTransactions) transactions), \(summary.torn) torn, "
                     + "\(summary.corrupt) corrupt, \(summary.broken) broken")
         }
-        print("Wrote \(output.path)/crash.md and crash.json")
+        print("Wrote \(URL(fileURLWithPath: out).path)/crash.md and crash.json")
         if results.failed { throw ExitCode.failure }
     }
 }
