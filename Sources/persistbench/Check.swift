@@ -61,12 +61,9 @@ struct Check: ParsableCommand {
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
                 throw ValidationError("--base-tool \(baseTool) is not an executable")
             }
-            _ = try timedConfiguration()
+            _ = try matrix.matrix()
         }
     }
-
-    /// The interleaved run's matrix: its options' values, every other setting at `run`'s default.
-    private func timedConfiguration() throws -> RunConfiguration { try matrix.matrix().configuration }
 
     /// The current run's directory: --current's (or the directory of its results.json), else --out.
     private var currentDirectory: URL {
@@ -93,7 +90,9 @@ struct Check: ParsableCommand {
 
     /// Times the base revision's build and this one in turn, and judges this one: exit 1 on a regression.
     private func checkTime() throws {
-        let configuration = try timedConfiguration()
+        // The interleaved run's matrix: its options' values, every other setting at `run`'s default.
+        let matrix = try self.matrix.matrix()
+        let configuration = matrix.configuration
         let baseLabel: String
         let baseExecutable: String
         let current = BaseBuild.current()
@@ -111,7 +110,6 @@ struct Check: ParsableCommand {
                 currentLabel? += ", the same source: an A/A run, whose every ratio is this machine's noise"
             }
         }
-        let matrix = try self.matrix.matrix()
         let check = try RunSession(configuration: configuration, stores: matrix.stores, workloads: matrix.workloads)
             .timeCheck(
                 executables: InterleavedRun.Sides(base: baseExecutable, current: try Executable.path()),
