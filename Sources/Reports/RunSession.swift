@@ -78,7 +78,7 @@ package struct RunSession {
             configuration, stores: stores, workloads: workloads,
             environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
             partsDirectory: partsDirectory, executable: try Executable.path(), jobs: jobs
-        ) { _, directory in
+        ) { directory in
             let writer = RunningReportWriter(directory: directory)
             let log = try ConsoleProgress(log: directory.appendingPathComponent("console.txt"))
             return CountedShares.ShareIO(observer: log) { try writer.write($0) }

@@ -95,4 +95,14 @@ import Testing
         #expect(line.contains(message), "\(arguments): \(line)")
         #expect(!line.contains("\n"))
     }
+
+    /// `check --base` builds its configuration from its matrix options with every other setting at the core's
+    /// defaults, as `run` given the same options makes it: the two must not drift apart.
+    @Test func checksMatrixHasRunsDefaults() throws {
+        let run = try Run.parse(["--workloads", "get,insert-each", "--scales", "10k", "--repetitions", "5"])
+        let check = try MatrixOptions<RunDefaults>.parse([
+            "--workloads", "get,insert-each", "--scales", "10k", "--repetitions", "5",
+        ])
+        #expect(try run.parsedMatrix().configuration == check.matrix().configuration)
+    }
 }

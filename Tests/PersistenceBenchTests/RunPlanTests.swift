@@ -138,5 +138,6 @@ extension RunPlanTests {
         #expect(CountedShares.shares(of: stores, jobs: 2) == [["a", "c", "e"], ["b", "d"]])
         #expect(CountedShares.shares(of: stores, jobs: 1) == [stores])
         #expect(CountedShares.shares(of: ["a"], jobs: 4) == [["a"]])
+        #expect(CountedShares.shares(of: stores, jobs: 0) == [stores])
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 package enum CountedShares {
     /// The stores of each share: `stores` dealt in turn into at most `jobs` shares.
     package static func shares<Element>(of stores: [Element], jobs: Int) -> [[Element]] {
-        (0..<min(max(jobs, 1), stores.count)).map { share in
+        let jobs = max(jobs, 1)
+        return (0..<min(jobs, stores.count)).map { share in
             stores.enumerated().filter { $0.offset % jobs == share }.map(\.element)
         }
     }
@@ -24,12 +25,12 @@ package enum CountedShares {
     }
 
     /// Runs `configuration` (counted) in `jobs` shares and returns the joined run: its cells share by share, in each
-    /// share's order. `io` gives each share (its index from 1, and its directory) its observer and its writer.
+    /// share's order. `io` gives each share, by its directory, its observer and its writer.
     /// Throws, naming the share's stores, when a share's run stops.
     package static func run(
         _ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
         environment: RunEnvironment, partsDirectory: URL, executable: String, jobs: Int,
-        io: @escaping @Sendable (Int, URL) throws -> ShareIO
+        io: @escaping @Sendable (URL) throws -> ShareIO
     ) throws -> RunResults {
         let started = Date()
         let shares = Self.shares(of: stores, jobs: jobs)
@@ -47,7 +48,7 @@ package enum CountedShares {
                 defer { group.leave() }
                 do {
                     try FileSystem.makeDirectory(directory)
-                    let shareIO = try io(index + 1, directory)
+                    let shareIO = try io(directory)
                     let runner = try Runner(
                         configuration: share, stores: kinds, workloads: workloads, environment: environment,
                         outputDirectory: directory, executable: executable, observer: shareIO.observer,
