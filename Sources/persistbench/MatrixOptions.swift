@@ -4,7 +4,7 @@ import StoreCatalog
 
 /// What a command that runs a matrix starts from when an option is not given.
 protocol MatrixDefaults {
-    /// Nil: the default run's stores.
+    /// The workloads run when `--workloads` is not given.
     static var workloads: [String] { get }
     static var scales: String { get }
     static var repetitions: Int { get }
