@@ -112,7 +112,7 @@ struct Check: ParsableCommand {
         }
         let check = try RunSession(configuration: configuration, stores: matrix.stores, workloads: matrix.workloads)
             .timeCheck(
-                executables: InterleavedRun.Sides(base: baseExecutable, current: try Executable.path()),
+                executables: Sides(base: baseExecutable, current: try Executable.path()),
                 output: URL(fileURLWithPath: out))
         try publish(
             TimeReport.render(
@@ -185,7 +185,7 @@ struct Check: ParsableCommand {
 
 /// `check --base`'s defaults: the default run's stores on the CRUD workloads at 10k, 5 repetitions a side.
 enum CheckDefaults: MatrixDefaults {
-    static let workloads = InterleavedRun.defaultWorkloads
+    static let workloads = TimeComparison.defaultWorkloads
     static let scales = "10k"
     /// A rank test of fewer repetitions a side cannot reach p ≤ 0.01 (5 and 5: 1/252 at best).
     static let repetitions = 5

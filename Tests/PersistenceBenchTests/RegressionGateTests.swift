@@ -32,13 +32,13 @@ import Testing
     }
 
     @Test func eachRepetitionSwapsWhichBuildRunsFirst() {
-        let order = InterleavedRun.order(repetitions: 5)
+        let order = RunPlan.turns(repetitions: 5)
         #expect(
             order == [
                 [.base, .current], [.current, .base], [.base, .current], [.current, .base], [.base, .current],
             ])
         #expect(order.flatMap { $0 }.filter { $0 == .base }.count == 5)
-        #expect(InterleavedRun.order(repetitions: 2, first: .current) == [[.current, .base], [.base, .current]])
+        #expect(RunPlan.turns(repetitions: 2, first: .current) == [[.current, .base], [.base, .current]])
     }
 
     /// A synthetic timed run: every (store, workload) cell's repetitions at `times` seconds per operation.

@@ -90,6 +90,36 @@ import Testing
         #expect(StepCounts(counted).box(for: first) == TimeBox(seconds: nil, stepLimit: CountingLauncher.steps))
     }
 
+    @Test func twoBuildsRunEachCellsRepetitionsInTurnAndItsFirstRunSetsItsCount() throws {
+        let configuration = Self.configuration(repetitions: 3)
+        let plan = RunPlan.interleaved(
+            configuration, stores: [MemoryItemStore.kind, try storeKind("json")],
+            workloads: [GetWorkload(distribution: .uniform), InsertEachWorkload()], first: .current)
+        #expect(plan.interleaved && plan.cells.count == 2 * 2 * 2 * 3 * 2)
+        // Each (scale, workload, store) whole before the next, stores in the configuration's order, and the builds
+        // in turn: the first side first in odd repetitions.
+        let head = plan.cells.prefix(6).map { "\($0.store.name) \($0.repetition) \($0.side)" }
+        #expect(
+            head == [
+                "memory 1 current", "memory 1 base", "memory 2 base", "memory 2 current", "memory 3 current",
+                "memory 3 base",
+            ])
+        #expect(plan.groups.map(\.description) == ["get 1k", "insert-each 1k", "get 2k", "insert-each 2k"])
+        // The first run of a cell, on either side, is on the clock and sets the count of its others, without a
+        // budget floor; another cell of the group keeps its own.
+        var counts = StepCounts(configuration, perCell: true)
+        let cell = plan.cells[0]
+        #expect(counts.box(for: cell).seconds == 0.5 && counts.box(for: cell).stepLimit == nil)
+        counts.record(Self.result(cell, steps: 700))
+        for other in plan.cells[1..<6] {
+            #expect(counts.box(for: other).seconds == nil && counts.box(for: other).stepLimit == 700)
+            #expect(counts.box(for: other).floor == nil)
+            counts.record(Self.result(other, steps: 300))
+        }
+        #expect(counts.box(for: plan.cells[6]).seconds == 0.5)
+        #expect(counts.rerun(Self.result(plan.cells[1], steps: 900), of: cell.workload) == nil)
+    }
+
     @Test func aCellOverItsBudgetStopsItsStoreAndWorkloadAtThatScaleAndAbove() throws {
         let plan = try Self.plan()
         var skip = BudgetSkip()

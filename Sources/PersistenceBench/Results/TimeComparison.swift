@@ -1,12 +1,19 @@
 import Foundation
 
-/// The two sides of an interleaved run (`InterleavedRun`: a base revision's build and this one, timed in turn on
+/// The two sides of an interleaved run (`Runner.interleaved`: a base revision's build and this one, timed in turn on
 /// this machine) judged against each other. Per cell: the current build's median time per operation over the
 /// base's, a bootstrap interval of that ratio, and a one-sided Mann–Whitney test of the repetitions. Per store,
 /// over its cells, and over every cell together (what the harness, the digest or the data every store is given
 /// did): the geometric mean of the cells' ratios, with a bootstrap interval of its own, where the noise of single
 /// cells averages out. Both sides ran on one machine in one session, so no probe or band of machines enters.
 package struct TimeComparison: Codable, Sendable {
+    /// The workloads `check --base` times unless told otherwise: the CRUD workloads a store's changes touch, one
+    /// of each kind of question (a lookup, a scan, a count, a page) and of each kind of write (bulk, durable one
+    /// by one, update, delete, a write then a read).
+    package static let defaultWorkloads = [
+        "insert", "insert-each", "get", "scan", "count-where", "page", "update", "delete", "write-then-page",
+    ]
+
     /// When a change is a change.
     package struct Rule: Codable, Sendable, Equatable {
         /// A cell is slower (or faster) only when the test's p is at most this…

@@ -2,8 +2,8 @@ import Foundation
 
 /// Runs single cells, each in a child process of one executable: loads each (store, fixture, scale)'s fixture once,
 /// in a child of its own, copies it for every cell, starts the cell's child, watches it against the budgets and
-/// turns what it left into a result. `Runner` runs a matrix with one; `InterleavedRun` runs two builds' cells in
-/// turn with one each.
+/// turns what it left into a result. `Runner` runs a matrix with one, or two builds' cells in turn with one
+/// each.
 final class CellLauncher {
     private let executable: String
     private let configuration: RunConfiguration

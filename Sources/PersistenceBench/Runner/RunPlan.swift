@@ -4,12 +4,15 @@ package struct PlannedCell: Sendable {
     package let workload: any Workload
     package let scale: Scale
     package let repetition: Int
+    /// The build that runs it: this one, but in an A/B run (`RunPlan.interleaved`).
+    package let side: Side
 
-    package init(store: StoreKind, workload: any Workload, scale: Scale, repetition: Int) {
+    package init(store: StoreKind, workload: any Workload, scale: Scale, repetition: Int, side: Side = .current) {
         self.store = store
         self.workload = workload
         self.scale = scale
         self.repetition = repetition
+        self.side = side
     }
 
     package var id: CellID {
@@ -26,27 +29,73 @@ package struct PlannedCell: Sendable {
     }
 }
 
-/// The ordered cells of a run: scale by scale, workload by workload (the shard's groups only, `Shard`), each
-/// repetition the configuration asks at that scale (`RunConfiguration.repetitions(at:)`), and within a
-/// repetition every store once in the order `StoreShuffle` gives. The scheduler (`Runner`) may then reorder the
-/// first repetition of a group (`SlowestFirst`) and skip what `Resumption` kept.
+/// The ordered cells of a run, in one of two orders:
+/// - `init`, one build's run: scale by scale, workload by workload (the shard's groups only, `Shard`), each
+///   repetition the configuration asks at that scale (`RunConfiguration.repetitions(at:)`), and within a
+///   repetition every store once in the order `StoreShuffle` gives. The scheduler (`Runner`) may then reorder the
+///   first repetition of a group (`SlowestFirst`), skip what `Resumption` kept, and give every cell of a group its
+///   group's count of steps (`StepCounts`).
+/// - `interleaved`, two builds timed in turn (`check --base`): for each (scale, workload, store) every
+///   repetition of both builds before the next, in the turns `turns(repetitions:first:)` gives. A drift in the
+///   machine's speed then touches both builds alike, and neither always runs first. Each cell's first run sets the
+///   count of steps its later runs do (`StepCounts.perCell`), so both builds do the same operations.
 package struct RunPlan {
     package let cells: [PlannedCell]
+    /// Whether this is one build's run, whose groups the scheduler equalizes, or two builds' in turn.
+    package let interleaved: Bool
 
     package init(_ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload]) {
-        let groups = configuration.shard.map { Set($0.groups(of: configuration)) }
         let shuffle = StoreShuffle(seed: configuration.seed)
-        cells = configuration.scales.enumerated().flatMap { scaleIndex, scale in
-            workloads.enumerated().filter { _, workload in
-                groups?.contains(GroupID(workload: workload.name, scale: scale)) ?? true
-            }.flatMap { workloadIndex, workload in
-                (1...configuration.repetitions(at: scale)).flatMap { repetition in
-                    let round =
-                        ((scaleIndex * workloads.count) + workloadIndex) * configuration.repetitions + repetition
-                    return shuffle.order(stores, round: UInt64(round)).map {
-                        PlannedCell(store: $0, workload: workload, scale: scale, repetition: repetition)
+        cells = Self.groups(configuration, workloads: workloads).flatMap { scaleIndex, workloadIndex, workload, scale in
+            (1...configuration.repetitions(at: scale)).flatMap { repetition in
+                let round = ((scaleIndex * workloads.count) + workloadIndex) * configuration.repetitions + repetition
+                return shuffle.order(stores, round: UInt64(round)).map {
+                    PlannedCell(store: $0, workload: workload, scale: scale, repetition: repetition)
+                }
+            }
+        }
+        interleaved = false
+    }
+
+    /// Two builds' cells in turn, `first` first in the first repetition.
+    package static func interleaved(
+        _ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], first: Side
+    ) -> RunPlan {
+        RunPlan(
+            cells: groups(configuration, workloads: workloads).flatMap { _, _, workload, scale in
+                stores.flatMap { store in
+                    turns(repetitions: configuration.repetitions(at: scale), first: first).enumerated().flatMap {
+                        repetition, turn in
+                        turn.map {
+                            PlannedCell(
+                                store: store, workload: workload, scale: scale, repetition: repetition + 1, side: $0)
+                        }
                     }
                 }
+            }, interleaved: true)
+    }
+
+    private init(cells: [PlannedCell], interleaved: Bool) {
+        self.cells = cells
+        self.interleaved = interleaved
+    }
+
+    /// The sides in each repetition's turn: `first` first in odd repetitions, the other in even ones
+    /// (A B, B A, A B, …), so that over the cell each runs first, and right after the other, as often.
+    package static func turns(repetitions: Int, first: Side = .base) -> [[Side]] {
+        let pair: [Side] = first == .base ? [.base, .current] : [.current, .base]
+        return (1...repetitions).map { $0 % 2 == 1 ? pair : pair.reversed() }
+    }
+
+    /// The (workload, scale) groups of the run, scale by scale (the shard's only), with their places in the matrix.
+    private static func groups(_ configuration: RunConfiguration, workloads: [any Workload]) -> [(
+        scaleIndex: Int, workloadIndex: Int, workload: any Workload, scale: Scale
+    )] {
+        let shard = configuration.shard.map { Set($0.groups(of: configuration)) }
+        return configuration.scales.enumerated().flatMap { scaleIndex, scale in
+            workloads.enumerated().compactMap { workloadIndex, workload in
+                shard?.contains(GroupID(workload: workload.name, scale: scale)) ?? true
+                    ? (scaleIndex, workloadIndex, workload, scale) : nil
             }
         }
     }

@@ -18,7 +18,12 @@ extension RunObserver {
     package func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {}
 }
 
-/// Runs a matrix of cells, each in its own child process of `executable`, and collects their results.
+/// Runs a matrix of cells, each in its own child process of a build of this tool, and collects their results: the
+/// one scheduler of every run mode. A run has one build; `check --base` two in turn (`interleaved`), each with
+/// its own launcher, fixtures and results. The plan (`RunPlan`) orders the cells; the scheduler's policies give
+/// each its time box (`StepCounts`), run a group's fastest stores again on its count, order a group slowest store
+/// first (`SlowestFirst`), skip what grew past a budget (`BudgetSkip`) and keep what a resumed run finished
+/// (`Resumption`).
 ///
 /// Per cell the parent copies the store's fixture (loaded once per store and scale, in a child of its own),
 /// starts the child, watches its wall time and resident memory against the budgets, reaps it with wait4 for
@@ -29,11 +34,14 @@ package final class Runner {
     private let stores: [StoreKind]
     private let workloads: [any Workload]
     private let outputDirectory: URL
-    /// Runs each cell's child; counts it instead of timing it where the configuration says so.
-    private let launcher: CellLauncher
+    /// The run's plan (`RunPlan`). The cells appear in results.json in this order, but for the first repetition of a
+    /// workload at every scale after the first, which a one-build run orders slowest store first (`SlowestFirst`).
+    package let plan: RunPlan
     private let observer: any RunObserver
-    private let save: (RunResults) throws -> Void
-    private var results: RunResults
+    private let save: (Side, RunResults) throws -> Void
+    /// Each build's launcher (which counts a cell instead of timing it where the configuration says so), results
+    /// and skips: one lane, or base and current.
+    private var lanes: [Lane]
     /// Finished cells of an interrupted run being resumed: reused, not run again.
     private var finished: [CellID: CellResult] = [:]
     /// The boot id of the machine this invocation runs on, recorded on every cell it runs (`CellResult.bootID`).
@@ -43,30 +51,78 @@ package final class Runner {
     package private(set) var groupsRunAgain: [GroupID] = []
     /// The finished cells of the run being resumed that this one keeps.
     package var cellsKept: Int { finished.count }
-    private var skip = BudgetSkip()
     private var steps: StepCounts
 
+    private struct Lane {
+        let side: Side
+        let launcher: CellLauncher
+        var results: RunResults
+        var skip = BudgetSkip()
+    }
+
+    /// One build's run.
     /// - Parameters:
     ///   - executable: this tool's own executable; the children run its hidden `_child` command.
     ///   - save: called with the results after every cell and at the end.
     /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
-    package init(
+    package convenience init(
         configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
         outputDirectory: URL, executable: String, observer: any RunObserver,
         save: @escaping (RunResults) throws -> Void
     ) throws {
-        launcher = try CellLauncher(
-            executable: executable, configuration: configuration,
-            workDirectory: outputDirectory.appendingPathComponent("work"), observer: observer)
+        try self.init(
+            plan: RunPlan(configuration, stores: stores, workloads: workloads), configuration: configuration,
+            stores: stores, workloads: workloads, environment: environment, outputDirectory: outputDirectory,
+            executables: [.current: executable], observer: observer, save: { _, results in try save(results) })
+    }
+
+    private init(
+        plan: RunPlan, configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
+        environment: RunEnvironment, outputDirectory: URL, executables: KeyValuePairs<Side, String>,
+        observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
+    ) throws {
+        let work = outputDirectory.appendingPathComponent("work")
+        let startedAt = Date()
+        lanes = try executables.map { side, executable in
+            Lane(
+                side: side,
+                launcher: try CellLauncher(
+                    executable: executable, configuration: configuration,
+                    workDirectory: plan.interleaved ? work.appendingPathComponent(side.rawValue) : work,
+                    observer: observer),
+                results: RunResults(environment: environment, configuration: configuration, startedAt: startedAt))
+        }
+        self.plan = plan
         self.configuration = configuration
         self.stores = stores
         self.workloads = workloads
         self.outputDirectory = outputDirectory
         self.observer = observer
         self.save = save
-        steps = StepCounts(configuration)
-        results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
+        steps = StepCounts(configuration, perCell: plan.interleaved)
         bootID = environment.bootID
+    }
+
+    /// Two builds of the tool (a base revision's and this one's) timed on this machine cell by cell, in turn
+    /// (`RunPlan.interleaved`). Each build loads its own fixtures (made by the same generator from the same seed),
+    /// so that a change of a store's file format is measured, not misread.
+    /// - Parameters:
+    ///   - executables: each side's tool; its children run its hidden `_child` command, so both sides must speak the
+    ///     same `ChildRequest` (a base from before that protocol cannot).
+    ///   - first: the side that runs first in odd repetitions.
+    ///   - save: called with a side's results after each of its cells and at the end.
+    package static func interleaved(
+        configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
+        executables: Sides<String>, first: Side = .base, outputDirectory: URL, observer: any RunObserver,
+        save: @escaping (Side, RunResults) throws -> Void
+    ) throws -> Sides<RunResults> {
+        let runner = try Runner(
+            plan: .interleaved(configuration, stores: stores, workloads: workloads, first: first),
+            configuration: configuration, stores: stores, workloads: workloads, environment: environment,
+            outputDirectory: outputDirectory,
+            executables: [.base: executables.base, .current: executables.current], observer: observer, save: save)
+        try runner.schedule()
+        return Sides(base: runner.lanes[0].results, current: runner.lanes[1].results)
     }
 
     /// Resumes `interrupted` (read from `outputDirectory`'s results.json) on `machine`: its configuration, start
@@ -84,12 +140,12 @@ package final class Runner {
             configuration: interrupted.configuration, stores: stores, workloads: workloads,
             environment: interrupted.environment, outputDirectory: outputDirectory, executable: executable,
             observer: observer, save: save)
-        results.startedAt = interrupted.startedAt
-        results.resumedOn = interrupted.resumedOn
+        lanes[0].results.startedAt = interrupted.startedAt
+        lanes[0].results.resumedOn = interrupted.resumedOn
         bootID = machine.bootID
         let first = interrupted.environment.bootID
         if machine.bootID != first, !(interrupted.resumedOn ?? []).contains(where: { $0.bootID == machine.bootID }) {
-            results.resumedOn = (interrupted.resumedOn ?? []) + [machine]
+            lanes[0].results.resumedOn = (interrupted.resumedOn ?? []) + [machine]
         }
         let resumption = Resumption(interrupted, plan: plan, bootID: machine.bootID)
         groupsRunAgain = resumption.groupsRunAgain
@@ -98,68 +154,79 @@ package final class Runner {
 
     private var workDirectory: URL { outputDirectory.appendingPathComponent("work") }
 
-    /// The run's plan (`RunPlan`). The cells appear in results.json in this order, but for the first repetition of a
-    /// workload at every scale after the first, which `run` orders slowest store first (`SlowestFirst`).
-    package var plan: RunPlan { RunPlan(configuration, stores: stores, workloads: workloads) }
-
     private static func sameGroup(_ one: PlannedCell, _ other: PlannedCell) -> Bool {
         one.group == other.group && one.repetition == other.repetition
     }
 
-    /// Runs every cell and returns the results (also passed to `save`).
+    /// Runs every cell of a one-build run and returns the results (also passed to `save`).
     package func run() throws -> RunResults {
+        try schedule()
+        return lanes[0].results
+    }
+
+    /// The scheduler: runs every planned cell on its build's lane, saving that lane's results after each.
+    private func schedule() throws {
         try FileSystem.remove(workDirectory)
         try FileSystem.makeDirectory(workDirectory)
-        try save(results)
+        for lane in lanes { try save(lane.side, lane.results) }
         var plan = self.plan.cells
         let started = monotonicNanoseconds()
         var lastFinished = started
         for offset in plan.indices {
-            if plan[offset].repetition == 1, offset == 0 || !Self.sameGroup(plan[offset - 1], plan[offset]) {
+            if !self.plan.interleaved, plan[offset].repetition == 1,
+                offset == 0 || !Self.sameGroup(plan[offset - 1], plan[offset])
+            {
                 let group = offset..<(plan[offset...].firstIndex { !Self.sameGroup($0, plan[offset]) } ?? plan.count)
-                plan[group] = ArraySlice(SlowestFirst.order(plan[group], measured: results.cells))
+                plan[group] = ArraySlice(SlowestFirst.order(plan[group], measured: lanes[0].results.cells))
             }
             let cell = plan[offset]
+            let lane = lanes.firstIndex { $0.side == cell.side } ?? 0
             do {
                 var result: CellResult
                 if let kept = finished[cell.id] {
                     result = kept
                 } else {
-                    result = try run(cell, index: offset + 1, total: plan.count, box: steps.box(for: cell))
+                    result = try run(cell, on: lane, index: offset + 1, total: plan.count, box: steps.box(for: cell))
                     let now = monotonicNanoseconds()
                     result.runSeconds = seconds(nanoseconds: now - lastFinished)
                     lastFinished = now
                 }
-                results.cells.append(result)
-                try save(results)
+                lanes[lane].results.cells.append(result)
+                try save(cell.side, lanes[lane].results)
                 observer.runProgress(
                     elapsedSeconds: secondsSince(started),
-                    remainingSeconds: RunEstimate(measured: results.cells).seconds(
+                    remainingSeconds: RunEstimate(measured: lanes.flatMap(\.results.cells)).seconds(
                         of: plan[(offset + 1)...], continuing: true, budgets: RunEstimate.Budgets(configuration)))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 steps.record(result)
-                if cell.repetition == 1, next?.repetition != 1 || next?.group != cell.group {
+                if !self.plan.interleaved, cell.repetition == 1, next?.repetition != 1 || next?.group != cell.group {
                     try equalizeFirstRepetition(of: cell.workload, at: cell.scale, index: offset + 1, total: plan.count)
                 }
                 if next == nil || next?.scale != cell.scale {
-                    try launcher.removeFixtures()
+                    for lane in lanes { try lane.launcher.removeFixtures() }
                 }
             } catch {
                 // The run itself failed (its disk is full, its directory went away): free the scratch space and
                 // say what is kept, rather than a bare system error.
                 try? FileSystem.remove(workDirectory)
+                let finished = lanes.map(\.results.cells.count).reduce(0, +)
+                let kept =
+                    self.plan.interleaved
+                    ? "The \(finished) finished cells of both builds are in \(outputDirectory.path)/base and current; "
+                        + "a time check runs again whole"
+                    : "The \(finished) finished cells are in \(outputDirectory.path)/results.json; "
+                        + "`persistbench run --resume \(outputDirectory.path)` continues the run"
                 throw BenchError(
                     "the run stopped at cell \(offset + 1) of \(plan.count) (\(cell.store.name) \(cell.workload.name) "
-                        + "\(cell.scale)): \(FileSystem.describe(error)). The \(results.cells.count) finished cells are in "
-                        + "\(outputDirectory.path)/results.json; `persistbench run --resume \(outputDirectory.path)` "
-                        + "continues the run")
+                        + "\(cell.scale)): \(FileSystem.describe(error)). \(kept)")
             }
         }
-        results.finishedAt = Date()
-        try save(results)
+        for lane in lanes.indices {
+            lanes[lane].results.finishedAt = Date()
+            try save(lanes[lane].side, lanes[lane].results)
+        }
         try FileSystem.remove(workDirectory)
-        return results
     }
 
     /// Once every first-repetition cell of a (workload, scale) has run, runs again on exactly the group's count of
@@ -167,38 +234,43 @@ package final class Runner {
     /// of the group is then measured and checked on the same steps.
     private func equalizeFirstRepetition(of workload: any Workload, at scale: Scale, index: Int, total: Int) throws {
         let group = GroupID(workload: workload.name, scale: scale)
-        for position in results.cells.indices where results.cells[position].group == group {
-            let done = results.cells[position]
+        for position in lanes[0].results.cells.indices where lanes[0].results.cells[position].group == group {
+            let done = lanes[0].results.cells[position]
             guard let box = steps.rerun(done, of: workload), let store = stores.first(where: { $0.name == done.store })
             else { continue }
             let cell = PlannedCell(store: store, workload: workload, scale: scale, repetition: 1)
-            var again = try run(cell, index: index, total: total, box: box)
+            var again = try run(cell, on: 0, index: index, total: total, box: box)
             // The run's time it took stays what the first measurement took, the fixture's load in it included.
             (again.runSeconds, again.fixtureSeconds) = (done.runSeconds, done.fixtureSeconds)
-            results.cells[position] = again
-            try save(results)
+            lanes[0].results.cells[position] = again
+            try save(lanes[0].side, lanes[0].results)
             observer.cellFinished(again, index: index, total: total)
         }
     }
 
-    private func run(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {
-        var result = try runOnThisMachine(cell, index: index, total: total, box: box)
+    private func run(_ cell: PlannedCell, on lane: Int, index: Int, total: Int, box: TimeBox) throws -> CellResult {
+        var result = try runOnThisMachine(cell, on: lane, index: index, total: total, box: box)
         result.bootID = bootID
         return result
     }
 
-    private func runOnThisMachine(_ cell: PlannedCell, index: Int, total: Int, box: TimeBox) throws -> CellResult {
+    private func runOnThisMachine(
+        _ cell: PlannedCell, on lane: Int, index: Int, total: Int, box: TimeBox
+    ) throws -> CellResult {
         if let notApplicable = cell.notApplicable { return notApplicable }
-        if let reason = skip.reason(toSkip: cell) { return CellResult(cell.id, status: .dnf, reason: reason) }
+        if let reason = lanes[lane].skip.reason(toSkip: cell) {
+            return CellResult(cell.id, status: .dnf, reason: reason)
+        }
         let keep =
-            configuration.keepStores && cell.repetition == configuration.repetitions(at: cell.scale)
+            configuration.keepStores && !plan.interleaved
+                && cell.repetition == configuration.repetitions(at: cell.scale)
             ? outputDirectory.appendingPathComponent("stores").appendingPathComponent(cell.store.name)
                 .appendingPathComponent("\(cell.workload.name)-\(cell.scale)") : nil
         // Announced after the fixture is ready, so that a live display shows the cell, not the load.
-        let (result, overBudget) = try launcher.measure(cell, box: box, keep: keep) {
+        let (result, overBudget) = try lanes[lane].launcher.measure(cell, box: box, keep: keep) {
             observer.cellStarted(cell, index: index, total: total)
         }
-        if let overBudget { skip.record(cell, overBudget: overBudget) }
+        if let overBudget { lanes[lane].skip.record(cell, overBudget: overBudget) }
         return result
     }
 }

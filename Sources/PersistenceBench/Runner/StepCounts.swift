@@ -1,20 +1,32 @@
 /// The time box of each cell of a run (`TimeBox`): in a counted run `CountingLauncher.steps` and no clock; in the
 /// first repetition the clock and the fewest steps a cell of its group did so far; later, once the group's count is
 /// set, that count (or the store's own, where it stopped short of its budget floor) and no clock. A workload judged
-/// against an app's budget has the budget floor.
+/// against an app's budget has the budget floor. Two builds timed in turn (`perCell`) are compared cell by cell,
+/// not store against store: there each cell's first run, on the clock, sets the count its later runs do, with no
+/// budget floor.
 struct StepCounts {
     private let configuration: RunConfiguration
+    private let perCell: Bool
     /// Per group whose workload is a loop of steps, the fewest steps a first-repetition cell did: the count every
     /// cell of the group does.
     private var groups: [GroupID: Int] = [:]
     /// Per store's series whose first repetition stopped short of its budget floor on its own time
     /// (`TimeBox.floor`): its own count of steps, which its later repetitions do; its group's count is the others'.
+    /// Counted per cell (`perCell`): every series' count, from its first run that did steps.
     private var own: [SeriesID: Int] = [:]
 
-    init(_ configuration: RunConfiguration) { self.configuration = configuration }
+    init(_ configuration: RunConfiguration, perCell: Bool = false) {
+        self.configuration = configuration
+        self.perCell = perCell
+    }
 
     func box(for cell: PlannedCell) -> TimeBox {
         if configuration.counted == true { return TimeBox(seconds: nil, stepLimit: CountingLauncher.steps) }
+        if perCell {
+            return TimeBox(
+                seconds: own[cell.id.series] == nil ? configuration.timeBoxSeconds : nil, stepLimit: own[cell.id.series]
+            )
+        }
         let floor = floor(of: cell.workload)
         if cell.repetition > 1, let own = own[cell.id.series] {
             return TimeBox(seconds: nil, stepLimit: own, floor: floor, floorSeconds: floorSeconds)
@@ -29,6 +41,10 @@ struct StepCounts {
 
     /// Takes in a finished cell's steps.
     mutating func record(_ result: CellResult) {
+        if perCell {
+            own[result.series] = own[result.series] ?? result.metrics?.steps
+            return
+        }
         guard result.repetition == 1, let steps = result.metrics?.steps else { return }
         if result.metrics?.stoppedShort == true {
             own[result.series] = steps
