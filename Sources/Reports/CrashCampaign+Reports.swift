@@ -31,6 +31,13 @@ extension CrashCampaign {
             try FileSystem.writeAtomically(
                 Data(DurabilityReport.render(results).utf8), to: output.appendingPathComponent("crash.md"))
         }
+        for summary in results.summaries {
+            say(
+                "\(summary.store) \(summary.check.rawValue): \(summary.trials) trials, \(summary.intact) intact, "
+                    + "\(summary.lost) lost (\(summary.lostTransactions) transactions), \(summary.torn) torn, "
+                    + "\(summary.corrupt) corrupt, \(summary.broken) broken")
+        }
+        say("Wrote \(output.path)/crash.md and crash.json")
         return results
     }
 }

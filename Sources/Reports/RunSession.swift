@@ -4,7 +4,7 @@ import PersistenceBench
 /// A matrix run with its reports written as it goes, and what it found printed: what `run`, `run --resume`,
 /// `run --count` and `check --counters` do once their names are resolved to stores and workloads.
 package struct RunSession {
-    package let configuration: RunConfiguration
+    package var configuration: RunConfiguration
     package let stores: [StoreKind]
     package let workloads: [any Workload]
 

@@ -42,4 +42,20 @@ extension StoreCatalog {
         }
         return workloads
     }
+
+    /// The kinds a recorded configuration names (a run to resume, a baseline). Throws, naming every name this build
+    /// does not have, as bad input of `source` ("the run to resume", "the baseline's matrix").
+    package static func kinds(of configuration: RunConfiguration, in source: String) throws -> (
+        stores: [StoreKind], workloads: [any Workload]
+    ) {
+        let stores = configuration.stores.compactMap(kind(named:))
+        let workloads = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
+        let unknown =
+            configuration.stores.filter { name in !stores.contains { $0.name == name } }
+            + configuration.workloads.filter { name in !workloads.contains { $0.name == name } }
+        guard unknown.isEmpty else {
+            throw BadInput("\(source) names what this build does not have: \(unknown.joined(separator: ", "))")
+        }
+        return (stores, workloads)
+    }
 }

@@ -51,11 +51,11 @@ struct Check: ParsableCommand {
             throw ValidationError("name one of --counters and --base")
         }
         if let counters {
-            let base = try ResultsFile.load(counters)
+            let base = try badInput { try RunResults.load(named: counters) }
             guard base.configuration.counted == true else {
                 throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
             }
-            if current == nil { _ = try Matrix(base.configuration, of: "the baseline's matrix") }
+            if current == nil { _ = try RunSession(recorded: base.configuration, of: "the baseline's matrix") }
         } else {
             guard current == nil else { throw ValidationError("--current goes with --counters, not --base") }
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
@@ -81,106 +81,26 @@ struct Check: ParsableCommand {
     func run() throws {
         if current == nil { try OutputPath.requireDirectory(out, option: "--out") }
         try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
+        let verdict = CheckVerdict(summary: summaryURL)
+        let passed: Bool
         if let counters {
-            try checkCounters(against: counters)
+            let baseline = try RunResults.load(named: counters)
+            let now =
+                try current.map { try RunResults.load(named: $0) }
+                ?? RunSession(recorded: baseline.configuration, of: "the baseline's matrix").count(
+                    output: currentDirectory, jobs: Self.countingJobs)
+            passed = try verdict.counters(
+                now, against: baseline, labels: Sides(base: counters, current: current ?? out))
         } else {
-            try checkTime()
+            let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
+            passed = try verdict.time(
+                try matrix.matrix(), executables: executables, labels: labels, output: URL(fileURLWithPath: out))
         }
-    }
-
-    /// Times the base revision's build and this one in turn, and judges this one: exit 1 on a regression.
-    private func checkTime() throws {
-        // The interleaved run's matrix: its options' values, every other setting at `run`'s default.
-        let matrix = try self.matrix.matrix()
-        let configuration = matrix.configuration
-        let baseLabel: String
-        let baseExecutable: String
-        let current = BaseBuild.current()
-        var currentLabel = current.map { "this build (\($0.commit.prefix(12))\($0.changed ? " with changes" : ""))" }
-        if let baseTool {
-            baseExecutable = baseTool
-            baseLabel = "`\(baseTool)`"
-        } else {
-            guard let revision = base else { throw ValidationError("the time check needs --base or --base-tool") }
-            let built = try BaseBuild.executable(revision: revision) { print($0) }
-            baseExecutable = built.path
-            baseLabel = "\(revision) (\(built.commit.prefix(12)))"
-            let sameTool = built.path == (try Executable.path())
-            if let current, !current.changed, current.commit == built.commit || sameTool {
-                currentLabel? += ", the same source: an A/A run, whose every ratio is this machine's noise"
-            }
-        }
-        let check = try RunSession(configuration: configuration, stores: matrix.stores, workloads: matrix.workloads)
-            .timeCheck(
-                executables: Sides(base: baseExecutable, current: try Executable.path()),
-                output: URL(fileURLWithPath: out))
-        try publish(
-            TimeReport.render(
-                check, base: baseLabel, current: currentLabel ?? "this build", repetitions: configuration.repetitions))
-        for (round, comparison) in [("first round", check.first), ("timed again", check.confirmation)] {
-            guard let comparison else { continue }
-            print(
-                "Time by store, this build ÷ the base (\(round)): "
-                    + (comparison.stores + (comparison.overall.map { [$0] } ?? [])).map {
-                        "\($0.name) ×\(TimeReport.ratio($0.ratio))"
-                    }.joined(separator: ", "))
-        }
-        if !check.notConfirmed.isEmpty {
-            print(
-                "Not slower when timed again (the machine's noise): "
-                    + check.notConfirmed.map(\.name).joined(separator: ", "))
-        }
-        try conclude(check.regressions, against: baseLabel)
-    }
-
-    /// Counts the counted baseline's matrix now (or reads --current) and judges it: exit 1 on a regression.
-    private func checkCounters(against counters: String) throws {
-        let base = try ResultsFile.load(counters)
-        let now: RunResults
-        if let current {
-            now = try ResultsFile.load(current)
-        } else {
-            now = try Matrix(base.configuration, of: "the baseline's matrix").session.count(
-                output: currentDirectory, jobs: Self.countingJobs)
-        }
-        let comparison: CounterComparison
-        do { comparison = try CounterComparison(baseline: base, current: now) } catch {
-            throw ValidationError("\(error)")
-        }
-        try publish(CounterReport.render(comparison, baseline: counters, current: current ?? out))
-        print(
-            "Counters of \(comparison.cells.count) cells; instructions by store: "
-                + comparison.stores.map { "\($0.name) ×\(CounterReport.ratio($0.instructionRatio))" }
-                .joined(separator: ", "))
-        try conclude(comparison.regressions, against: counters)
+        if !passed { throw ExitCode.failure }
     }
 
     /// Processes counting at once: counts do not depend on what else the machine runs.
     static let countingJobs = 2
-
-    /// Writes the Markdown summary to --summary (or check.md), and appends it to GitHub's job summary when set.
-    private func publish(_ markdown: String) throws {
-        try FileSystem.writeAtomically(Data(markdown.utf8), to: summaryURL)
-        if let jobSummary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !jobSummary.isEmpty,
-            let handle = FileHandle(forWritingAtPath: jobSummary)
-        {
-            handle.seekToEndOfFile()
-            handle.write(Data(markdown.utf8))
-            handle.closeFile()
-        }
-        print("Summary in \(summaryURL.path)")
-    }
-
-    /// PASS, or FAIL with every regression and exit status 1.
-    private func conclude(_ regressions: [String], against reference: String) throws {
-        if regressions.isEmpty {
-            print("PASS: no regression against \(reference)")
-        } else {
-            print("FAIL: \(regressions.count) regression(s) against \(reference):")
-            for line in regressions { print("  \(line)") }
-            throw ExitCode.failure
-        }
-    }
 }
 
 /// `check --base`'s defaults: the default run's stores on the CRUD workloads at 10k, 5 repetitions a side.

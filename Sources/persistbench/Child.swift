@@ -14,16 +14,8 @@ struct Child: ParsableCommand {
 
     func run() throws { try Self.run(requestPath: request) }
 
-    /// Runs the request in the file at `requestPath`; `main` calls this directly for `_child REQUEST`, without the
-    /// parser.
+    /// `main` calls this directly for `_child REQUEST`, without the parser.
     static func run(requestPath: String) throws {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: requestPath)) } catch {
-            throw ValidationError("cannot read request file '\(requestPath)'")
-        }
-        guard let request = try? JSONDecoder().decode(ChildRequest.self, from: data) else {
-            throw ValidationError("'\(requestPath)' is not a child's request")
-        }
-        guard ChildExecution.run(request, stores: allStores) else { throw ExitCode.failure }
+        guard try ChildExecution.run(requestAt: requestPath, stores: allStores) else { throw ExitCode.failure }
     }
 }

@@ -86,32 +86,15 @@ struct Crash: ParsableCommand {
         guard let records = Scale(parsing: scale)?.records else {
             throw ValidationError("invalid --scale '\(scale)': use a positive record count such as 10k or 1M")
         }
-        for (name, value) in [
-            ("kills", kills), ("power-loss", powerLoss), ("faults", faults), ("corruptions", corruptions),
-        ] where value < 0 {
-            throw ValidationError("invalid --\(name) \(value): 0 or more")
-        }
-        guard kills + powerLoss + faults + corruptions > 0 else {
-            throw ValidationError("nothing to check: --kills, --power-loss, --faults and --corruptions are all 0")
-        }
-        guard crashes == 1 || crashes == 2 else {
-            throw ValidationError("invalid --crashes \(crashes): 1 or 2 crashes in a row")
-        }
-        guard crashes == 1 || powerLoss > 0 else {
-            throw ValidationError("--crashes 2 needs --power-loss N: the two-crash states start from power-loss states")
-        }
-        guard transactions >= 1 else { throw ValidationError("invalid --transactions \(transactions): at least 1") }
-        guard maxDelay >= 0 else { throw ValidationError("invalid --max-delay \(maxDelay): milliseconds, 0 or more") }
         guard let rule = NewFileRule(rawValue: newFiles) else {
             throw ValidationError("invalid --new-files '\(newFiles)': posix or ext4")
         }
-        return (
-            kinds,
-            CrashCampaign.Configuration(
-                scale: records, seed: seed, kills: kills, powerLossStates: powerLoss, faults: faults,
-                corruptions: corruptions, transactions: transactions, maximumKillDelayMilliseconds: maxDelay,
-                newFiles: rule, crashes: crashes)
-        )
+        let configuration = CrashCampaign.Configuration(
+            scale: records, seed: seed, kills: kills, powerLossStates: powerLoss, faults: faults,
+            corruptions: corruptions, transactions: transactions, maximumKillDelayMilliseconds: maxDelay,
+            newFiles: rule, crashes: crashes)
+        try badInput { try configuration.validate() }
+        return (kinds, configuration)
     }
 
     func run() throws {
@@ -119,13 +102,6 @@ struct Crash: ParsableCommand {
         let (kinds, configuration) = try parsed()
         let results = try CrashCampaign.checkAndReport(
             kinds, configuration: configuration, output: URL(fileURLWithPath: out), say: { print($0) })
-        for summary in results.summaries {
-            print(
-                "\(summary.store) \(summary.check.rawValue): \(summary.trials) trials, \(summary.intact) intact, "
-                    + "\(summary.lost) lost (\(summary.lostTransactions) transactions), \(summary.torn) torn, "
-                    + "\(summary.corrupt) corrupt, \(summary.broken) broken")
-        }
-        print("Wrote \(URL(fileURLWithPath: out).path)/crash.md and crash.json")
         if results.failed { throw ExitCode.failure }
     }
 }

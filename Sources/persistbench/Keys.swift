@@ -44,14 +44,6 @@ struct Keys: ParsableCommand {
         guard let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload,
             let records = Scale(parsing: scale)?.records
         else { return }
-        var trace = keyed.keyTrace(scale: records, seed: seed)
-        if let count { trace = Array(trace.prefix(count)) }
-        if summary {
-            print(
-                "\(workload) at \(Scale(records: records)), seed \(seed): "
-                    + KeySummary(keys: trace.compactMap(\.drawn), keyCount: records).description)
-        } else {
-            print(trace.map(\.line).joined(separator: "\n"))
-        }
+        print(keyed.keys(scale: records, seed: seed, count: count, summary: summary))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PersistenceBench
+import Reports
 import StoreCatalog
 
 /// What a command that runs a matrix starts from when an option is not given.
@@ -82,18 +83,29 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
     }
 
     /// The matrix with every other setting at its default (`RunConfiguration.init(stores:workloads:scales:…)`).
-    func matrix(counted: Bool = false) throws -> Matrix {
+    func matrix(counted: Bool = false) throws -> RunSession {
         let stores = try storeKinds()
         let workloads = try workloadList()
         let configuration = RunConfiguration(
             stores: stores.map(\.name), workloads: workloads.map(\.name), scales: try scaleList(),
             repetitions: try repetitionCount(), timeBoxSeconds: try timeBoxSeconds().flatMap { counted ? nil : $0 })
-        return Matrix(configuration: configuration, stores: stores, workloads: workloads)
+        return RunSession(configuration: configuration, stores: stores, workloads: workloads)
     }
 }
 
-/// `body`'s value, or its unknown name as bad input: a validator's error must be a `ValidationError` for the parser
-/// to answer it as one (exit 2, one line).
+extension RunSession {
+    /// The run of a recorded configuration (a run to resume, a baseline), its names resolved to this build's kinds:
+    /// a name this build does not have is bad input of `source`.
+    init(recorded configuration: RunConfiguration, of source: String) throws {
+        let (stores, workloads) = try badInput { try StoreCatalog.kinds(of: configuration, in: source) }
+        self.init(configuration: configuration, stores: stores, workloads: workloads)
+    }
+}
+
+/// `body`'s value, or its unknown name or bad input as a `ValidationError`: a validator's error must be one for the
+/// parser to answer it as bad input (exit 2, one line).
 func badInput<Value>(_ body: () throws -> Value) throws -> Value {
-    do { return try body() } catch let error as UnknownName { throw ValidationError(error.description) }
+    do { return try body() } catch let error as UnknownName {
+        throw ValidationError(error.description)
+    } catch let error as BadInput { throw ValidationError(error.description) }
 }

@@ -28,12 +28,12 @@ struct Merge: ParsableCommand {
 
     func run() throws {
         try OutputPath.requireDirectory(out, option: "--out")
-        let parts = try shards.map { (source: $0, results: try ResultsFile.load($0)) }
+        let parts = try shards.map { (source: $0, results: try RunResults.load(named: $0)) }
         var merged: RunResults
         do {
             merged = try RunResults.merging(
                 parts, command: CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " "))
-            let joined = try capped.map { try merged.joining(capped: try ResultsFile.load($0), source: $0) }
+            let joined = try capped.map { try merged.joining(capped: try RunResults.load(named: $0), source: $0) }
             merged.cappedRuns = joined.isEmpty ? nil : joined
         } catch {
             throw ValidationError("\(error)")

@@ -42,7 +42,6 @@ struct PersistBench: ParsableCommand {
     /// reason. Nil for the rest (help asked for, an exit status the command chose), which the parser answers.
     static func answer(to error: any Error) -> (status: Int32, line: String)? {
         switch error {
-        case let error as OutputPath.Unwritable: return (2, "Error: \(error)")
         case let error as BadInput: return (2, "Error: \(error)")
         case is CocoaError: return (1, "Error: \(FileSystem.describe(error))")
         default:

@@ -34,7 +34,7 @@ struct Report: ParsableCommand {
 
     func run() throws {
         try OutputPath.requireDirectory(directory, option: "the run's directory")
-        let results = try ResultsFile.load(resultsPath)
+        let results = try RunResults.load(named: resultsPath)
         let formats = try formats()
         try ReportWriter.write(results, to: URL(fileURLWithPath: directory), formats: formats)
         print("Wrote " + formats.map(\.fileName).joined(separator: ", ") + " in \(directory)")

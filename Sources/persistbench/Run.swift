@@ -105,11 +105,11 @@ struct Run: ParsableCommand {
     func validate() throws {
         _ = try parsedMatrix()
         guard estimateFrom.isEmpty || dryRun else { throw ValidationError("--estimate-from goes with --dry-run") }
-        for source in estimateFrom { _ = try ResultsFile.load(source) }
+        for source in estimateFrom { _ = try badInput { try RunResults.load(named: source) } }
     }
 
     /// The run's matrix, or a ValidationError naming the bad value.
-    func parsedMatrix() throws -> Matrix {
+    func parsedMatrix() throws -> RunSession {
         var matrix = try matrix.matrix(counted: count)
         if let jobs {
             guard count else { throw ValidationError("--jobs goes with --count: timed cells run one at a time") }
@@ -119,95 +119,65 @@ struct Run: ParsableCommand {
         guard readRate > 0, readRate <= 1_000_000 else {
             throw ValidationError("invalid --read-rate \(readRate): reads per second, more than 0 and at most 1000000")
         }
-        guard let seconds = Quantity.seconds(parsing: timeBudget) else {
-            throw ValidationError("invalid --time-budget '\(timeBudget)': use a duration such as 90s, 10m or 1h")
-        }
-        guard let floorSeconds = Quantity.seconds(parsing: floorTime), floorSeconds > 0 else {
-            throw ValidationError("invalid --floor-time '\(floorTime)': use a duration such as 20s or 1m")
-        }
-        guard let bytes = Quantity.bytes(parsing: memoryBudget) else {
-            throw ValidationError("invalid --memory-budget '\(memoryBudget)': use a size such as 512MiB or 8GiB")
-        }
-        guard let fixtureSeconds = Quantity.seconds(parsing: fixtureTimeBudget) else {
-            throw ValidationError(
-                "invalid --fixture-time-budget '\(fixtureTimeBudget)': use a duration such as 30m or 2h")
-        }
         var configuration = matrix.configuration
         (configuration.seed, configuration.batchSize, configuration.readRate) = (seed, batchSize, readRate)
-        (configuration.timeBudgetSeconds, configuration.memoryBudgetBytes) = (seconds, bytes)
-        (configuration.fixtureTimeBudgetSeconds, configuration.keepStores) = (fixtureSeconds, keepStores)
-        configuration.counted = count ? true : nil
+        configuration.timeBudgetSeconds = try option(timeBudget, "--time-budget", "a duration such as 90s, 10m or 1h")
+        configuration.memoryBudgetBytes = try option(
+            memoryBudget, "--memory-budget", "a size such as 512MiB or 8GiB", Quantity.bytes(parsing:))
+        configuration.fixtureTimeBudgetSeconds = try option(
+            fixtureTimeBudget, "--fixture-time-budget", "a duration such as 30m or 2h")
+        let floorSeconds = try option(floorTime, "--floor-time", "a duration such as 20s or 1m") { text in
+            Quantity.seconds(parsing: text).flatMap { $0 > 0 ? $0 : nil }
+        }
         if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorSeconds }
-        if let singleRepetitionAbove {
-            guard let scale = Scale(parsing: singleRepetitionAbove) else {
-                throw ValidationError(
-                    "invalid --single-repetition-above '\(singleRepetitionAbove)': use a record count such as 1M")
-            }
-            configuration.singleRepetitionAbove = scale
+        configuration.keepStores = keepStores
+        configuration.counted = count ? true : nil
+        configuration.singleRepetitionAbove = try singleRepetitionAbove.map {
+            try option($0, "--single-repetition-above", "a record count such as 1M", Scale.init(parsing:))
         }
-        if let memoryLimit {
-            configuration.memoryLimitBytes = try Self.memoryLimitBytes(memoryLimit)
+        configuration.memoryLimitBytes = try memoryLimit.map { text in
+            try badInput { try MemoryCgroup.limitBytes(option: text) }
         }
-        if let shard {
-            guard let parsed = Shard(parsing: shard) else {
-                throw ValidationError("invalid --shard '\(shard)': use K/N with 1 ≤ K ≤ N, such as 1/4")
-            }
-            let groups = Shard.groups(of: configuration).count
-            guard parsed.count <= groups else {
-                throw ValidationError(
-                    "invalid --shard \(shard): the matrix has \(groups) (workload, scale) group(s), each run whole by "
-                        + "one part, so at most \(groups) parts")
-            }
-            configuration.shard = parsed
-        }
+        let unsharded = configuration
+        configuration.shard = try shard.map { text in try badInput { try Shard(option: text, of: unsharded) } }
         matrix.configuration = configuration
         return matrix
     }
 
-    /// `--memory-limit`: a size of at least `MemoryCgroup.minimumLimitBytes` (a cell under a smaller limit is killed
-    /// before it measures anything), on a machine that can set it.
-    static func memoryLimitBytes(_ text: String) throws -> Int64 {
-        guard let bytes = Quantity.bytes(parsing: text) else {
-            throw ValidationError("invalid --memory-limit '\(text)': use a size such as 24MiB or 120MiB")
-        }
-        guard bytes >= MemoryCgroup.minimumLimitBytes else {
-            throw ValidationError(
-                "invalid --memory-limit \(text): a cell's process needs more than "
-                    + "\(Quantity.formatBytes(MemoryCgroup.minimumLimitBytes)) before its store opens (the Swift "
-                    + "runtime, Foundation and this harness), so every cell would be killed at it")
-        }
-        if case .failure(let reason) = MemoryCgroup.parent() { throw ValidationError(reason.description) }
-        return bytes
-    }
-
     func run() throws {
         if dryRun {
-            try printPlan()
+            let interrupted = try resume.map { try RunResults.load(named: $0) }
+            let session = try interrupted.map { try RunSession(recorded: $0.configuration, of: "the run to resume") }
+            print(
+                try (session ?? parsedMatrix()).plan(
+                    estimatedFrom: try estimateFrom.map { try RunResults.load(named: $0).cells },
+                    resuming: interrupted))
             return
         }
         let results: RunResults
         if let resume {
-            // The run's own directory: never made here, only written once its results.json was read.
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: resume, isDirectory: &isDirectory), isDirectory.boolValue
-            else { throw ValidationError("cannot resume '\(resume)': no such directory") }
-            let directory = URL(fileURLWithPath: resume)
-            let interrupted: RunResults
-            do { interrupted = try RunResults.load(from: directory.appendingPathComponent("results.json")) } catch {
-                throw ValidationError("cannot resume '\(resume)': \(error)")
-            }
+            let interrupted = try RunResults.interrupted(in: resume)
             try OutputPath.requireDirectory(resume, option: "--resume")
-            results = try Matrix(interrupted.configuration, of: "the run to resume").session.run(
-                output: directory, resuming: interrupted)
-        } else if count {
-            try OutputPath.requireDirectory(out, option: "--out")
-            results = try parsedMatrix().session.count(output: URL(fileURLWithPath: out), jobs: jobs ?? 2)
+            results = try RunSession(recorded: interrupted.configuration, of: "the run to resume").run(
+                output: URL(fileURLWithPath: resume), resuming: interrupted)
         } else {
             try OutputPath.requireDirectory(out, option: "--out")
-            results = try parsedMatrix().session.run(output: URL(fileURLWithPath: out))
+            let session = try parsedMatrix()
+            let output = URL(fileURLWithPath: out)
+            results = try count ? session.count(output: output, jobs: jobs ?? 2) : session.run(output: output)
         }
         if results.failed(strict: strict) { throw ExitCode.failure }
     }
+}
+
+/// An option's `text` parsed by `parse` (seconds by default), or a ValidationError naming the option and an
+/// `example` of what it takes.
+func option<Value>(
+    _ text: String, _ name: String, _ example: String,
+    _ parse: (String) -> Value? = { Quantity.seconds(parsing: $0) }
+) throws -> Value {
+    guard let value = parse(text) else { throw ValidationError("invalid \(name) '\(text)': use \(example)") }
+    return value
 }
 
 /// `run`'s defaults: the default matrix of one store of each strategy, at 10k and 100k.
@@ -224,12 +194,4 @@ enum RunDefaults: MatrixDefaults {
         + "--floor-time), or 'none': 1s, 20s, 1m. The fewest "
         + "steps a first-repetition cell did becomes its (workload, scale)'s count: every cell does exactly "
         + "that many (a cell that did more runs again), so all are measured and compared on the same steps."
-}
-
-extension RunResults {
-    /// A digest mismatch or a cell error fails a run; with `strict`, so does a cell that did not finish.
-    func failed(strict: Bool) -> Bool {
-        digestChecks.contains { !$0.agreed } || cells.contains { $0.status == .error }
-            || (strict && cells.contains { $0.status == .dnf })
-    }
 }

@@ -25,36 +25,14 @@ struct Verify: ParsableCommand {
         guard kinds.count == 1, let kind = kinds.first else {
             throw ValidationError("--store names one store, not the \(kinds.count) of '\(store)'")
         }
-        guard kind.type is any IntegrityCheckingStore.Type else {
-            throw ValidationError("\(store) has no integrity check")
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue,
-            let contents = try? FileManager.default.contentsOfDirectory(atPath: directory), !contents.isEmpty
-        else { throw ValidationError("'\(directory)' is not a store directory (missing or empty)") }
-        do {
-            guard let opened = try kind.open(URL(fileURLWithPath: directory)) as? any IntegrityCheckingStore else {
-                throw ValidationError("\(store) has no integrity check")
+        let verification = try StoreVerification(kind, directory: URL(fileURLWithPath: directory))
+        for note in verification.recovered { print("\(directory): recovered: \(note)") }
+        guard verification.problems.isEmpty else {
+            for problem in verification.problems {
+                try? FileHandle.standardError.write(contentsOf: Data("\(directory): damaged: \(problem)\n".utf8))
             }
-            defer { try? opened.close() }
-            for note in opened.recoveryNotes { print("\(directory): recovered: \(note)") }
-            let problems = try opened.integrityProblems()
-            guard problems.isEmpty else {
-                for problem in problems {
-                    try? FileHandle.standardError.write(contentsOf: Data("\(directory): damaged: \(problem)\n".utf8))
-                }
-                throw ExitCode(3)
-            }
-            var count = 0
-            try opened.forEachItem { _ in count += 1 }
-            print("\(directory): \(store) store sound, \(count) items")
-        } catch let error as ValidationError {
-            throw error
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            try? FileHandle.standardError.write(contentsOf: Data("\(directory): damaged: \(error)\n".utf8))
             throw ExitCode(3)
         }
+        print("\(directory): \(store) store sound, \(verification.items) items")
     }
 }

@@ -144,6 +144,29 @@ package final class CrashCampaign {
             self.transactions = transactions
             self.maximumKillDelayMilliseconds = maximumKillDelayMilliseconds
         }
+
+        /// Throws, naming the option (`crash`'s), when a count is negative, nothing is checked, or the crashes in a
+        /// row have nothing to start from.
+        package func validate() throws {
+            for (option, value) in [
+                ("kills", kills), ("power-loss", powerLossStates), ("faults", faults), ("corruptions", corruptions),
+            ] where value < 0 {
+                throw BadInput("invalid --\(option) \(value): 0 or more")
+            }
+            guard kills + powerLossStates + faults + corruptions > 0 else {
+                throw BadInput("nothing to check: --kills, --power-loss, --faults and --corruptions are all 0")
+            }
+            guard crashes == 1 || crashes == 2 else {
+                throw BadInput("invalid --crashes \(crashes): 1 or 2 crashes in a row")
+            }
+            guard crashes == 1 || powerLossStates > 0 else {
+                throw BadInput("--crashes 2 needs --power-loss N: the two-crash states start from power-loss states")
+            }
+            guard transactions >= 1 else { throw BadInput("invalid --transactions \(transactions): at least 1") }
+            guard maximumKillDelayMilliseconds >= 0 else {
+                throw BadInput("invalid --max-delay \(maximumKillDelayMilliseconds): milliseconds, 0 or more")
+            }
+        }
     }
 
     /// A child that ran longer than this is counted as hung and killed.

@@ -45,6 +45,36 @@ package struct RunResults: Codable, Equatable, Sendable {
         return configured + rest
     }
 
+    /// A digest mismatch or a cell error fails a run; with `strict`, so does a cell that did not finish.
+    package func failed(strict: Bool) -> Bool {
+        digestChecks.contains { !$0.agreed } || cells.contains { $0.status == .error }
+            || (strict && cells.contains { $0.status == .dnf })
+    }
+
+    /// Reads the results a command names: `path` is a run's directory or its results.json; every failure is bad
+    /// input.
+    package static func load(named path: String) throws -> RunResults {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw BadInput("no such file or directory: '\(path)'")
+        }
+        let url = URL(fileURLWithPath: path)
+        let file = isDirectory.boolValue ? url.appendingPathComponent("results.json") : url
+        do { return try load(from: file) } catch { throw BadInput("\(error)") }
+    }
+
+    /// The interrupted run in the directory `path` (`run --resume`): bad input when it is no directory or holds no
+    /// readable results.json. The directory is never made here.
+    package static func interrupted(in path: String) throws -> RunResults {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw BadInput("cannot resume '\(path)': no such directory")
+        }
+        do { return try load(from: URL(fileURLWithPath: path).appendingPathComponent("results.json")) } catch {
+            throw BadInput("cannot resume '\(path)': \(error)")
+        }
+    }
+
     /// Reads a results.json, checking its schema version.
     package static func load(from url: URL) throws -> RunResults {
         let data: Data

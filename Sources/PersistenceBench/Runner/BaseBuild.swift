@@ -51,6 +51,28 @@ package enum BaseBuild {
         return (packageDirectory.appendingPathComponent(".build/release/persistbench").path, commit)
     }
 
+    /// The two builds of a time check, each with its label for the summary: the base's tool (`baseTool`, else
+    /// `revision` built, `executable(revision:say:)`) and this one, called an A/A run when it is the same source.
+    package static func sides(revision: String?, baseTool: String?, say: (String) -> Void) throws -> (
+        executables: Sides<String>, labels: Sides<String>
+    ) {
+        let tool = try Executable.path()
+        let current = current()
+        var label = current.map { "this build (\($0.commit.prefix(12))\($0.changed ? " with changes" : ""))" }
+        if let baseTool {
+            return (Sides(base: baseTool, current: tool), Sides(base: "`\(baseTool)`", current: label ?? "this build"))
+        }
+        guard let revision else { throw BadInput("the time check needs --base or --base-tool") }
+        let built = try executable(revision: revision, say: say)
+        if let current, !current.changed, current.commit == built.commit || built.path == tool {
+            label? += ", the same source: an A/A run, whose every ratio is this machine's noise"
+        }
+        return (
+            Sides(base: built.path, current: tool),
+            Sides(base: "\(revision) (\(built.commit.prefix(12)))", current: label ?? "this build")
+        )
+    }
+
     /// What no build reads: a base that differs from this build's clean commit only here builds this same tool.
     static let outsideTheBuild = [".", ":(exclude)results", ":(exclude)docs", ":(exclude)*.md"]
 

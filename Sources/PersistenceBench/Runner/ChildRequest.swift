@@ -116,6 +116,17 @@ package enum ChildExecution {
     /// The hidden command that runs a request: `persistbench _child REQUEST`.
     package static let commandName = "_child"
 
+    /// Runs the request in the file at `path` (`persistbench _child REQUEST`); a file that is no request is bad input.
+    package static func run(requestAt path: String, stores: [StoreKind]) throws -> Bool {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+            throw BadInput("cannot read request file '\(path)'")
+        }
+        guard let request = try? JSONDecoder().decode(ChildRequest.self, from: data) else {
+            throw BadInput("'\(path)' is not a child's request")
+        }
+        return run(request, stores: stores)
+    }
+
     /// Runs `request` and writes its reply. Returns false if the job failed (the reply then holds the error).
     package static func run(_ request: ChildRequest, stores: [StoreKind]) -> Bool {
         let progress = request.reportsProgress ? ProgressChannel.opened() : nil

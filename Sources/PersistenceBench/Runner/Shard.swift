@@ -24,6 +24,20 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
         self.init(index: index, count: count)
     }
 
+    /// `--shard K/N` of `configuration`'s matrix: bad input unless it parses and the matrix has at least N groups.
+    package init(option text: String, of configuration: RunConfiguration) throws {
+        guard let parsed = Shard(parsing: text) else {
+            throw BadInput("invalid --shard '\(text)': use K/N with 1 ≤ K ≤ N, such as 1/4")
+        }
+        let groups = Self.groups(of: configuration).count
+        guard parsed.count <= groups else {
+            throw BadInput(
+                "invalid --shard \(text): the matrix has \(groups) (workload, scale) group(s), each run whole by one "
+                    + "part, so at most \(groups) parts")
+        }
+        self = parsed
+    }
+
     package var description: String { "\(index)/\(count)" }
 
     /// Every group of the matrix, scale by scale and workload by workload (the order a run plans them in).

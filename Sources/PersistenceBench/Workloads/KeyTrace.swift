@@ -10,6 +10,18 @@ package protocol KeyedWorkload: Workload {
     func keyTrace(scale: Int, seed: UInt64) -> [KeyDraw]
 }
 
+extension KeyedWorkload {
+    /// `persistbench keys`: the first `count` (nil: every) keys a cell of `scale` records uses with `seed`, one a
+    /// line, or with `summary` how they spread over the scale's keys.
+    package func keys(scale: Int, seed: UInt64, count: Int?, summary: Bool) -> String {
+        var trace = keyTrace(scale: scale, seed: seed)
+        if let count { trace = Array(trace.prefix(count)) }
+        guard summary else { return trace.map(\.line).joined(separator: "\n") }
+        return "\(name) at \(Scale(records: scale)), seed \(seed): "
+            + KeySummary(keys: trace.compactMap(\.drawn), keyCount: scale).description
+    }
+}
+
 /// One use of a key: `READ 17`, `SCAN 17 42`, `INSERT 100001`.
 package struct KeyDraw: Equatable, Sendable {
     /// The operation's words, as `persistbench keys` prints them.

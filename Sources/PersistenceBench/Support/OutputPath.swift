@@ -2,23 +2,18 @@ import Foundation
 
 /// Where a command writes, checked before it measures anything: a path it cannot write is bad input (exit 2) with
 /// one line naming the option, the path and the system's reason, never an error thrown after the work is done.
-enum OutputPath {
-    /// A path a command cannot write: `PersistBench.main` prints it alone, without the usage.
-    struct Unwritable: Error, CustomStringConvertible {
-        let description: String
-    }
-
+package enum OutputPath {
     /// Creates `path` as a directory (with its parents) if missing and checks that a file can be created in it.
-    static func requireDirectory(_ path: String, option: String) throws {
+    package static func requireDirectory(_ path: String, option: String) throws {
         try requireWritableDirectory(URL(fileURLWithPath: path), for: path, option: option)
     }
 
     /// Checks that `path` can be written as a file: its directory exists (or is created) and takes new files, and
     /// the path itself is not a directory.
-    static func requireFile(_ path: String, option: String) throws {
+    package static func requireFile(_ path: String, option: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw Unwritable(description: "cannot write to \(option) '\(path)': it is a directory")
+            throw BadInput("cannot write to \(option) '\(path)': it is a directory")
         }
         try requireWritableDirectory(
             URL(fileURLWithPath: path).deletingLastPathComponent(), for: path, option: option)
@@ -30,7 +25,7 @@ enum OutputPath {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw Unwritable(description: "cannot write to \(option) '\(path)': \(reason(error, creating: directory))")
+            throw BadInput("cannot write to \(option) '\(path)': \(reason(error, creating: directory))")
         }
         try requireWritable(directory: directory, for: path, option: option)
     }
@@ -40,7 +35,7 @@ enum OutputPath {
     private static func requireNoFile(at url: URL, option: String, path: String) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw Unwritable(description: "cannot write to \(option) '\(path)': \(url.path) is not a directory")
+            throw BadInput("cannot write to \(option) '\(path)': \(url.path) is not a directory")
         }
     }
 
@@ -50,7 +45,7 @@ enum OutputPath {
         let probe = directory.appendingPathComponent(".persistbench-write-check-\(getpid())")
         let descriptor = open(probe.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
-            throw Unwritable(description: "cannot write to \(option) '\(path)': \(String(cString: strerror(errno)))")
+            throw BadInput("cannot write to \(option) '\(path)': \(String(cString: strerror(errno)))")
         }
         close(descriptor)
         unlink(probe.path)

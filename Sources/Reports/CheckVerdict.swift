@@ -1,0 +1,74 @@
+import Foundation
+import PersistenceBench
+
+/// How `check` ends, for either judgement: its Markdown summary written to `summary` (and appended to GitHub's job
+/// summary when `GITHUB_STEP_SUMMARY` is set), its ratios by store printed, then PASS, or FAIL with every
+/// regression.
+package struct CheckVerdict {
+    package let summary: URL
+
+    package init(summary: URL) { self.summary = summary }
+
+    /// The time check (`RunSession.timeCheck`) of `session`'s matrix, judged: true when nothing regressed.
+    package func time(
+        _ session: RunSession, executables: Sides<String>, labels: Sides<String>, output: URL
+    ) throws -> Bool {
+        let check = try session.timeCheck(executables: executables, output: output)
+        try publish(
+            TimeReport.render(
+                check, base: labels.base, current: labels.current, repetitions: session.configuration.repetitions))
+        for (round, comparison) in [("first round", check.first), ("timed again", check.confirmation)] {
+            guard let comparison else { continue }
+            print(
+                "Time by store, this build ÷ the base (\(round)): "
+                    + (comparison.stores + (comparison.overall.map { [$0] } ?? [])).map {
+                        "\($0.name) ×\(TimeReport.ratio($0.ratio))"
+                    }.joined(separator: ", "))
+        }
+        if !check.notConfirmed.isEmpty {
+            print(
+                "Not slower when timed again (the machine's noise): "
+                    + check.notConfirmed.map(\.name).joined(separator: ", "))
+        }
+        return conclude(check.regressions, against: labels.base)
+    }
+
+    /// A counted run judged against its counted baseline: true when nothing regressed. A pair that cannot be
+    /// compared is bad input.
+    package func counters(_ now: RunResults, against baseline: RunResults, labels: Sides<String>) throws -> Bool {
+        let comparison: CounterComparison
+        do { comparison = try CounterComparison(baseline: baseline, current: now) } catch {
+            throw BadInput("\(error)")
+        }
+        try publish(CounterReport.render(comparison, baseline: labels.base, current: labels.current))
+        print(
+            "Counters of \(comparison.cells.count) cells; instructions by store: "
+                + comparison.stores.map { "\($0.name) ×\(CounterReport.ratio($0.instructionRatio))" }
+                .joined(separator: ", "))
+        return conclude(comparison.regressions, against: labels.base)
+    }
+
+    /// Writes the Markdown summary, and appends it to GitHub's job summary when set.
+    private func publish(_ markdown: String) throws {
+        try FileSystem.writeAtomically(Data(markdown.utf8), to: summary)
+        if let jobSummary = ProcessInfo.processInfo.environment["GITHUB_STEP_SUMMARY"], !jobSummary.isEmpty,
+            let handle = FileHandle(forWritingAtPath: jobSummary)
+        {
+            handle.seekToEndOfFile()
+            handle.write(Data(markdown.utf8))
+            handle.closeFile()
+        }
+        print("Summary in \(summary.path)")
+    }
+
+    /// Prints PASS, or FAIL with every regression; true on PASS.
+    private func conclude(_ regressions: [String], against reference: String) -> Bool {
+        if regressions.isEmpty {
+            print("PASS: no regression against \(reference)")
+            return true
+        }
+        print("FAIL: \(regressions.count) regression(s) against \(reference):")
+        for line in regressions { print("  \(line)") }
+        return false
+    }
+}

@@ -1,0 +1,33 @@
+import PersistenceBench
+
+extension StoreCatalog {
+    /// `persistbench list`: every store with what it is, its durability, promise and configuration, and whether a
+    /// run measures it unasked; then every workload.
+    package static var listing: String {
+        var lines: [String] = []
+        lines.append("Stores (name, what it is, durability, promise, configuration):")
+        let width = (all.map(\.name.count).max() ?? 0) + 2
+        let indent = String(repeating: " ", count: width + 2)
+        for store in all {
+            let onRequest =
+                switch store.inclusion {
+                case .defaultRun: ""
+                case .variant: " A variant: `run` measures it when named (or `--stores all`); `crash` by default."
+                case .whenNamed: " Measured when named (`--stores \(store.name)`)."
+                }
+            lines.append(
+                "  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + "."
+                    + onRequest)
+            lines.append(indent + "Durability: \(store.durability).")
+            lines.append(indent + "Promise (checked by `persistbench crash`): \(store.promise.summary).")
+            lines.append(indent + "Configuration: \(store.configuration).")
+        }
+        lines.append("Workloads:")
+        let workloadWidth = (WorkloadCatalog.all.map(\.name.count).max() ?? 0) + 2
+        for workload in WorkloadCatalog.all {
+            lines.append(
+                "  " + workload.name.padding(toLength: workloadWidth, withPad: " ", startingAt: 0) + workload.summary)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
