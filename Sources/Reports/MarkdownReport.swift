@@ -75,6 +75,8 @@ package enum MarkdownReport {
                     cells, imports: results.cells.filter { $0.workload == alone.name }, stores: stores, scales: scales)
             case .observation:
                 out += observeTable(cells, stores: stores, scales: scales)
+            case .readers:
+                out += readersTable(cells, stores: stores, scales: scales)
             }
         }
         if !tables.memory.isEmpty {

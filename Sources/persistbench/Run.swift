@@ -29,6 +29,9 @@ struct Run: ParsableCommand {
     @Option(help: "Reads per second of read-while-import's open-loop reader.")
     var readRate: Double = WorkloadContext.defaultReadRate
 
+    @Option(help: "Comma-separated levels of reader threads of get-readers: 1,2,4,8.")
+    var readers: String?
+
     @Option(help: "Output directory for results.json, results.csv and report.md.")
     var out: String = "results/latest"
 
@@ -121,6 +124,12 @@ struct Run: ParsableCommand {
         }
         var configuration = matrix.configuration
         (configuration.seed, configuration.batchSize, configuration.readRate) = (seed, batchSize, readRate)
+        configuration.readers = try readers.map { text in
+            try option(text, "--readers", "thread counts from 1 to 64 such as 1,2,4,8") { list in
+                let levels = list.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+                return levels.allSatisfy({ (1...64).contains($0) }) ? levels : nil
+            }
+        }
         configuration.timeBudgetSeconds = try option(timeBudget, "--time-budget", "a duration such as 90s, 10m or 1h")
         configuration.memoryBudgetBytes = try option(
             memoryBudget, "--memory-budget", "a size such as 512MiB or 8GiB", Quantity.bytes(parsing:))

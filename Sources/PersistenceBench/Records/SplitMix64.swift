@@ -66,5 +66,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let searchSessions = Stream(rawValue: 22)
         public static let crashContinuations = Stream(rawValue: 23)
         public static let bootstrap = Stream(rawValue: 24)
+        public static let readerKeys = Stream(rawValue: 25)
     }
 }

@@ -125,6 +125,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     package var readWhileImport: ReadWhileImportMetrics?
     /// `observe`'s and `observe-burst`'s notices, queries and observer CPU; nil for other workloads.
     package var observe: ObserveMetrics?
+    /// `get-readers`' reads per level of readers, alone and beside its writer; nil for other workloads.
+    package var readers: ReadersMetrics?
     /// True where the cell did fewer steps than its workload's own count: the time box (`--time-box`) set its
     /// group's count of steps (`TimeBox`), which every cell of the group did. Nil elsewhere.
     package var timeBoxed: Bool?
@@ -225,7 +227,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
             steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
-        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound, prefix, stoppedShort
+        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound, prefix, stoppedShort, readers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -264,6 +266,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             firstRound: try c.decodeIfPresent(FirstRound.self, forKey: .firstRound),
             prefix: try c.decodeIfPresent(DigestPrefix.self, forKey: .prefix),
             stoppedShort: try c.decodeIfPresent(Bool.self, forKey: .stoppedShort))
+        readers = try c.decodeIfPresent(ReadersMetrics.self, forKey: .readers)
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -293,6 +296,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(timeline, forKey: .timeline)
         try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
         try c.encodeIfPresent(observe, forKey: .observe)
+        try c.encodeIfPresent(readers, forKey: .readers)
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
         try c.encodeIfPresent(steps, forKey: .steps)
         try c.encodeIfPresent(firstRound, forKey: .firstRound)

@@ -20,6 +20,8 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     /// Reads per second of `read-while-import`'s reader (`--read-rate`); nil in runs made before it existed, which
     /// used the default.
     package var readRate: Double?
+    /// `get-readers`' levels of reader threads (`--readers`); nil for the default, and in runs made before it.
+    package var readers: [Int]?
     /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
     package var timeBoxSeconds: Double?
     /// How long a loop judged against an app's budget may take to reach `TimeBox.budgetSamples` steps before it

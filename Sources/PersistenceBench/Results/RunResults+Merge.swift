@@ -110,6 +110,7 @@ extension RunResults {
         compare("time boxes") { $0.configuration.timeBoxSeconds.map { "\($0) s" } ?? "none" }
         compare("budget floors") { $0.configuration.floorSeconds.map { "\($0) s" } ?? "none" }
         compare("read rates") { $0.configuration.readRate.map { "\($0)" } ?? "default" }
+        compare("levels of readers") { $0.configuration.readers.map { "\($0)" } ?? "default" }
         compare("counting") { $0.configuration.counted == true }
         compare("kept stores") { $0.configuration.keepStores }
         return found

@@ -96,7 +96,7 @@ public enum CellExecution {
         let harnessSeconds = try HarnessFloor.seconds(
             of: workload, steps: outcome.steps, timedAlone: outcome.stepsTimedAlone, context: context)
         let stopwatch = context.stopwatch
-        return CellMetrics(
+        var metrics = CellMetrics(
             timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
             latencyByOperation: stopwatch.latencySummaryByKind, rssAnonBytes: after.rssAnonBytes,
             rssFileBytes: after.rssFileBytes,
@@ -117,5 +117,7 @@ public enum CellExecution {
             phaseMinorFaults: after.minorFaults - before.minorFaults,
             phaseMajorFaults: after.majorFaults - before.majorFaults, firstRound: outcome.firstRound, prefix: prefix,
             stoppedShort: outcome.stoppedShort ? true : nil)
+        metrics.readers = outcome.readers
+        return metrics
     }
 }

@@ -30,12 +30,20 @@ public struct CellParameters: Codable, Sendable, Equatable {
         for case .readRate(let rate) in extras { return rate }
         return WorkloadContext.defaultReadRate
     }
+
+    /// `get-readers`' levels of reader threads (`--readers`).
+    package var readers: [Int] {
+        for case .readers(let levels) in extras { return levels }
+        return GetReadersWorkload.defaultLevels
+    }
 }
 
 /// A setting that only some workloads read (`CellParameters.extras`).
 package enum WorkloadExtra: Codable, Sendable, Equatable {
     /// `read-while-import`'s open-loop reader: reads per second (`--read-rate`).
     case readRate(Double)
+    /// `get-readers`' levels of reader threads (`--readers`).
+    case readers([Int])
 }
 
 extension RunConfiguration {
@@ -43,6 +51,6 @@ extension RunConfiguration {
     package func parameters(scale: Scale, box: TimeBox) -> CellParameters {
         CellParameters(
             scale: scale.records, seed: seed, batchSize: batchSize, timeBox: box,
-            extras: readRate.map { [.readRate($0)] } ?? [])
+            extras: (readRate.map { [.readRate($0)] } ?? []) + (readers.map { [.readers($0)] } ?? []))
     }
 }

@@ -64,6 +64,8 @@ public struct WorkloadOutcome: Sendable {
     package var readWhileImport: ReadWhileImportMetrics?
     /// What `observe` and `observe-burst` measured besides their timed commits and waits; nil for other workloads.
     package var observe: ObserveMetrics?
+    /// What `get-readers` measured besides its timed commits; nil for other workloads.
+    package var readers: ReadersMetrics?
     /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
     /// (`TimeBox`).
     package var timeBoxed: Bool
@@ -92,8 +94,9 @@ public struct WorkloadOutcome: Sendable {
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
         steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false,
-        stepsTimedAlone: Int? = nil
+        stepsTimedAlone: Int? = nil, readers: ReadersMetrics? = nil
     ) {
+        self.readers = readers
         self.stepsTimedAlone = stepsTimedAlone
         self.prefix = prefix
         self.stoppedShort = stoppedShort

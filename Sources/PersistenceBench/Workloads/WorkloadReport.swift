@@ -76,6 +76,8 @@ public enum WorkloadTable: Sendable {
     case readerBesideImport(alone: any Workload)
     /// `observe`, `observe-burst`: how fresh results reached the observer and what observing cost.
     case observation
+    /// `get-readers`: reads per level of readers, alone and beside the writer, and the writer beside them.
+    case readers
 }
 
 /// A limit a workload's throughput is held against: the machine's (`insert` against `limit-write`), or the

@@ -1,0 +1,207 @@
+import Foundation
+import Synchronization
+
+/// K readers, each on a thread of its own with a reader of its own (`ItemReader`), reading their keys back to back
+/// (closed loop: the next read starts when the last one answered), started together. Each read is timed from its
+/// start and its answer kept as a one-answer digest.
+///
+/// Beside a writer (`alongside`, run on the calling thread once every reader is about to read), each reader reads its
+/// keys at least once and then goes on reading them again from the first until the writer has finished, so that
+/// every commit of the writer has every reader beside it; the reads that started while the writer ran are the
+/// ones "beside the writer" (`window`).
+package struct ClosedLoopReads: Sendable {
+    /// One reader thread's reads, in order.
+    package struct Thread: Sendable {
+        /// Each read's start, monotonic nanoseconds.
+        package var starts: [UInt64] = []
+        /// Each read's latency, nanoseconds.
+        package var latencies: [UInt64] = []
+        /// Each read's answer as a one-answer digest.
+        package var answers: [Digest] = []
+    }
+
+    package var threads: [Thread]
+    /// From the first read's start to the last read's end.
+    package var span: Range<UInt64>
+
+    /// Runs one thread per reader, reader `i` reading `keys[i]` once, alone. The readers are the caller's: made
+    /// before and closed after.
+    package static func run(readers: [any ItemReader], keys: [[Int64]]) throws -> ClosedLoopReads {
+        try run(readers: readers, keys: keys, writer: false) {}.reads
+    }
+
+    /// Runs the readers beside `alongside`, the writer, on the calling thread: returns their reads, its result, and
+    /// the window it ran in.
+    package static func run<T>(
+        readers: [any ItemReader], keys: [[Int64]], alongside: () throws -> T
+    ) throws -> (reads: ClosedLoopReads, result: T, window: Range<UInt64>) {
+        try run(readers: readers, keys: keys, writer: true, alongside)
+    }
+
+    private static func run<T>(
+        readers: [any ItemReader], keys: [[Int64]], writer: Bool, _ alongside: () throws -> T
+    ) throws -> (reads: ClosedLoopReads, result: T, window: Range<UInt64>) {
+        precondition(readers.count == keys.count && !readers.isEmpty)
+        let control = Control(readers: readers.count)
+        let threads = zip(readers, keys).enumerated().map { index, pair in
+            ReaderThread(index: index, reader: pair.0, keys: pair.1, control: control)
+        }
+        for thread in threads { thread.start() }
+        control.waitUntilReady()
+        control.writerRunning.store(writer, ordering: .sequentiallyConsistent)
+        control.go()
+        control.waitUntilReading()
+        let start = monotonicNanoseconds()
+        let result: T
+        do {
+            result = try alongside()
+        } catch {
+            control.stopped.store(true, ordering: .relaxed)
+            control.writerRunning.store(false, ordering: .sequentiallyConsistent)
+            for thread in threads { _ = thread.join() }
+            throw error
+        }
+        let window = start..<monotonicNanoseconds()
+        control.writerRunning.store(false, ordering: .sequentiallyConsistent)
+        let reads = try threads.map { try $0.join().get() }
+        let first = reads.compactMap(\.starts.first).min() ?? 0
+        let last = reads.compactMap { thread in thread.starts.last.map { $0 + (thread.latencies.last ?? 0) } }.max()
+        return (ClosedLoopReads(threads: reads, span: first..<max(first, last ?? first)), result, window)
+    }
+
+    /// The reads that started in `window` (all when nil): how many, per second of the window (of the span when
+    /// nil), each thread's own rate, and their latencies.
+    package func figures(in window: Range<UInt64>? = nil) -> ReadFigures {
+        let range = window ?? span
+        let seconds = max(Double(range.upperBound - range.lowerBound) / 1e9, 1e-9)
+        let counts = threads.map { thread in thread.starts.count { range.contains($0) } }
+        let perThread = threads.map { thread in
+            guard window != nil else {
+                let own = (thread.starts.last ?? 0) + (thread.latencies.last ?? 0) - (thread.starts.first ?? 0)
+                return Double(thread.starts.count) / max(Double(own) / 1e9, 1e-9)
+            }
+            return Double(thread.starts.count { range.contains($0) }) / seconds
+        }.sorted()
+        let latencies = threads.flatMap { thread in
+            zip(thread.starts, thread.latencies).lazy.filter { range.contains($0.0) }.map(\.1)
+        }
+        let total = counts.reduce(0, +)
+        return ReadFigures(
+            reads: total, readsPerSecond: Double(total) / seconds, slowestThread: perThread.first ?? 0,
+            medianThread: perThread.isEmpty ? 0 : perThread[perThread.count / 2], fastestThread: perThread.last ?? 0,
+            latency: LatencySummary(nanoseconds: latencies))
+    }
+}
+
+/// Reads at one level of readers, alone or beside a writer (`ClosedLoopReads.figures(in:)`).
+package struct ReadFigures: Codable, Equatable, Sendable {
+    /// Reads counted: every read alone; beside a writer, those that started while it ran.
+    package var reads: Int
+    /// All readers together, per second.
+    package var readsPerSecond: Double
+    /// One reader's own reads per second: the slowest, the median and the fastest thread.
+    package var slowestThread: Double
+    package var medianThread: Double
+    package var fastestThread: Double
+    /// Per read, every thread's.
+    package var latency: LatencySummary?
+
+    package init(
+        reads: Int, readsPerSecond: Double, slowestThread: Double, medianThread: Double, fastestThread: Double,
+        latency: LatencySummary?
+    ) {
+        self.reads = reads
+        self.readsPerSecond = readsPerSecond
+        self.slowestThread = slowestThread
+        self.medianThread = medianThread
+        self.fastestThread = fastestThread
+        self.latency = latency
+    }
+}
+
+/// What the caller and its reader threads share: the start line, the writer's state, a stop on failure.
+private final class Control: Sendable {
+    private let ready = DispatchSemaphore(value: 0)
+    private let start = DispatchSemaphore(value: 0)
+    private let reading = DispatchSemaphore(value: 0)
+    private let readers: Int
+    /// While set, a reader that has read its keys once goes on reading them.
+    let writerRunning = Atomic<Bool>(false)
+    /// Set when the writer failed: every reader stops after its current read.
+    let stopped = Atomic<Bool>(false)
+
+    init(readers: Int) { self.readers = readers }
+
+    func signalReady() { ready.signal() }
+    func waitForStart() { start.wait() }
+    func signalReading() { reading.signal() }
+
+    /// Until every reader is past the start line, about to read: the writer starts beside all of them.
+    func waitUntilReading() {
+        for _ in 0..<readers { reading.wait() }
+    }
+
+    func waitUntilReady() {
+        for _ in 0..<readers { ready.wait() }
+    }
+
+    func go() {
+        for _ in 0..<readers { start.signal() }
+    }
+}
+
+/// One reader's thread: owns the reader while it runs; `join` hands back its reads or its error.
+private final class ReaderThread: @unchecked Sendable {
+    // Written by the reader's thread before it signals `finished`, read by the caller after waiting for it.
+    private let index: Int
+    private let reader: any ItemReader
+    private let keys: [Int64]
+    private let control: Control
+    private var outcome: Result<ClosedLoopReads.Thread, any Error> = .failure(BenchError("the reader did not run"))
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(index: Int, reader: any ItemReader, keys: [Int64], control: Control) {
+        self.index = index
+        self.reader = reader
+        self.keys = keys
+        self.control = control
+    }
+
+    func start() {
+        let thread = Foundation.Thread { [self] in
+            control.signalReady()
+            control.waitForStart()
+            control.signalReading()
+            outcome = Result { try read() }
+            finished.signal()
+        }
+        thread.name = "reader \(index + 1)"
+        thread.start()
+    }
+
+    func join() -> Result<ClosedLoopReads.Thread, any Error> {
+        finished.wait()
+        return outcome
+    }
+
+    private func read() throws -> ClosedLoopReads.Thread {
+        var reads = ClosedLoopReads.Thread()
+        reads.starts.reserveCapacity(keys.count)
+        reads.latencies.reserveCapacity(keys.count)
+        reads.answers.reserveCapacity(keys.count)
+        var index = 0
+        while index < keys.count || control.writerRunning.load(ordering: .sequentiallyConsistent) {
+            if control.stopped.load(ordering: .relaxed) { throw BenchError("the reader stopped: the writer failed") }
+            let start = monotonicNanoseconds()
+            let item = try reader.item(id: keys[index % keys.count])
+            let end = monotonicNanoseconds()
+            var answer = Digest()
+            answer.add(answer: item)
+            reads.starts.append(start)
+            reads.latencies.append(end - start)
+            reads.answers.append(answer)
+            index += 1
+        }
+        return reads
+    }
+}

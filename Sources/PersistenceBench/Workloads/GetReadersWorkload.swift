@@ -1,0 +1,151 @@
+import Foundation
+
+/// `get-readers`: an app's lookups on K threads at once, alone and while the store's own thread commits.
+///
+/// A store of N items. For each level of readers K (`--readers`, 1, 2, 4 and 8 unless told otherwise), K threads
+/// each open the store's reader for another thread (`ConcurrentReadStore.makeConcurrentReader`: GRDB's pool or
+/// queue, a connection of `sqlite`'s own, a context of the ORM's own, an LMDB read transaction, `packed`'s published
+/// snapshot, the heap stores' lock) and look up min(N, 1,000) items by id each, back to back, from keys of their own
+/// (uniform, seeded per thread). First the readers alone; then again while the store's thread inserts min(N / 10,
+/// 1,000) new items (ids above N), one durable commit each, as `insert-each` does; a reader that has read its keys goes on
+/// reading them again until the writer is done, so every commit has every reader beside it. Before the levels, the
+/// writer alone. The readers' answers touch only ids up to N, which the writer never changes, so they do not depend
+/// on timing: every pass of a thread's keys must answer alike, alone and beside the writer, and the digest holds
+/// them and the store's items after every commit.
+///
+/// The cell's ops/s and latency are the writer's commits, in every phase; `ReadersMetrics` has the reads.
+package struct GetReadersWorkload: ItemWorkload {
+    /// The levels of readers unless `--readers` says otherwise.
+    package static let defaultLevels = [1, 2, 4, 8]
+
+    package init() {}
+
+    package var name: String { "get-readers" }
+    package var summary: String {
+        "K threads (--readers, default 1,2,4,8) look up min(N, 1,000) items each through the store's reader for "
+            + "another thread, alone and while the store's thread inserts min(N / 10, 1,000) items one durable commit "
+            + "each; the writer alone first. ops/s and latency: the writer's commits; the readers table has the reads"
+    }
+    package var fixture: Fixture? { .items }
+    package var report: WorkloadReport { WorkloadReport(tables: [.readers]) }
+
+    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+
+    /// Lookups per reader thread in a pass of its keys.
+    package static func count(scale: Int) -> Int { max(1, min(scale, 1_000)) }
+
+    /// The writer's durable commits in each phase: 1,000 from 10k items up, so that its p99 rests on 1,000.
+    package static func commits(scale: Int) -> Int { max(1, min(scale / 10, 1_000)) }
+
+    /// Reader `thread`'s keys: its own seeded stream, uniform over the N items.
+    package static func keys(scale: Int, seed: UInt64, thread: Int) -> [Int64] {
+        var rng = SplitMix64(seed: seed, stream: .readerKeys, index: UInt64(thread))
+        return (0..<count(scale: scale)).map { _ in 1 + Int64(rng.below(UInt64(max(scale, 1)))) }
+    }
+
+    package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
+        guard let store = store as? any ConcurrentReadStore else {
+            throw BenchError(
+                "workload \(name) needs a store with readers on other threads; \(type(of: store)) has none")
+        }
+        let scale = context.scale
+        let count = Self.count(scale: scale)
+        let commits = Self.commits(scale: scale)
+        var next = Int64(scale) + 1
+        let write = { () throws -> WriterFigures in
+            var latencies: [UInt64] = []
+            latencies.reserveCapacity(commits)
+            let start = monotonicNanoseconds()
+            for _ in 0..<commits {
+                let item = context.items.item(id: next)
+                try context.stopwatch.measureOperation {
+                    let begun = monotonicNanoseconds()
+                    try store.insertDurably(item)
+                    latencies.append(monotonicNanoseconds() - begun)
+                }
+                context.progress.advance(by: 1)
+                next += 1
+            }
+            return WriterFigures(commits: commits, seconds: secondsSince(start), latencies: latencies)
+        }
+        let writerAlone = try write()
+        var levels: [ReadersMetrics.Level] = []
+        var digest = Digest()
+        for readers in context.parameters.readers {
+            let keys = (0..<readers).map { Self.keys(scale: scale, seed: context.seed, thread: $0) }
+            let handles = try (0..<readers).map { _ in try store.makeConcurrentReader() }
+            defer { for handle in handles { try? handle.close() } }
+            let alone = try ClosedLoopReads.run(readers: handles, keys: keys)
+            let (beside, writer, window) = try ClosedLoopReads.run(readers: handles, keys: keys, alongside: write)
+            for thread in 0..<readers {
+                let first = Array(alone.threads[thread].answers.prefix(count))
+                for (pass, answers) in [
+                    ("alone", alone.threads[thread].answers), ("beside the writer", beside.threads[thread].answers),
+                ] {
+                    if let read = answers.indices.first(where: { answers[$0] != first[$0 % count] }) {
+                        throw BenchError(
+                            "workload \(name): reader \(thread + 1) of \(readers), read \(read + 1) (item "
+                                + "\(keys[thread][read % count])) \(pass) answered differently from its first pass")
+                    }
+                }
+                for answer in first { digest.add(answer) }
+            }
+            levels.append(
+                ReadersMetrics.Level(
+                    readers: readers, alone: alone.figures(), besideWriter: beside.figures(in: window),
+                    writer: writer))
+        }
+        return WorkloadOutcome(
+            operations: commits * (1 + levels.count), digest: digest, alsoDigestsStore: true,
+            readers: ReadersMetrics(
+                cores: ProcessInfo.processInfo.activeProcessorCount, readsPerThread: count, writerAlone: writerAlone,
+                levels: levels))
+    }
+}
+
+/// What `get-readers` measured besides its timed commits: per level of readers, the reads alone and beside the
+/// writer, and the writer beside them.
+package struct ReadersMetrics: Codable, Equatable, Sendable {
+    /// The machine's cores: a level above them is oversubscribed.
+    package var cores: Int
+    /// Each thread's lookups in a pass of its keys.
+    package var readsPerThread: Int
+    package var writerAlone: WriterFigures
+    package var levels: [Level]
+
+    package struct Level: Codable, Equatable, Sendable {
+        package var readers: Int
+        package var alone: ReadFigures
+        /// The reads that started while the writer ran.
+        package var besideWriter: ReadFigures
+        /// The writer beside the readers.
+        package var writer: WriterFigures
+
+        package init(readers: Int, alone: ReadFigures, besideWriter: ReadFigures, writer: WriterFigures) {
+            self.readers = readers
+            self.alone = alone
+            self.besideWriter = besideWriter
+            self.writer = writer
+        }
+    }
+
+    package init(cores: Int, readsPerThread: Int, writerAlone: WriterFigures, levels: [Level]) {
+        self.cores = cores
+        self.readsPerThread = readsPerThread
+        self.writerAlone = writerAlone
+        self.levels = levels
+    }
+}
+
+/// A writer's durable commits in one phase.
+package struct WriterFigures: Codable, Equatable, Sendable {
+    package var commits: Int
+    package var commitsPerSecond: Double
+    package var latency: LatencySummary?
+
+    package init(commits: Int, seconds: Double, latencies: [UInt64]) {
+        self.commits = commits
+        commitsPerSecond = Double(commits) / max(seconds, 1e-9)
+        latency = LatencySummary(nanoseconds: latencies)
+    }
+}
