@@ -1,4 +1,5 @@
 import Foundation
+import Histogram
 import Synchronization
 
 /// K readers, each on a thread of its own with a reader of its own (`ItemReader`), reading their keys back to back
@@ -8,16 +9,24 @@ import Synchronization
 /// Beside a writer (`alongside`, run on the calling thread once every reader is about to read), each reader reads its
 /// keys at least once and then goes on reading them again from the first until the writer has finished, so that
 /// every commit of the writer has every reader beside it; the reads that started while the writer ran are the
-/// ones "beside the writer" (`window`).
-package struct ClosedLoopReads: Sendable {
-    /// One reader thread's reads, in order.
-    package struct Thread: Sendable {
-        /// Each read's start, monotonic nanoseconds.
+/// ones "beside the writer" (`window`). A later pass keeps no list: each answer is checked against the first pass's
+/// as it comes, and the reads that started in the window are counted into a histogram, so that a fast store's
+/// millions of reads beside a slow writer cost the harness no memory.
+package struct ClosedLoopReads {
+    /// One reader thread's reads.
+    package struct Thread {
+        /// The first pass, in order: each read's start (monotonic nanoseconds), latency (nanoseconds) and answer as
+        /// a one-answer digest.
         package var starts: [UInt64] = []
-        /// Each read's latency, nanoseconds.
         package var latencies: [UInt64] = []
-        /// Each read's answer as a one-answer digest.
         package var answers: [Digest] = []
+        /// The later passes' reads that started while the writer ran, and their latencies.
+        package var laterReads = 0
+        package var laterLatencies = Stopwatch.histogram()
+        /// The end of the thread's last read.
+        package var end: UInt64 = 0
+        /// Every read, later passes included.
+        package var reads: Int { starts.count + laterReads }
     }
 
     package var threads: [Thread]
@@ -52,6 +61,7 @@ package struct ClosedLoopReads: Sendable {
         control.go()
         control.waitUntilReading()
         let start = monotonicNanoseconds()
+        control.windowStart.store(start, ordering: .sequentiallyConsistent)
         let result: T
         do {
             result = try alongside()
@@ -65,8 +75,8 @@ package struct ClosedLoopReads: Sendable {
         control.writerRunning.store(false, ordering: .sequentiallyConsistent)
         let reads = try threads.map { try $0.join().get() }
         let first = reads.compactMap(\.starts.first).min() ?? 0
-        let last = reads.compactMap { thread in thread.starts.last.map { $0 + (thread.latencies.last ?? 0) } }.max()
-        return (ClosedLoopReads(threads: reads, span: first..<max(first, last ?? first)), result, window)
+        let last = reads.map(\.end).max() ?? first
+        return (ClosedLoopReads(threads: reads, span: first..<max(first, last)), result, window)
     }
 
     /// The reads that started in `window` (all when nil): how many, per second of the window (of the span when
@@ -74,22 +84,28 @@ package struct ClosedLoopReads: Sendable {
     package func figures(in window: Range<UInt64>? = nil) -> ReadFigures {
         let range = window ?? span
         let seconds = max(Double(range.upperBound - range.lowerBound) / 1e9, 1e-9)
-        let counts = threads.map { thread in thread.starts.count { range.contains($0) } }
-        let perThread = threads.map { thread in
-            guard window != nil else {
-                let own = (thread.starts.last ?? 0) + (thread.latencies.last ?? 0) - (thread.starts.first ?? 0)
-                return Double(thread.starts.count) / max(Double(own) / 1e9, 1e-9)
+        let later = window != nil
+        let counts = threads.map { thread in
+            thread.starts.count { range.contains($0) } + (later ? thread.laterReads : 0)
+        }
+        let perThread = zip(threads, counts).map { thread, count in
+            guard later else {
+                return Double(thread.reads) / max(Double(thread.end - (thread.starts.first ?? 0)) / 1e9, 1e-9)
             }
-            return Double(thread.starts.count { range.contains($0) }) / seconds
+            return Double(count) / seconds
         }.sorted()
-        let latencies = threads.flatMap { thread in
-            zip(thread.starts, thread.latencies).lazy.filter { range.contains($0.0) }.map(\.1)
+        var latencies = Stopwatch.histogram()
+        for thread in threads {
+            for (start, latency) in zip(thread.starts, thread.latencies) where range.contains(start) {
+                _ = latencies.record(Swift.max(latency, 1))
+            }
+            if later { latencies.add(thread.laterLatencies) }
         }
         let total = counts.reduce(0, +)
         return ReadFigures(
             reads: total, readsPerSecond: Double(total) / seconds, slowestThread: perThread.first ?? 0,
             medianThread: perThread.isEmpty ? 0 : perThread[perThread.count / 2], fastestThread: perThread.last ?? 0,
-            latency: LatencySummary(nanoseconds: latencies))
+            latency: LatencySummary(latencies))
     }
 }
 
@@ -129,6 +145,8 @@ private final class Control: Sendable {
     let writerRunning = Atomic<Bool>(false)
     /// Set when the writer failed: every reader stops after its current read.
     let stopped = Atomic<Bool>(false)
+    /// When the writer started, monotonic nanoseconds; 0 before.
+    let windowStart = Atomic<UInt64>(0)
 
     init(readers: Int) { self.readers = readers }
 
@@ -195,11 +213,25 @@ private final class ReaderThread: @unchecked Sendable {
             let start = monotonicNanoseconds()
             let item = try reader.item(id: keys[index % keys.count])
             let end = monotonicNanoseconds()
+            reads.end = end
             var answer = Digest()
             answer.add(answer: item)
-            reads.starts.append(start)
-            reads.latencies.append(end - start)
-            reads.answers.append(answer)
+            if index < keys.count {
+                reads.starts.append(start)
+                reads.latencies.append(end - start)
+                reads.answers.append(answer)
+            } else {
+                guard answer == reads.answers[index % keys.count] else {
+                    throw BenchError(
+                        "reader \(self.index + 1), read \(index + 1) (item \(keys[index % keys.count])) answered "
+                            + "differently from its first pass")
+                }
+                let windowStart = control.windowStart.load(ordering: .sequentiallyConsistent)
+                if windowStart != 0, start >= windowStart {
+                    reads.laterReads += 1
+                    _ = reads.laterLatencies.record(max(end - start, 1))
+                }
+            }
             index += 1
         }
         return reads

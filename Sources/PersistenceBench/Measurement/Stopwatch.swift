@@ -99,7 +99,7 @@ public final class Stopwatch {
     /// The longest latency the histograms record: an hour, in nanoseconds.
     static let longestLatencyNanoseconds: UInt64 = 3_600_000_000_000
 
-    private static func histogram() -> Histogram<UInt64> {
+    static func histogram() -> Histogram<UInt64> {
         Histogram(highestTrackableValue: longestLatencyNanoseconds, numberOfSignificantValueDigits: .three)
     }
 
