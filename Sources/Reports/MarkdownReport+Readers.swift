@@ -28,8 +28,9 @@ extension MarkdownReport {
             }
         }
         return table(
-            "K reader threads, each its own reader, closed loop: all readers' reads/s (one thread's, slowest–"
-                + "fastest) alone and, of the reads that started while the writer committed, beside it; how much "
+            "K reader threads, each its own reader, closed loop, all reading throughout each window: all readers' "
+                + "reads/s (one thread's, slowest–fastest) alone, for as long as the writer took alone, and beside "
+                + "the writer while it committed; how much "
                 + "the writer slowed the readers (reads/s alone ÷ beside); read p99 in µs alone · beside, over every "
                 + "thread's reads (n: the fewest a repetition's p99 rests on); the writer's durable commit p99 in µs "
                 + "alone · beside the K readers, and how much they slowed it (commits/s alone ÷ beside). A level "

@@ -26,8 +26,7 @@ import Testing
         #expect(readers.readsPerThread == count && readers.writerAlone.commits == commits)
         #expect(metrics.operations == commits * 3)
         for level in readers.levels {
-            #expect(level.alone.reads == count * level.readers)
-            #expect(level.alone.latency?.count == count * level.readers)
+            #expect(level.alone.reads > 0 && level.alone.latency?.count == level.alone.reads)
             // `memory`'s commits write nothing: its writer may be done between two reads.
             #expect(level.besideWriter.reads > 0 || name == "memory")
             #expect(level.writer.commits == commits)
@@ -49,8 +48,7 @@ import Testing
         #expect(metrics.digest == expected)
     }
 
-    /// Beside a writer, a reader that has read its keys goes on reading them until the writer is done; alone, it
-    /// reads each once.
+    /// A reader reads its keys once, and goes on reading them until the caller (the writer) is done.
     @Test func readersGoOnReadingUntilTheWriterIsDone() throws {
         let directory = try TemporaryDirectory()
         let store = try #require(try MemoryItemStore.kind.open(directory.url) as? any ConcurrentReadStore)
@@ -58,7 +56,7 @@ import Testing
         try store.insert((1...10).map(ItemGenerator(seed: 1).item(id:)))
         let readers = try (0..<2).map { _ in try store.makeConcurrentReader() }
         let keys: [[Int64]] = [[1, 2, 3], [4, 5, 6]]
-        let alone = try ClosedLoopReads.run(readers: readers, keys: keys)
+        let (alone, _, _) = try ClosedLoopReads.run(readers: readers, keys: keys) {}
         #expect(alone.threads.map(\.answers.count) == [3, 3])
         let (beside, result, window) = try ClosedLoopReads.run(readers: readers, keys: keys) {
             usleep(50_000)
@@ -67,8 +65,7 @@ import Testing
         #expect(result == 7 && window.upperBound - window.lowerBound >= 50_000_000)
         for thread in beside.threads {
             // A first pass kept whole, later passes counted where they started beside the writer.
-            #expect(thread.answers.count == 3 && thread.laterReads > 3 && thread.reads > 6)
-            #expect(thread.end > window.lowerBound)
+            #expect(thread.answers.count == 3 && thread.laterReads > 3)
         }
         let figures = beside.figures(in: window)
         #expect(figures.reads > 6 && figures.latency?.count == figures.reads)

@@ -9,7 +9,8 @@ import Synchronization
 /// Beside a writer (`alongside`, run on the calling thread once every reader is about to read), each reader reads its
 /// keys at least once and then goes on reading them again from the first until the writer has finished, so that
 /// every commit of the writer has every reader beside it; the reads that started while the writer ran are the
-/// ones "beside the writer" (`window`). A later pass keeps no list: each answer is checked against the first pass's
+/// ones "beside the writer" (`window`). Alone, the caller waits instead of writing, and the reads in that window
+/// are the readers' alone, every reader reading throughout. A later pass keeps no list: each answer is checked against the first pass's
 /// as it comes, and the reads that started in the window are counted into a histogram, so that a fast store's
 /// millions of reads beside a slow writer cost the harness no memory.
 package struct ClosedLoopReads {
@@ -23,32 +24,15 @@ package struct ClosedLoopReads {
         /// The later passes' reads that started while the writer ran, and their latencies.
         package var laterReads = 0
         package var laterLatencies = Stopwatch.histogram()
-        /// The end of the thread's last read.
-        package var end: UInt64 = 0
-        /// Every read, later passes included.
-        package var reads: Int { starts.count + laterReads }
     }
 
     package var threads: [Thread]
-    /// From the first read's start to the last read's end.
-    package var span: Range<UInt64>
 
-    /// Runs one thread per reader, reader `i` reading `keys[i]` once, alone. The readers are the caller's: made
-    /// before and closed after.
-    package static func run(readers: [any ItemReader], keys: [[Int64]]) throws -> ClosedLoopReads {
-        try run(readers: readers, keys: keys, writer: false) {}.reads
-    }
-
-    /// Runs the readers beside `alongside`, the writer, on the calling thread: returns their reads, its result, and
-    /// the window it ran in.
+    /// Runs one thread per reader, reader `i` reading `keys[i]`, beside `alongside` on the calling thread (the writer,
+    /// or a wait for the readers alone): returns their reads, its result, and the window it ran in. The readers are
+    /// the caller's: made before and closed after.
     package static func run<T>(
         readers: [any ItemReader], keys: [[Int64]], alongside: () throws -> T
-    ) throws -> (reads: ClosedLoopReads, result: T, window: Range<UInt64>) {
-        try run(readers: readers, keys: keys, writer: true, alongside)
-    }
-
-    private static func run<T>(
-        readers: [any ItemReader], keys: [[Int64]], writer: Bool, _ alongside: () throws -> T
     ) throws -> (reads: ClosedLoopReads, result: T, window: Range<UInt64>) {
         precondition(readers.count == keys.count && !readers.isEmpty)
         let control = Control(readers: readers.count)
@@ -57,7 +41,7 @@ package struct ClosedLoopReads {
         }
         for thread in threads { thread.start() }
         control.waitUntilReady()
-        control.writerRunning.store(writer, ordering: .sequentiallyConsistent)
+        control.writerRunning.store(true, ordering: .sequentiallyConsistent)
         control.go()
         control.waitUntilReading()
         let start = monotonicNanoseconds()
@@ -73,33 +57,21 @@ package struct ClosedLoopReads {
         }
         let window = start..<monotonicNanoseconds()
         control.writerRunning.store(false, ordering: .sequentiallyConsistent)
-        let reads = try threads.map { try $0.join().get() }
-        let first = reads.compactMap(\.starts.first).min() ?? 0
-        let last = reads.map(\.end).max() ?? first
-        return (ClosedLoopReads(threads: reads, span: first..<max(first, last)), result, window)
+        return (ClosedLoopReads(threads: try threads.map { try $0.join().get() }), result, window)
     }
 
-    /// The reads that started in `window` (all when nil): how many, per second of the window (of the span when
-    /// nil), each thread's own rate, and their latencies.
-    package func figures(in window: Range<UInt64>? = nil) -> ReadFigures {
-        let range = window ?? span
-        let seconds = max(Double(range.upperBound - range.lowerBound) / 1e9, 1e-9)
-        let later = window != nil
-        let counts = threads.map { thread in
-            thread.starts.count { range.contains($0) } + (later ? thread.laterReads : 0)
-        }
-        let perThread = zip(threads, counts).map { thread, count in
-            guard later else {
-                return Double(thread.reads) / max(Double(thread.end - (thread.starts.first ?? 0)) / 1e9, 1e-9)
-            }
-            return Double(count) / seconds
-        }.sorted()
+    /// The reads that started in `window`: how many, per second of the window (all threads, and each thread's own),
+    /// and their latencies.
+    package func figures(in window: Range<UInt64>) -> ReadFigures {
+        let seconds = max(Double(window.upperBound - window.lowerBound) / 1e9, 1e-9)
+        let counts = threads.map { thread in thread.starts.count { window.contains($0) } + thread.laterReads }
+        let perThread = counts.map { Double($0) / seconds }.sorted()
         var latencies = Stopwatch.histogram()
         for thread in threads {
-            for (start, latency) in zip(thread.starts, thread.latencies) where range.contains(start) {
+            for (start, latency) in zip(thread.starts, thread.latencies) where window.contains(start) {
                 _ = latencies.record(Swift.max(latency, 1))
             }
-            if later { latencies.add(thread.laterLatencies) }
+            latencies.add(thread.laterLatencies)
         }
         let total = counts.reduce(0, +)
         return ReadFigures(
@@ -111,7 +83,7 @@ package struct ClosedLoopReads {
 
 /// Reads at one level of readers, alone or beside a writer (`ClosedLoopReads.figures(in:)`).
 package struct ReadFigures: Codable, Equatable, Sendable {
-    /// Reads counted: every read alone; beside a writer, those that started while it ran.
+    /// The reads that started in the window: while the writer ran, or while the readers read alone.
     package var reads: Int
     /// All readers together, per second.
     package var readsPerSecond: Double
@@ -213,7 +185,6 @@ private final class ReaderThread: @unchecked Sendable {
             let start = monotonicNanoseconds()
             let item = try reader.item(id: keys[index % keys.count])
             let end = monotonicNanoseconds()
-            reads.end = end
             var answer = Digest()
             answer.add(answer: item)
             if index < keys.count {

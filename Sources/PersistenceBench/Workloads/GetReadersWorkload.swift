@@ -6,7 +6,7 @@ import Foundation
 /// each open the store's reader for another thread (`ConcurrentReadStore.makeConcurrentReader`: GRDB's pool or
 /// queue, a connection of `sqlite`'s own, a context of the ORM's own, an LMDB read transaction, `packed`'s published
 /// snapshot, the heap stores' lock) and look up min(N, 1,000) items by id each, back to back, from keys of their own
-/// (uniform, seeded per thread). First the readers alone; then again while the store's thread inserts min(N / 10,
+/// (uniform, seeded per thread). First the readers alone, for as long as the writer took alone; then again while the store's thread inserts min(N / 10,
 /// 1,000) new items (ids above N), one durable commit each, as `insert-each` does; a reader that has read its keys goes on
 /// reading them again until the writer is done, so every commit has every reader beside it. Before the levels, the
 /// writer alone. The readers' answers touch only ids up to N, which the writer never changes, so they do not depend
@@ -69,13 +69,18 @@ package struct GetReadersWorkload: ItemWorkload {
             return WriterFigures(commits: commits, seconds: secondsSince(start), latencies: latencies)
         }
         let writerAlone = try write()
+        // The readers alone read for as long as the writer took alone (at least a quarter second), every one of them
+        // throughout: the same kind of window as beside the writer, so that the two rates compare.
+        let aloneSeconds = max(Double(commits) / max(writerAlone.commitsPerSecond, 1e-9), 0.25)
         var levels: [ReadersMetrics.Level] = []
         var digest = Digest()
         for readers in context.parameters.readers {
             let keys = (0..<readers).map { Self.keys(scale: scale, seed: context.seed, thread: $0) }
             let handles = try (0..<readers).map { _ in try store.makeConcurrentReader() }
             defer { for handle in handles { try? handle.close() } }
-            let alone = try ClosedLoopReads.run(readers: handles, keys: keys)
+            let (alone, _, aloneWindow) = try ClosedLoopReads.run(readers: handles, keys: keys) {
+                usleep(UInt32(aloneSeconds * 1e6))
+            }
             let (beside, writer, window) = try ClosedLoopReads.run(readers: handles, keys: keys, alongside: write)
             // Each later pass was checked against its thread's first as it ran; the first passes alone and
             // beside the writer must answer alike.
@@ -90,7 +95,7 @@ package struct GetReadersWorkload: ItemWorkload {
             }
             levels.append(
                 ReadersMetrics.Level(
-                    readers: readers, alone: alone.figures(), besideWriter: beside.figures(in: window),
+                    readers: readers, alone: alone.figures(in: aloneWindow), besideWriter: beside.figures(in: window),
                     writer: writer))
         }
         return WorkloadOutcome(
