@@ -77,13 +77,17 @@ package final class GRDBItemStore: Store {
     let flavor: Flavor
     /// Whether the schema has the titles' FTS5 index (`grdb+fts`, `GRDBItemStore+Search.swift`).
     let fullText: Bool
+    /// Every connection's busy timeout, counted in one tally (`GRDBItemStore+Sharing.swift`).
+    let busyTimeout = BusyTimeout(milliseconds: Int(SQLiteConnection.busyTimeoutSeconds) * 1_000)
 
     package init(directory: URL, flavor: Flavor, connection: Connection = .pool, fullText: Bool = false) throws {
         var configuration = Configuration()
         // As the other SQLite stores' connections (`busy_timeout`): a write or a checkpoint that finds a reader in
         // its way (an observation's fetch still running on a pool reader) waits for it rather than fails. A pool
-        // used from one thread never waits.
-        configuration.busyMode = .timeout(TimeInterval(SQLiteConnection.busyTimeoutSeconds))
+        // used from one thread never waits. GRDB's `.timeout` is SQLite's own handler; `BusyTimeout` sleeps as it
+        // does, and counts.
+        let busyTimeout = busyTimeout
+        configuration.busyMode = .callback { tries in busyTimeout.retry(afterTries: tries) }
         let path = directory.appendingPathComponent("store.sqlite").path
         switch connection {
         case .pool:

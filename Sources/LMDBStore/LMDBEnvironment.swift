@@ -36,6 +36,11 @@ package final class LMDBEnvironment {
     let resizeLock = ReadWriteLock()
     /// Bumped after every committed write, for observers watching the commit sequence (`+Observation`).
     let commits = CommitSignal()
+    /// Write transactions whose begin waited for the writer mutex (`writerLockWait`).
+    let writerLockWaits = LockWaitTally()
+    /// A write transaction's begin that took longer than this waited for the writer mutex, which another process
+    /// (or a write of this one on another thread) held: an uncontended begin takes a few microseconds.
+    static let writerLockWait: UInt64 = 100_000
 
     /// Opens (creating if needed) the environment in `directory`, which must exist.
     ///
@@ -172,7 +177,10 @@ package final class LMDBEnvironment {
     /// `body` must have no effect outside the transaction that a second run would repeat.
     package func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         while true {
+            let started = monotonicNanoseconds()
             let transaction = try begin(flags: 0, operation: "mdb_txn_begin(read-write)")
+            let waited = monotonicNanoseconds() - started
+            if waited > Self.writerLockWait { writerLockWaits.record(seconds: seconds(nanoseconds: waited)) }
             let result: T
             do {
                 result = try body(LMDBTransaction(pointer: transaction))

@@ -50,7 +50,7 @@ extension MarkdownReport {
     }
 
     /// The median p99 in µs, with the fewest samples one rests on: "n=" under 1,000 says how few.
-    private static func p99(_ summaries: [LatencySummary?]) -> String {
+    static func p99(_ summaries: [LatencySummary?]) -> String {
         let present = summaries.compactMap { $0 }
         guard let value = median(present.map(\.p99)), let fewest = present.map(\.count).min() else { return "–" }
         return formatSignificant(value) + (fewest < 1_000 ? " (n=\(fewest))" : "")

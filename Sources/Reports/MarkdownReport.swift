@@ -77,6 +77,8 @@ package enum MarkdownReport {
                 out += observeTable(cells, stores: stores, scales: scales)
             case .readers:
                 out += readersTable(cells, stores: stores, scales: scales)
+            case .twoProcesses:
+                out += twoProcessesTable(cells, stores: stores, scales: scales)
             }
         }
         if !tables.memory.isEmpty {

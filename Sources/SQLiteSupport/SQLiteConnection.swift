@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import PersistenceBench
 
 /// An error from the SQLite C API, with SQLite's message and the statement or operation that failed.
 public struct SQLiteError: Error, CustomStringConvertible {
@@ -27,6 +28,9 @@ public final class SQLiteConnection {
     /// (`busy_timeout`): every SQLite-based store's connections, GRDB's too.
     public static let busyTimeoutSeconds: Int32 = 5
 
+    /// The connection's `busy_timeout`, counted (`BusyTimeout`): its tally is the store's `lockWaits`.
+    package let busyTimeout: BusyTimeout
+
     public let handle: OpaquePointer
     public let path: String
     /// Called after every `transaction` whose COMMIT returned: the moment its changes are visible to other
@@ -37,6 +41,7 @@ public final class SQLiteConnection {
     /// GRDB 7 opens every connection of its queues and pools (its `SerializedDatabase` sets `.multiThread`), so
     /// that every SQLite-based store runs in the same mode. `threadingMode` reads it back.
     public init(path: String) throws {
+        busyTimeout = BusyTimeout(milliseconds: Int(Self.busyTimeoutSeconds) * 1_000)
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -49,8 +54,14 @@ public final class SQLiteConnection {
         self.path = path
         // With a second connection on the file (a reader, an observer), a write can find the log's index briefly
         // locked by a reader that checks it; it waits and retries rather than fails, as every app with two
-        // connections sets it. A connection alone on its file never waits.
-        sqlite3_busy_timeout(handle, Self.busyTimeoutSeconds * 1000)
+        // connections sets it. A connection alone on its file never waits. SQLite's own timeout handler, counted.
+        sqlite3_busy_handler(
+            handle,
+            { context, tries in
+                guard let context else { return 0 }
+                return Unmanaged<BusyTimeout>.fromOpaque(context).takeUnretainedValue().retry(afterTries: Int(tries))
+                    ? 1 : 0
+            }, Unmanaged.passUnretained(busyTimeout).toOpaque())
     }
 
     /// Runs SQL with no results (schema, pragmas, transactions).

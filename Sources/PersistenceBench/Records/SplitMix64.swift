@@ -67,5 +67,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let crashContinuations = Stream(rawValue: 23)
         public static let bootstrap = Stream(rawValue: 24)
         public static let readerKeys = Stream(rawValue: 25)
+        public static let processLookups = Stream(rawValue: 26)
     }
 }

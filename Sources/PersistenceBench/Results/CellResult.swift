@@ -127,6 +127,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     package var observe: ObserveMetrics?
     /// `get-readers`' reads per level of readers, alone and beside its writer; nil for other workloads.
     package var readers: ReadersMetrics?
+    /// `two-processes`' commits of both processes, their waits and losses, or the second's refusal; nil for other
+    /// workloads.
+    package var twoProcesses: TwoProcessesMetrics?
     /// True where the cell did fewer steps than its workload's own count: the time box (`--time-box`) set its
     /// group's count of steps (`TimeBox`), which every cell of the group did. Nil elsewhere.
     package var timeBoxed: Bool?
@@ -227,7 +230,8 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         case timedPeakRSSBytes, bytesOnDisk, digest, calibrationSeconds, syncCalibrationSeconds, phaseSeconds,
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
             steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
-        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound, prefix, stoppedShort, readers
+        case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound, prefix, stoppedShort, readers,
+            twoProcesses
     }
 
     public init(from decoder: any Decoder) throws {
@@ -267,6 +271,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             prefix: try c.decodeIfPresent(DigestPrefix.self, forKey: .prefix),
             stoppedShort: try c.decodeIfPresent(Bool.self, forKey: .stoppedShort))
         readers = try c.decodeIfPresent(ReadersMetrics.self, forKey: .readers)
+        twoProcesses = try c.decodeIfPresent(TwoProcessesMetrics.self, forKey: .twoProcesses)
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -297,6 +302,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(readWhileImport, forKey: .readWhileImport)
         try c.encodeIfPresent(observe, forKey: .observe)
         try c.encodeIfPresent(readers, forKey: .readers)
+        try c.encodeIfPresent(twoProcesses, forKey: .twoProcesses)
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
         try c.encodeIfPresent(steps, forKey: .steps)
         try c.encodeIfPresent(firstRound, forKey: .firstRound)

@@ -9,7 +9,8 @@ public enum CellExecution {
             throw BenchError("no workload \(job.workload)")
         }
         let progress = ProgressReporter { done in channel?.send(done) }
-        let context = WorkloadContext(parameters: job.parameters, stopwatch: Stopwatch(), progress: progress)
+        var context = WorkloadContext(parameters: job.parameters, stopwatch: Stopwatch(), progress: progress)
+        context.executable = try? Executable.path()
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:
@@ -64,7 +65,7 @@ public enum CellExecution {
             peakReset = ProcessStats.resetPeak()
             startTimeline()
             begin()
-            (outcome, store) = try opening.run(opening: { try kind.open(directory) }, at: directory, context: context)
+            (outcome, store) = try opening.run(opening: kind, at: directory, context: context)
         } else {
             store = try kind.open(directory)
             try workload.prepare(store, context: context)
@@ -118,6 +119,7 @@ public enum CellExecution {
             phaseMajorFaults: after.majorFaults - before.majorFaults, firstRound: outcome.firstRound, prefix: prefix,
             stoppedShort: outcome.stoppedShort ? true : nil)
         metrics.readers = outcome.readers
+        metrics.twoProcesses = outcome.twoProcesses
         return metrics
     }
 }

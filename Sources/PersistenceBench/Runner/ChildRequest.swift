@@ -8,6 +8,8 @@ package struct ChildRequest: Codable, Sendable {
         case cell(CellJob)
         /// One step of `persistbench crash`: a fixture, a writer, a verifier.
         case crash(CrashJob)
+        /// The extension of `two-processes`, started by a cell's process.
+        case secondProcess(SecondProcessJob)
     }
 
     package var job: Job
@@ -85,6 +87,8 @@ package enum ChildReply: Codable, Sendable {
     case cell(CellMetrics?)
     /// A crash check's verdict on the store it reopened (none for a writer), and how long the reopen took.
     case crash(verdict: CrashVerdict?, openSeconds: Double?)
+    /// The extension's commits, or its refused open.
+    case secondProcess(ProcessCommits)
     /// The error that stopped the job.
     case failed(String)
 }
@@ -138,6 +142,8 @@ package enum ChildExecution {
             case .crash(let job):
                 let (verdict, openSeconds) = try CrashExecution.run(job, stores: stores, progress: progress)
                 reply = .crash(verdict: verdict, openSeconds: openSeconds)
+            case .secondProcess(let job):
+                reply = .secondProcess(try SecondProcess.run(job, stores: stores, progress: progress))
             }
         } catch {
             reply = .failed("\(error)")

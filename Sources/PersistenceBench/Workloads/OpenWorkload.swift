@@ -32,11 +32,11 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
     }
     package var report: WorkloadReport { WorkloadReport(operationKinds: [.open, .firstPage], appBudgets: budgets) }
 
-    package func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
+    package func run(opening kind: StoreKind, at directory: URL, context: WorkloadContext) throws
         -> (outcome: WorkloadOutcome, store: any Store)
     {
         try FileSystem.dropFromPageCache(directory)
-        let store = try context.stopwatch.measureOperation(.open) { try open() }
+        let store = try context.stopwatch.measureOperation(.open) { try kind.open(directory) }
         let first = try run(
             on: requireCapability(store, (any ItemStore).self, for: "workload \(name)"), context: context)
         return (WorkloadOutcome(operations: 1 + first.operations, digest: first.digest), store)

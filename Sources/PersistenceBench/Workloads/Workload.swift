@@ -45,7 +45,7 @@ extension Workload {
 package protocol OpeningWorkload: Workload {
     /// Opens the store with `open` (timed as the workload sees fit) and runs the rest of the timed phase; returns
     /// the outcome and the open store, which the cell digests and closes.
-    func run(opening open: () throws -> any Store, at directory: URL, context: WorkloadContext) throws
+    func run(opening kind: StoreKind, at directory: URL, context: WorkloadContext) throws
         -> (outcome: WorkloadOutcome, store: any Store)
 }
 
@@ -66,6 +66,8 @@ public struct WorkloadOutcome: Sendable {
     package var observe: ObserveMetrics?
     /// What `get-readers` measured besides its timed commits; nil for other workloads.
     package var readers: ReadersMetrics?
+    /// What `two-processes` measured besides its timed commits; nil for other workloads.
+    package var twoProcesses: TwoProcessesMetrics?
     /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
     /// (`TimeBox`).
     package var timeBoxed: Bool
@@ -94,9 +96,10 @@ public struct WorkloadOutcome: Sendable {
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
         steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false,
-        stepsTimedAlone: Int? = nil, readers: ReadersMetrics? = nil
+        stepsTimedAlone: Int? = nil, readers: ReadersMetrics? = nil, twoProcesses: TwoProcessesMetrics? = nil
     ) {
         self.readers = readers
+        self.twoProcesses = twoProcesses
         self.stepsTimedAlone = stepsTimedAlone
         self.prefix = prefix
         self.stoppedShort = stoppedShort
@@ -151,6 +154,9 @@ public struct WorkloadContext {
     package var timeBox: TimeBox { parameters.timeBox }
     /// How a loop of fast questions is timed (`askInTurn`): by each question's speed, or held alone or in blocks.
     package var loopTiming: LoopTiming = .adaptive
+    /// This tool's executable, for a workload that starts a process of its own (`two-processes`); nil where this
+    /// process is not the tool (a package-benchmark suite), and such a workload cannot run there.
+    package var executable: String?
 
     /// How `askInTurn` times its steps.
     package enum LoopTiming: Sendable {

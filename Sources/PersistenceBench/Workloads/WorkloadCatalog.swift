@@ -32,8 +32,8 @@ public enum WorkloadCatalog {
 
     /// An app living with its store: reads while a background import writes, queries kept fresh while it commits.
     package static let live: [any Workload] = [
-        ImportWorkload(), ReadWhileImportWorkload(), GetReadersWorkload(), ObserveWorkload(paced: true),
-        ObserveWorkload(paced: false),
+        ImportWorkload(), ReadWhileImportWorkload(), GetReadersWorkload(), TwoProcessesWorkload(),
+        ObserveWorkload(paced: true), ObserveWorkload(paced: false),
     ]
 
     /// Associations, ordered relationships and cascading deletes over `Sport`/`Team` and `House`/`Floor`/`Room`.

@@ -78,6 +78,8 @@ public enum WorkloadTable: Sendable {
     case observation
     /// `get-readers`: reads per level of readers, alone and beside the writer, and the writer beside them.
     case readers
+    /// `two-processes`: each process's commits, waits and lost commits, or the second's refused open.
+    case twoProcesses
 }
 
 /// A limit a workload's throughput is held against: the machine's (`insert` against `limit-write`), or the

@@ -1,0 +1,9 @@
+import PersistenceBench
+import SQLiteSupport
+
+/// A second process on the store's file (`two-processes`): SQLite's file locks let both in; a write that finds the
+/// other process's write in progress waits, through the connection's `busy_timeout`, counted.
+extension SQLiteItemStore: LockWaitCountingStore {
+    package var lockWaits: LockWaits { connection.busyTimeout.tally.waits }
+    package static var lockWaitPolicy: String { "busy_timeout \(SQLiteConnection.busyTimeoutSeconds) s" }
+}
