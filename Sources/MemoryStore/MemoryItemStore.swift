@@ -42,6 +42,8 @@ package final class MemoryItemStore: Store {
     static let magic = Array("PBMEM002".utf8)
 
     let persistence: Persistence
+    /// Held from the open to the close: one process at a time has the store (`MemoryItemStore+Sharing.swift`).
+    let lock: DirectoryLock
     /// The dump or the document.
     let file: URL
     /// Slot `id` holds item `id`, or nil; slot 0 is never used.
@@ -74,6 +76,7 @@ package final class MemoryItemStore: Store {
 
     init(directory: URL, persistence: Persistence) throws {
         self.persistence = persistence
+        lock = try DirectoryLock(directory.path, store: persistence.storeName)
         switch persistence {
         case .dumpAtClose:
             file = directory.appendingPathComponent(Self.dumpName)
@@ -92,6 +95,7 @@ package final class MemoryItemStore: Store {
     }
 
     package func close() throws {
+        defer { lock.release() }
         guard unsaved else { return }
         switch persistence {
         case .dumpAtClose: try FileSystem.writeAtomically(Data(encoded()), to: file)

@@ -51,7 +51,7 @@ extension PackedItemStore {
                     UnsafeRawBufferPointer(rebasing: $0[..<(StoreHeader.slotSize / 2)]),
                     at: next.slot * StoreHeader.slotSize)
             }
-            throw SimulatedCrash()
+            throw simulatedCrash()
         }
         try slot.withUnsafeBytes { try rows.write($0, at: next.slot * StoreHeader.slotSize) }
         if next.appendedWithSlot && appendedStrings { try arena.sync() }
@@ -70,14 +70,21 @@ extension PackedItemStore {
         }
     }
 
+    /// A test's crash: the process it stands for has died, and the kernel released its lock, so that a new store
+    /// can open the files the crashed one abandoned.
+    func simulatedCrash() -> SimulatedCrash {
+        lock.release()
+        return SimulatedCrash()
+    }
+
     func stop(at step: CommitStep) throws {
-        if crashAt == step { throw SimulatedCrash() }
+        if crashAt == step { throw simulatedCrash() }
     }
 
     func applyInPlace(_ records: UnsafeRawBufferPointer, stoppingHalfway: Bool) throws {
         let count = records.count / Self.journalRecordSize
         for index in 0..<count {
-            if stoppingHalfway && index == count / 2 { throw SimulatedCrash() }
+            if stoppingHalfway && index == count / 2 { throw simulatedCrash() }
             let offset = index * Self.journalRecordSize
             let row = Int(UInt64(littleEndian: records.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
             let kind = UInt64(littleEndian: records.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))

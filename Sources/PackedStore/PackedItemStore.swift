@@ -69,6 +69,12 @@ package final class PackedItemStore: Store, ByteLayoutStore {
     struct SimulatedCrash: Error {}
 
     package let directory: URL
+    /// Held from the open to the close: a second process's open (`two-processes`) is refused (`StoreInUse`). The
+    /// store appends at the lengths its header had at open, so a second writer would append over the first's rows
+    /// and its header slot name a state the first never committed: without the lock, the second process's commits
+    /// were all lost and the first lost some of its own (docs/findings.md). Taken before any file is read, so that a
+    /// refused open changes nothing (its recovery would cut off the other process's appends).
+    let lock: DirectoryLock
     /// Whether commits flush (`packed`) or not (`packed+nosync`, which flushes everything at a clean close only).
     let flushes: Bool
     /// Whether its rows, strings, tombstones and journal are mapped `MADV_RANDOM` (`packed+random`).
@@ -109,6 +115,7 @@ package final class PackedItemStore: Store, ByteLayoutStore {
 
     package init(directory: URL, flushes: Bool = true, randomAccess: Bool = false) throws {
         self.directory = directory
+        lock = try DirectoryLock(directory.path, store: "packed")
         self.flushes = flushes
         self.randomAccess = randomAccess
         generation = try Self.currentGeneration(in: directory)
@@ -131,6 +138,7 @@ package final class PackedItemStore: Store, ByteLayoutStore {
             for folder in [generation, directory] { try FileSystem.syncDirectory(folder) }
         }
         closeFiles()
+        lock.release()
     }
 
     func closeFiles() {

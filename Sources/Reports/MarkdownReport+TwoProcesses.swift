@@ -17,7 +17,8 @@ extension MarkdownReport {
             let refusals = Set(others.compactMap(\.refusal))
             let second: String
             if let refusal = refusals.first {
-                second = others.allSatisfy({ $0.refusedByLock == true }) ? "refused (its lock)" : "open failed: \(refusal)"
+                second =
+                    others.allSatisfy({ $0.refusedByLock == true }) ? "refused (its lock)" : "open failed: \(refusal)"
             } else {
                 second = "\(p99(others.map(\.latency))) (\(formatCount(median(others.map(\.commitsPerSecond)) ?? 0))/s)"
             }
@@ -49,7 +50,8 @@ extension MarkdownReport {
         guard let count = median(counted.map { Double($0.waits) }), let seconds = median(counted.map(\.seconds))
         else { return "–" }
         let timeouts = counted.map(\.timeouts).max() ?? 0
-        return "\(Int(count.rounded())) · \(formatSignificant(seconds)) s" + (timeouts > 0 ? " (\(timeouts) timed out)" : "")
+        return "\(Int(count.rounded())) · \(formatSignificant(seconds)) s"
+            + (timeouts > 0 ? " (\(timeouts) timed out)" : "")
     }
 
     /// The most in any repetition, or – without figures.

@@ -11,8 +11,14 @@ import Testing
     }
 
     /// What a second process would find if this one were killed now: the directory opened by another store.
+    /// The items of the document on disk, read by a store opened on a copy of it: the open store holds the lock.
     func itemsOnDisk(_ name: String, in directory: URL) throws -> [Item] {
-        let reader = try openItemStore(storeKind(name), at: directory)
+        let copy = try TemporaryDirectory()
+        let document = documentFile(of: name, in: directory)
+        if FileManager.default.fileExists(atPath: document.path) {
+            try FileManager.default.copyItem(at: document, to: documentFile(of: name, in: copy.url))
+        }
+        let reader = try openItemStore(storeKind(name), at: copy.url)
         defer { try? reader.close() }
         return try allItems(in: reader)
     }
@@ -46,8 +52,10 @@ import Testing
         try store.insertCommitted(imported)
         #expect(try itemsOnDisk(name, in: directory.url) == expected + imported)
         try store.close()
-        // The atomic replace leaves the document and nothing else.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["store.\(name)"])
+        // The atomic replace leaves the document and nothing else but the lock's empty file.
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+                == ["store.\(name)", DirectoryLock.fileName].sorted())
     }
 
     @Test func theDocumentsAreWhatTheirEncodersWrite() throws {

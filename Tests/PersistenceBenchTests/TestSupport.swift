@@ -67,9 +67,12 @@ func measureCell(
     end: () -> Void = {}
 ) throws -> CellMetrics {
     func context() -> WorkloadContext {
-        WorkloadContext(
+        var context = WorkloadContext(
             scale: scale, seed: seed, batchSize: batchSize, stopwatch: Stopwatch(), progress: ProgressReporter(),
             readRate: readRate, timeBox: timeBox)
+        // The tool, for a workload that starts a second process of it (`two-processes`).
+        context.executable = toolExecutable.path
+        return context
     }
     if workload.fixture != nil {
         try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context())

@@ -66,10 +66,17 @@ public struct AppBudget: Sendable {
     package static func p99(_ name: String, kind: OperationKind? = nil, within limit: Double, source: String)
         -> AppBudget
     {
-        @Sendable func latency(_ metrics: CellMetrics) -> LatencySummary? {
+        p99(name, within: limit, source: source) { metrics in
             kind.map { metrics.latencyByOperation?[$0.rawValue] } ?? metrics.latency
         }
-        return AppBudget(name: name, limit: limit, source: source) { metrics in
+    }
+
+    /// The p99 of the latencies `latency` picks from a cell (a figure of its own table) within `limit`, as above.
+    package static func p99(
+        _ name: String, within limit: Double, source: String,
+        of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
+    ) -> AppBudget {
+        AppBudget(name: name, limit: limit, source: source) { metrics in
             latency(metrics).map { ($0.count >= fewestForPercentile ? $0.p99 : $0.max) / 1e6 }
         } samples: { metrics in
             latency(metrics).map { Samples(count: $0.count, over: $0.over(limit)) }

@@ -27,7 +27,23 @@ package struct GetReadersWorkload: ItemWorkload {
             + "each; the writer alone first. ops/s and latency: the writer's commits; the readers table has the reads"
     }
     package var fixture: Fixture? { .items }
-    package var report: WorkloadReport { WorkloadReport(tables: [.readers]) }
+    /// A UI's reads while a background task commits, on as many threads as the machine has cores.
+    package var report: WorkloadReport {
+        WorkloadReport(
+            tables: [.readers],
+            appBudgets: [
+                AppBudget.p99(
+                    "read p99 ≤ a frame beside a writer, K = cores", within: AppBudget.frame,
+                    source: AppBudget.frameSource
+                ) { Self.levelAtCores($0.readers)?.besideWriter.latency }
+            ])
+    }
+
+    /// The level the budget judges: as many readers as the machine's cores, or the most measured below that.
+    package static func levelAtCores(_ readers: ReadersMetrics?) -> ReadersMetrics.Level? {
+        guard let readers else { return nil }
+        return readers.levels.filter { $0.readers <= readers.cores }.max { $0.readers < $1.readers }
+    }
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 

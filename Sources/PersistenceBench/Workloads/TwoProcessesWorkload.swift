@@ -25,14 +25,25 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
             + "commit of both looked for after a reopen. ops/s and latency: the app's commits beside the extension"
     }
     package var fixture: Fixture? { .items }
-    package var report: WorkloadReport { WorkloadReport(tables: [.twoProcesses]) }
+    /// A save from the extension while the app writes: none for a store that refuses the second process.
+    package var report: WorkloadReport {
+        WorkloadReport(
+            tables: [.twoProcesses],
+            appBudgets: [
+                AppBudget.p99(
+                    "a save from a second process p99 ≤ a frame", within: AppBudget.frame,
+                    source: AppBudget.frameSource
+                ) { $0.twoProcesses?.secondProcess.latency }
+            ])
+    }
 
     /// Each process's durable commits in a phase: 1,000 from 10k items up, so that a p99 rests on 1,000.
     package static func commits(scale: Int) -> Int { max(1, min(scale / 10, 1_000)) }
 
     /// The ids of the app's commits alone, beside the extension, and the extension's: above N, apart.
-    static func ids(scale: Int) -> (alone: ClosedRange<Int64>, beside: ClosedRange<Int64>, extension: ClosedRange<Int64>)
-    {
+    static func ids(scale: Int) -> (
+        alone: ClosedRange<Int64>, beside: ClosedRange<Int64>, extension: ClosedRange<Int64>
+    ) {
         let (n, m) = (Int64(scale), Int64(commits(scale: scale)))
         return (n + 1...n + m, n + m + 1...n + 2 * m, n + 2 * m + 1...n + 3 * m)
     }
