@@ -70,7 +70,7 @@ extension GRDBItemStore: ItemStore {
         try database.read { db in try ids.map { try item(id: $0, in: db) } }
     }
 
-    private func item(id: Int64, in db: Database) throws -> Item? {
+    func item(id: Int64, in db: Database) throws -> Item? {
         switch flavor {
         case .records: try ItemRecord.fetchOne(db, key: id)?.item
         case .codable: try CodableItemRecord.fetchOne(db, key: id)?.item

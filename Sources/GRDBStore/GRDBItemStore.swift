@@ -42,6 +42,10 @@ package final class GRDBItemStore: Store {
                 name: "grdb+queue",
                 summary: "grdb on a DatabaseQueue (one serialized connection, WAL), GRDB's documented default",
                 connection: .queue, inclusion: .variant,
+                cannotRun: [
+                    "pinned-reader": "grdb+queue's one connection has no snapshot to pin: a read held open on it "
+                        + "would hold back every write"
+                ],
                 open: { try GRDBItemStore(directory: $0, flavor: .records, connection: .queue) }),
             kind(
                 name: "grdb+fts",
@@ -55,7 +59,7 @@ package final class GRDBItemStore: Store {
 
     private static func kind(
         name: String, summary: String, connection: Connection, inclusion: StoreKind.Inclusion,
-        configuration extra: String = "", workNotes: [String: String] = [:],
+        configuration extra: String = "", workNotes: [String: String] = [:], cannotRun: [String: String] = [:],
         open: @escaping @Sendable (URL) throws -> any Store
     ) -> StoreKind {
         StoreKind(
@@ -67,7 +71,8 @@ package final class GRDBItemStore: Store {
                 + "temp_store=DEFAULT" + extra,
             engine: {
                 "GRDB \(resolvedVersions["grdb.swift"] ?? "(version not resolved)") on SQLite \(String(cString: sqlite3_libversion()))"
-            }, inclusion: inclusion, workNotes: workNotes, type: GRDBItemStore.self, open: open)
+            }, inclusion: inclusion, workNotes: workNotes, cannotRun: cannotRun,
+            type: GRDBItemStore.self, open: open)
     }
 
     /// The pool, or the queue of `grdb+queue`.

@@ -59,3 +59,41 @@ final class LMDBReader {
         transaction = nil
     }
 }
+
+extension LMDBItemStore: SnapshotPinningStore {
+    /// A read transaction begun now and never reset until `close`: every lookup answers from the snapshot it began
+    /// on. While it lives, LMDB reuses no page freed after it, so the writer's commits take new pages and the file
+    /// grows (and its map with it).
+    package func pinSnapshot() throws -> any ItemReader {
+        var transaction: OpaquePointer?
+        try environment.resizeLock.reading {
+            try LMDBError.check(
+                mdb_txn_begin(try environment.environment(), nil, UInt32(MDB_RDONLY), &transaction),
+                "mdb_txn_begin(read-only)")
+        }
+        guard let transaction else { throw LMDBError(ENOMEM, operation: "mdb_txn_begin(read-only)") }
+        return LMDBPinnedReader(store: self, transaction: transaction)
+    }
+}
+
+private final class LMDBPinnedReader: ItemReader {
+    private let store: LMDBItemStore
+    private var transaction: OpaquePointer?
+
+    init(store: LMDBItemStore, transaction: OpaquePointer) {
+        self.store = store
+        self.transaction = transaction
+    }
+
+    func item(id: Int64) throws -> Item? {
+        guard let transaction else { throw BenchError("reading a released snapshot") }
+        return try store.environment.resizeLock.reading {
+            try store.storedItem(id: id, in: LMDBTransaction(pointer: transaction))
+        }
+    }
+
+    func close() throws {
+        if let transaction { mdb_txn_abort(transaction) }
+        transaction = nil
+    }
+}

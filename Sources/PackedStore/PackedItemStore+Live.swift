@@ -64,3 +64,43 @@ private final class PackedItemReader: ItemReader {
 
     func close() throws {}
 }
+
+extension PackedItemStore: SnapshotPinningStore {
+    /// The published state taken once and kept: its header and the mappings that cover it. Every lookup answers from
+    /// its lengths and counts while the writer goes on appending past them and remapping; only the old mappings stay
+    /// (in memory, not in the files) until `close`. `packed` keeps no old versions of a row: a commit that rewrites
+    /// rows in place (an update, a delete) shows through, so what it pins is what an import leaves alone.
+    package func pinSnapshot() throws -> any ItemReader {
+        guard let snapshot = readersLock.reading({ published }) else {
+            throw PackedError("pinning a snapshot of a closed packed store")
+        }
+        return PinnedPackedReader(store: self, snapshot: snapshot)
+    }
+}
+
+/// Lookups in one pinned state, each under the store's `readersLock` as any reader's.
+private final class PinnedPackedReader: ItemReader {
+    private let store: PackedItemStore
+    private var snapshot: PackedSnapshot?
+    private var permutation: [UInt32]?
+
+    init(store: PackedItemStore, snapshot: PackedSnapshot) {
+        self.store = store
+        self.snapshot = snapshot
+    }
+
+    func item(id: Int64) throws -> Item? {
+        guard let snapshot else { throw PackedError("reading a released snapshot") }
+        return try store.readersLock.reading {
+            let row = PackedItemStore.liveRow(id: id, in: snapshot.view, state: snapshot.state) {
+                if let permutation { return permutation }
+                let rows = PackedItemStore.idPermutation(of: snapshot.view, rowCount: snapshot.state.rowCount)
+                permutation = rows
+                return rows
+            }
+            return try row.map { try snapshot.view.item(at: $0) }
+        }
+    }
+
+    func close() throws { snapshot = nil }
+}

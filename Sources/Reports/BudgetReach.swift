@@ -72,6 +72,9 @@ struct BudgetReach {
             guard !atScale.isEmpty else { continue }
             let summary = CellSummary(cells: atScale)
             let figures = summary.finished.compactMap(budget.figure)
+            // Finished without a figure: the budget does not apply to the store (a second process's save, where the
+            // store refuses a second process), which is no failure to reach it.
+            if figures.isEmpty && !summary.finished.isEmpty { continue }
             guard let figure = median(figures), let low = figures.min(), let high = figures.max() else {
                 if end == nil { end = .unfinished(scale, error: summary.failure?.status == .error) }
                 continue

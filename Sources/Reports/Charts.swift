@@ -87,6 +87,8 @@ package enum Charts {
                 yLabel: "peak RSS growth ÷ records, bytes (log scale)", series: memory, yUnit: "B")
             charts.append((memoryFileName, chart.render()))
         }
+        charts += readersCharts(results)
+        charts += pinnedReaderCharts(results)
         if let budgets = BudgetChart.render(results) { charts.append((BudgetChart.fileName, budgets)) }
         return charts
     }

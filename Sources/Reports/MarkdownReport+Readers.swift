@@ -27,6 +27,15 @@ extension MarkdownReport {
                         + "\(writerSlowdown.map { String(format: "%.2f×", $0) } ?? "–") |")
             }
         }
+        let charts = scales.filter { scale in cells.contains { $0.scale == scale && $0.metrics?.readers != nil } }
+            .flatMap { scale in
+                [
+                    "![get-readers at \(scale): reads per second against K]"
+                        + "(\(Charts.directoryName)/\(Charts.readersFileName(scale))) "
+                        + "![get-readers at \(scale): read p99 against K]"
+                        + "(\(Charts.directoryName)/\(Charts.readersLatencyFileName(scale)))", "",
+                ]
+            }
         return table(
             "K reader threads, each its own reader, closed loop, all reading throughout each window: all readers' "
                 + "reads/s (one thread's, slowest–fastest) alone, for as long as the writer took alone, and beside "
@@ -38,7 +47,7 @@ extension MarkdownReport {
             header: [
                 "store", "scale", "readers", "reads/s alone", "reads/s beside writer", "slowed by writer",
                 "read p99 alone · beside", "commit p99 alone · beside", "writer slowed by readers",
-            ], rows: rows)
+            ], rows: rows) + charts
     }
 
     /// All readers' reads/s and, in brackets, one thread's slowest–fastest: medians over repetitions.

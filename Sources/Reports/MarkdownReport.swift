@@ -79,6 +79,8 @@ package enum MarkdownReport {
                 out += readersTable(cells, stores: stores, scales: scales)
             case .twoProcesses:
                 out += twoProcessesTable(cells, stores: stores, scales: scales)
+            case .pinnedReader:
+                out += pinnedReaderTable(cells, stores: stores, scales: scales)
             }
         }
         if !tables.memory.isEmpty {

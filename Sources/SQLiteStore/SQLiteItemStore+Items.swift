@@ -60,7 +60,7 @@ extension SQLiteItemStore: ItemStore {
         try connection.readTransaction { try ids.map(lookUp) }
     }
 
-    private func lookUp(_ id: Int64) throws -> Item? {
+    func lookUp(_ id: Int64) throws -> Item? {
         selectByID.bind(id, at: 1)
         defer { selectByID.reset() }
         return try selectByID.step() ? Self.item(from: selectByID) : nil

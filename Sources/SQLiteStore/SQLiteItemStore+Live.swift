@@ -20,3 +20,28 @@ extension SQLiteItemStore: ConcurrentReadStore {
 
 /// A second store on the file reads items as the store does.
 extension SQLiteItemStore: ItemReader {}
+
+extension SQLiteItemStore: SnapshotPinningStore {
+    /// A second connection with a read transaction begun and its snapshot taken (SQLite takes it at the first
+    /// read): every lookup answers from it until `close` ends the transaction. Meanwhile a checkpoint copies no
+    /// frame committed after it, and the WAL cannot start over from its beginning.
+    package func pinSnapshot() throws -> any ItemReader {
+        let reader = try openSecondConnection()
+        try reader.connection.execute("BEGIN DEFERRED; SELECT COUNT(*) FROM item WHERE id = 0")
+        return PinnedReader(reader)
+    }
+}
+
+/// Lookups inside the read transaction its second connection holds.
+private final class PinnedReader: ItemReader {
+    private let store: SQLiteItemStore
+
+    init(_ store: SQLiteItemStore) { self.store = store }
+
+    func item(id: Int64) throws -> Item? { try store.lookUp(id) }
+
+    func close() throws {
+        try store.connection.execute("COMMIT")
+        try store.close()
+    }
+}

@@ -11,7 +11,7 @@ import Testing
     func writeWorkloadsCheckpointInsideTheTimedPhase(store: String) throws {
         let kind = try storeKind(store)
         for name in Self.writeWorkloads {
-            guard let workload = WorkloadCatalog.workload(named: name), workload.supports(kind.type) else { continue }
+            guard let workload = WorkloadCatalog.workload(named: name), workload.applies(to: kind) else { continue }
             let temporary = try TemporaryDirectory()
             let directory = temporary.url
             var logBytesAtEnd: [String: Int64] = [:]

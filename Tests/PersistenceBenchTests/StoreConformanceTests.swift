@@ -147,7 +147,7 @@ import Testing
     @Test(arguments: WorkloadCatalog.all.map(\.name).filter { $0 != "observe" })
     func everyStoreGivesTheSameDigests(workload name: String) throws {
         let workload = try #require(WorkloadCatalog.workload(named: name))
-        let supporting = allStoreKinds.filter { workload.supports($0.type) }
+        let supporting = allStoreKinds.filter { workload.applies(to: $0) }
         var digests: [String: Digest] = [:]
         for kind in supporting {
             let directory = try TemporaryDirectory()

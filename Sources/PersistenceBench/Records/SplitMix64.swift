@@ -68,5 +68,6 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let bootstrap = Stream(rawValue: 24)
         public static let readerKeys = Stream(rawValue: 25)
         public static let processLookups = Stream(rawValue: 26)
+        public static let pinnedReads = Stream(rawValue: 27)
     }
 }

@@ -130,6 +130,9 @@ public struct CellMetrics: Codable, Equatable, Sendable {
     /// `two-processes`' commits of both processes, their waits and losses, or the second's refusal; nil for other
     /// workloads.
     package var twoProcesses: TwoProcessesMetrics?
+    /// `pinned-reader`'s file sizes over the import beside a held snapshot, and after its release and the settle;
+    /// nil for other workloads.
+    package var pinnedReader: PinnedReaderMetrics?
     /// True where the cell did fewer steps than its workload's own count: the time box (`--time-box`) set its
     /// group's count of steps (`TimeBox`), which every cell of the group did. Nil elsewhere.
     package var timeBoxed: Bool?
@@ -231,7 +234,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             phaseCPUSeconds, phaseWaits, settleSeconds, maintainedCount, timeline, readWhileImport, observe, timeBoxed,
             steps, baselineRSSBytes, openPeakRSSBytes, rssGrowthBytes, workNote, harnessSeconds, counts
         case storageReadBytes, phaseMinorFaults, phaseMajorFaults, firstRound, prefix, stoppedShort, readers,
-            twoProcesses
+            twoProcesses, pinnedReader
     }
 
     public init(from decoder: any Decoder) throws {
@@ -272,6 +275,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
             stoppedShort: try c.decodeIfPresent(Bool.self, forKey: .stoppedShort))
         readers = try c.decodeIfPresent(ReadersMetrics.self, forKey: .readers)
         twoProcesses = try c.decodeIfPresent(TwoProcessesMetrics.self, forKey: .twoProcesses)
+        pinnedReader = try c.decodeIfPresent(PinnedReaderMetrics.self, forKey: .pinnedReader)
     }
 
     // ops/s and the memory growth are written out too, so that readers of results.json need not derive them.
@@ -303,6 +307,7 @@ public struct CellMetrics: Codable, Equatable, Sendable {
         try c.encodeIfPresent(observe, forKey: .observe)
         try c.encodeIfPresent(readers, forKey: .readers)
         try c.encodeIfPresent(twoProcesses, forKey: .twoProcesses)
+        try c.encodeIfPresent(pinnedReader, forKey: .pinnedReader)
         try c.encodeIfPresent(timeBoxed, forKey: .timeBoxed)
         try c.encodeIfPresent(steps, forKey: .steps)
         try c.encodeIfPresent(firstRound, forKey: .firstRound)

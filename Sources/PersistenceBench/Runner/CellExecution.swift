@@ -44,6 +44,8 @@ public enum CellExecution {
         _ workload: any Workload, on kind: StoreKind, at directory: URL, context: WorkloadContext,
         begin: () -> Void = {}, end: () -> Void = {}
     ) throws -> CellMetrics {
+        var context = context
+        context.directory = directory
         let store: any Store
         let outcome: WorkloadOutcome
         let baseline = ProcessStats.current()
@@ -120,6 +122,7 @@ public enum CellExecution {
             stoppedShort: outcome.stoppedShort ? true : nil)
         metrics.readers = outcome.readers
         metrics.twoProcesses = outcome.twoProcesses
+        metrics.pinnedReader = outcome.pinnedReader
         return metrics
     }
 }

@@ -20,12 +20,15 @@ package struct PlannedCell: Sendable {
     }
     package var group: GroupID { id.group }
     /// Whether this cell's store has the capability its workload needs: a cell that cannot run is recorded, not run.
-    package var applies: Bool { workload.supports(store.type) }
+    package var applies: Bool { workload.applies(to: store) }
 
     /// The result of a cell that does not apply, recorded in its place; nil for one that does.
     var notApplicable: CellResult? {
         applies
-            ? nil : CellResult(id, status: .notApplicable, reason: "\(store.name) has no \(workload.name) capability")
+            ? nil
+            : CellResult(
+                id, status: .notApplicable,
+                reason: store.cannotRun[workload.name] ?? "\(store.name) has no \(workload.name) capability")
     }
 }
 

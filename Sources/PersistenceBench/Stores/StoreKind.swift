@@ -20,6 +20,9 @@ public struct StoreKind: Sendable {
     /// Per workload where this store does other work than the others (one save where they commit every batch,
     /// answers from memory decoded at open), what it does, in a few words: reports show it in the store's cells.
     package let workNotes: [String: String]
+    /// Per workload its type's capability would let it run but this setting cannot (`grdb+queue`'s one connection
+    /// has no snapshot to pin), why: its cells are n/a, with the reason.
+    package let cannotRun: [String: String]
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type
     /// Creates a store in an empty directory, or opens the one it finds there.
@@ -53,10 +56,11 @@ public struct StoreKind: Sendable {
     package init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         configuration: String, engine: @escaping @Sendable () -> String,
-        inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], type: any Store.Type,
-        open: @escaping @Sendable (URL) throws -> any Store
+        inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], cannotRun: [String: String] = [:],
+        type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
     ) {
         self.workNotes = workNotes
+        self.cannotRun = cannotRun
         self.name = name
         self.summary = summary
         self.durability = durability

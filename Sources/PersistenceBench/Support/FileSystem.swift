@@ -9,6 +9,18 @@ public enum FileSystem {
         }
     }
 
+    /// Every regular file under `directory`, by its path relative to it, with its logical size.
+    package static func fileSizes(under directory: URL) throws -> [String: Int64] {
+        let base = directory.standardizedFileURL.path + "/"
+        var sizes: [String: Int64] = [:]
+        for file in try regularFiles(under: directory) {
+            let path = file.standardizedFileURL.path
+            let name = path.hasPrefix(base) ? String(path.dropFirst(base.count)) : file.lastPathComponent
+            sizes[name] = Int64(try file.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0)
+        }
+        return sizes
+    }
+
     /// Creates `directory` and its parents if missing.
     public static func makeDirectory(_ directory: URL) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -33,6 +33,10 @@ extension Workload {
     package func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest? { nil }
     package var report: WorkloadReport { WorkloadReport() }
 
+    /// Whether a store of `kind` runs it: its type has the capability, and its setting does not rule it out
+    /// (`StoreKind.cannotRun`).
+    package func applies(to kind: StoreKind) -> Bool { supports(kind.type) && kind.cannotRun[name] == nil }
+
     /// Its report's declarations (`WorkloadReport`), as the runner and the reports ask them.
     package var measuresMachine: Bool { report.measuresMachine }
     package var countAsked: MaintainedCount? { report.countAsked }
@@ -68,6 +72,8 @@ public struct WorkloadOutcome: Sendable {
     package var readers: ReadersMetrics?
     /// What `two-processes` measured besides its timed commits; nil for other workloads.
     package var twoProcesses: TwoProcessesMetrics?
+    /// What `pinned-reader` measured besides its timed import; nil for other workloads.
+    package var pinnedReader: PinnedReaderMetrics?
     /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
     /// (`TimeBox`).
     package var timeBoxed: Bool
@@ -96,8 +102,10 @@ public struct WorkloadOutcome: Sendable {
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
         readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
         steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false,
-        stepsTimedAlone: Int? = nil, readers: ReadersMetrics? = nil, twoProcesses: TwoProcessesMetrics? = nil
+        stepsTimedAlone: Int? = nil, readers: ReadersMetrics? = nil, twoProcesses: TwoProcessesMetrics? = nil,
+        pinnedReader: PinnedReaderMetrics? = nil
     ) {
+        self.pinnedReader = pinnedReader
         self.readers = readers
         self.twoProcesses = twoProcesses
         self.stepsTimedAlone = stepsTimedAlone
@@ -154,6 +162,8 @@ public struct WorkloadContext {
     package var timeBox: TimeBox { parameters.timeBox }
     /// How a loop of fast questions is timed (`askInTurn`): by each question's speed, or held alone or in blocks.
     package var loopTiming: LoopTiming = .adaptive
+    /// The store's directory, for a workload that watches its files (`pinned-reader`); set by the cell.
+    package var directory: URL?
     /// This tool's executable, for a workload that starts a process of its own (`two-processes`); nil where this
     /// process is not the tool (a package-benchmark suite), and such a workload cannot run there.
     package var executable: String?

@@ -33,6 +33,7 @@ public enum WorkloadCatalog {
     /// An app living with its store: reads while a background import writes, queries kept fresh while it commits.
     package static let live: [any Workload] = [
         ImportWorkload(), ReadWhileImportWorkload(), GetReadersWorkload(), TwoProcessesWorkload(),
+        PinnedReaderWorkload(),
         ObserveWorkload(paced: true), ObserveWorkload(paced: false),
     ]
 

@@ -80,6 +80,8 @@ public enum WorkloadTable: Sendable {
     case readers
     /// `two-processes`: each process's commits, waits and lost commits, or the second's refused open.
     case twoProcesses
+    /// `pinned-reader`: the store's files while a snapshot is held, and after its release and the settle.
+    case pinnedReader
 }
 
 /// A limit a workload's throughput is held against: the machine's (`insert` against `limit-write`), or the
