@@ -64,13 +64,15 @@ smoke-search: build
 	$(TOOL) run --workloads search,insert-each,update,delete --scales 10k --repetitions 1 --out results/smoke-search \
 		--strict --stores $$($(TOOL) list --names search) $(SEARCH_ARGS)
 
-# The live workloads (reads during an import, observed queries) at 10k, once, the default stores; fails unless every digest agrees
-# and every cell finishes. Not in the default matrix: each cell reads for seconds at a fixed rate. LIVE_ARGS adds
-# options (CI: `--stores $$(persistbench list --names live)`, every store but json and plist, whose 1,000 observed
-# commits each rewrite the whole file, minutes at 10k, and orm's single SwiftData mechanisms).
+# The live workloads (reads during an import, observed queries, a second process, a pinned snapshot) at 10k, once, the
+# default stores; fails unless every digest agrees and every cell finishes. Not in the default matrix: each cell reads
+# for seconds at a fixed rate. LIVE_ARGS adds options (CI: `--stores $$(persistbench list --names live)`, every store
+# but json and plist, whose 1,000 observed commits each rewrite the whole file, minutes at 10k, and orm's single
+# SwiftData mechanisms).
 LIVE_ARGS ?=
 smoke-live: build
-	$(TOOL) run --workloads import,read-while-import,observe,observe-burst --scales 10k --repetitions 1 --out results/smoke-live \
+	$(TOOL) run --workloads import,read-while-import,observe,observe-burst,two-processes,pinned-reader --scales 10k \
+		--repetitions 1 --out results/smoke-live \
 		--strict $(LIVE_ARGS)
 
 # Durability at 2k items: every store with a promise killed 5 times, 40 power-loss crash states and 40 two-crash
