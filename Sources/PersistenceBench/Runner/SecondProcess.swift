@@ -88,7 +88,7 @@ final class SecondProcess: @unchecked Sendable {
             throw BenchError("\(kind.name) stores no items")
         }
         progress?.send(0)
-        var commits = TwoProcessesWorkload.commit(
+        var commits = try TwoProcessesWorkload.commit(
             job.ids, to: store, items: ItemGenerator(seed: job.seed), timedBy: nil, stop: { getppid() != parent })
         commits.lockWaits = (store as? any LockWaitCountingStore)?.lockWaits
         try store.close()

@@ -68,12 +68,12 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
         let lookup = { () throws -> Void in
             digest.add(answer: try store.item(id: 1 + Int64(lookups.below(UInt64(max(scale, 1))))))
         }
-        let alone = Self.commit(ids.alone, to: store, items: context.items, before: lookup, timedBy: nil)
+        let alone = try Self.commit(ids.alone, to: store, items: context.items, before: lookup, timedBy: nil)
         let second = try SecondProcess.start(
             SecondProcessJob(
                 store: kind.name, directory: directory.path, seed: context.seed, ids: ids.extension),
             tool: tool)
-        let beside = Self.commit(
+        let beside = try Self.commit(
             ids.beside, to: store, items: context.items, before: lookup, timedBy: context.stopwatch)
         var other = try second.finish()
         var app = beside
@@ -99,12 +99,13 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
         return (WorkloadOutcome(operations: beside.commits, digest: digest, twoProcesses: metrics), reopened)
     }
 
-    /// Commits one item of each id in `ids` durably, `before` each (a lookup, or nothing), timing each commit (and
-    /// recording it on `stopwatch`, if given). A commit that throws is counted as failed and not retried.
+    /// Commits one item of each id in `ids` durably, `before` each (a lookup, or nothing: its error is the cell's),
+    /// timing each commit (and recording it on `stopwatch`, if given). A commit that throws is counted as failed and
+    /// not retried.
     static func commit(
         _ ids: ClosedRange<Int64>, to store: any ItemStore, items: ItemGenerator, before: () throws -> Void = {},
         timedBy stopwatch: Stopwatch?, stop: () -> Bool = { false }
-    ) -> ProcessCommits {
+    ) throws -> ProcessCommits {
         var latencies: [UInt64] = []
         latencies.reserveCapacity(ids.count)
         var failed: [Int64] = []
@@ -113,8 +114,8 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
         for id in ids {
             if stop() { break }
             let item = items.item(id: id)
+            try before()
             do {
-                try before()
                 let begun = monotonicNanoseconds()
                 if let stopwatch {
                     try stopwatch.measureOperation { try store.insertDurably(item) }
