@@ -4,16 +4,20 @@ import PersistenceBench
 extension GRDBItemStore: ConcurrentReadStore {
     /// The pool itself: `item(id:)` is a `database.read`, which runs on one of the pool's reader connections while
     /// `database.write` commits on the writer, as SQLiteData reads and writes.
-    package func makeConcurrentReader() throws -> any ItemReader { PoolReader(store: self) }
+    package func makeConcurrentReader() throws -> any QueryReader { PoolReader(store: self) }
 }
 
 /// Reads through the store's `DatabasePool`, which serves any thread.
-private final class PoolReader: ItemReader {
+private final class PoolReader: QueryReader {
     private let store: GRDBItemStore
 
     init(store: GRDBItemStore) { self.store = store }
 
     func item(id: Int64) throws -> Item? { try store.item(id: id) }
+
+    func page(_ query: ItemPageQuery) throws -> [Item] { try store.page(query) }
+
+    func search(_ search: TitleSearch) throws -> TitleSearchAnswer { try store.search(search) }
 
     func close() throws {}
 }

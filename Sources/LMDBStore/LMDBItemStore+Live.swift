@@ -5,12 +5,12 @@ import PersistenceBench
 extension LMDBItemStore: ConcurrentReadStore {
     /// A read transaction of the reader's own (`MDB_NOTLS` lets it live on any thread), renewed for every read: a
     /// reader sees the last commit and never waits for the writer, nor the writer for it.
-    package func makeConcurrentReader() throws -> any ItemReader {
+    package func makeConcurrentReader() throws -> any QueryReader {
         LMDBItemReader(store: self, reader: LMDBReader(environment: environment))
     }
 }
 
-private final class LMDBItemReader: ItemReader {
+private final class LMDBItemReader: QueryReader {
     private let store: LMDBItemStore
     private let reader: LMDBReader
 
@@ -21,6 +21,14 @@ private final class LMDBItemReader: ItemReader {
 
     func item(id: Int64) throws -> Item? {
         try reader.read { try store.storedItem(id: id, in: $0) }
+    }
+
+    func page(_ query: ItemPageQuery) throws -> [Item] {
+        try reader.read { try store.page(query, in: $0) }
+    }
+
+    func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+        try reader.read { try store.search(search, in: $0) }
     }
 
     func close() throws { reader.close() }

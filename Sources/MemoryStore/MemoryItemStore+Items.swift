@@ -85,8 +85,11 @@ extension MemoryItemStore: ItemStore {
         wrote(ids)
     }
 
+    /// Marks `ids` for the next page to mend, under the lock a reader's page holds (`+Live`).
     func wrote(_ ids: some Sequence<Int64>) {
-        if pageOrders != nil { unsortedIDs.formUnion(ids) }
+        itemsLock.writing {
+            if pageOrders != nil { unsortedIDs.formUnion(ids) }
+        }
         unsaved = true
     }
 

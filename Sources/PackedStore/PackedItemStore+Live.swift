@@ -12,8 +12,42 @@ import PersistenceBench
 /// and every new state published, while the writer holds `readersLock` alone, so a reader sees a row either before
 /// or after, never half rewritten; the commit waits for the read in progress (a lookup holds the lock for one
 /// lookup, an observer for one pass).
+///
+/// A page or a keystroke reads the published snapshot the same way, under the lock for the whole pass. A keystroke
+/// scans its titles as the store's own search does. A page cannot use the store's order index, which the writer
+/// rebuilds (and commits) after its writes on its own thread: a reader's page is one pass over the snapshot's rows of
+/// the page's priority, keeping the first offset + limit in page order.
 extension PackedItemStore: ConcurrentReadStore {
-    package func makeConcurrentReader() throws -> any ItemReader { PackedItemReader(store: self) }
+    package func makeConcurrentReader() throws -> any QueryReader { PackedItemReader(store: self) }
+
+    /// A page without the order index: one pass over `view`'s first `rowCount` rows, keeping the rows of the query's
+    /// priority that come first in page order (stock, then title bytes, then id).
+    static func page(_ query: ItemPageQuery, scanning view: MappedView, rowCount: Int) throws -> [Item] {
+        typealias Candidate = (isInStock: Bool, title: UnsafeBufferPointer<UInt8>, id: Int64, row: Int)
+        func precedes(_ a: Candidate, _ b: Candidate) -> Bool {
+            if a.isInStock != b.isInStock { return !a.isInStock }
+            if !a.title.elementsEqual(b.title) { return a.title.lexicographicallyPrecedes(b.title) }
+            return a.id < b.id
+        }
+        let priority = Int(ItemFilter.priorityCode(query.priority))
+        let keep = query.offset + query.limit
+        var first: [Candidate] = []
+        first.reserveCapacity(keep + 1)
+        for row in 0..<rowCount where !view.isDeleted(row) {
+            let key = view.filterKey(ofRow: row)
+            guard key >> 1 == priority else { continue }
+            let candidate = (key & 1 != 0, try view.bytes(view.titleReference(ofRow: row)), view.id(atRow: row), row)
+            if first.count == keep, let last = first.last, !precedes(candidate, last) { continue }
+            var (low, high) = (0, first.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(candidate, first[middle]) { high = middle } else { low = middle + 1 }
+            }
+            first.insert(candidate, at: low)
+            if first.count > keep { first.removeLast() }
+        }
+        return try first.dropFirst(query.offset).map { try view.item(at: $0.row) }
+    }
 }
 
 /// A committed state of `packed` and the mappings that cover it.
@@ -37,8 +71,8 @@ final class PackedSnapshot: @unchecked Sendable {
     }
 }
 
-/// Lookups in the published snapshot, for one thread.
-private final class PackedItemReader: ItemReader {
+/// Lookups, pages and keystrokes in the published snapshot, for one thread.
+private final class PackedItemReader: QueryReader {
     private let store: PackedItemStore
     /// Live rows in id order for the snapshot of this sequence, when its ids do not ascend in row order.
     private var permutation: (sequence: UInt64, rows: [UInt32])?
@@ -52,6 +86,20 @@ private final class PackedItemReader: ItemReader {
                 rows(of: snapshot)
             }
             return try row.map { try snapshot.view.item(at: $0) }
+        }
+    }
+
+    func page(_ query: ItemPageQuery) throws -> [Item] {
+        try store.readersLock.reading {
+            guard let snapshot = store.published else { throw PackedError("reading a closed packed store") }
+            return try PackedItemStore.page(query, scanning: snapshot.view, rowCount: snapshot.state.rowCount)
+        }
+    }
+
+    func search(_ search: TitleSearch) throws -> TitleSearchAnswer {
+        try store.readersLock.reading {
+            guard let snapshot = store.published else { throw PackedError("reading a closed packed store") }
+            return try PackedItemStore.search(search, in: snapshot.view, rowCount: snapshot.state.rowCount)
         }
     }
 

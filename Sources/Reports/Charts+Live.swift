@@ -2,52 +2,58 @@ import Foundation
 import PersistenceBench
 
 extension Charts {
-    /// For `get-readers`, per scale: all readers' reads per second beside the writer against K, and their read
-    /// p99, a line per store (medians over repetitions).
+    /// For `get-readers`, `page-readers` and `search-readers`, per scale: all readers' reads per second beside the
+    /// writer against K, and their read p99, a line per store (medians over repetitions).
     static func readersCharts(_ results: RunResults) -> [(name: String, svg: String)] {
         let cells = results.cells.filter { $0.status == .ok && $0.metrics?.readers != nil }
         var charts: [(String, String)] = []
-        for scale in orderedUnique(cells.map(\.scale)).sorted() {
-            var throughput: [LogLogChart.Series] = []
-            var latency: [LogLogChart.Series] = []
-            for store in results.stores {
-                let measured = cells.filter { $0.store == store && $0.scale == scale }.compactMap(\.metrics?.readers)
-                guard let first = measured.first else { continue }
-                func points(_ figure: (ReadFigures) -> Double?) -> [(x: Double, y: Double)] {
-                    first.levels.map(\.readers).compactMap { readers in
-                        let levels = measured.compactMap { $0.levels.first { $0.readers == readers } }
-                        return median(levels.compactMap { figure($0.besideWriter) }).map { (Double(readers), $0) }
+        for workload in orderedUnique(cells.map(\.workload)) {
+            for scale in orderedUnique(cells.map(\.scale)).sorted() {
+                let cells = cells.filter { $0.workload == workload && $0.scale == scale }
+                guard let cores = cells.first?.metrics?.readers?.cores else { continue }
+                var throughput: [LogLogChart.Series] = []
+                var latency: [LogLogChart.Series] = []
+                for store in results.stores {
+                    let measured = cells.filter { $0.store == store }.compactMap(\.metrics?.readers)
+                    guard let first = measured.first else { continue }
+                    func points(_ figure: (ReadFigures) -> Double?) -> [(x: Double, y: Double)] {
+                        first.levels.map(\.readers).compactMap { readers in
+                            let levels = measured.compactMap { $0.levels.first { $0.readers == readers } }
+                            return median(levels.compactMap { figure($0.besideWriter) }).map { (Double(readers), $0) }
+                        }
                     }
+                    throughput.append(LogLogChart.Series(name: store, points: points(\.readsPerSecond)))
+                    latency.append(
+                        LogLogChart.Series(name: store, points: points { $0.latency.map { $0.p99 / 1e6 } }))
                 }
-                throughput.append(LogLogChart.Series(name: store, points: points(\.readsPerSecond)))
-                latency.append(LogLogChart.Series(name: store, points: points { $0.latency.map { $0.p99 / 1e6 } }))
+                let xLabel = "reader threads K (the machine has \(cores) cores)"
+                charts.append(
+                    (
+                        readersFileName(workload, scale),
+                        LogLogChart(
+                            title: "\(workload) at \(scale): reads per second beside the writer", xLabel: xLabel,
+                            yLabel: "all readers' reads per second, median (log scale)", series: throughput,
+                            linearX: true
+                        ).render()
+                    ))
+                charts.append(
+                    (
+                        readersLatencyFileName(workload, scale),
+                        LogLogChart(
+                            title: "\(workload) at \(scale): read p99 beside the writer", xLabel: xLabel,
+                            yLabel: "read p99, median (log scale)", series: latency, linearX: true, yTime: true,
+                            thresholds: [(AppBudget.frame, "a frame (16.7 ms)")]
+                        ).render()
+                    ))
             }
-            let cores = cells.first?.metrics?.readers?.cores
-            let xLabel = "reader threads K" + (cores.map { " (the machine has \($0) cores)" } ?? "")
-            charts.append(
-                (
-                    readersFileName(scale),
-                    LogLogChart(
-                        title: "get-readers at \(scale): reads per second beside the writer", xLabel: xLabel,
-                        yLabel: "all readers' reads per second, median (log scale)", series: throughput,
-                        linearX: true
-                    ).render()
-                ))
-            charts.append(
-                (
-                    readersLatencyFileName(scale),
-                    LogLogChart(
-                        title: "get-readers at \(scale): read p99 beside the writer", xLabel: xLabel,
-                        yLabel: "read p99, median (log scale)", series: latency, linearX: true, yTime: true,
-                        thresholds: [(AppBudget.frame, "a frame (16.7 ms)")]
-                    ).render()
-                ))
         }
         return charts
     }
 
-    package static func readersFileName(_ scale: Scale) -> String { "readers-\(scale).svg" }
-    package static func readersLatencyFileName(_ scale: Scale) -> String { "readers-p99-\(scale).svg" }
+    package static func readersFileName(_ workload: String, _ scale: Scale) -> String { "\(workload)-\(scale).svg" }
+    package static func readersLatencyFileName(_ workload: String, _ scale: Scale) -> String {
+        "\(workload)-p99-\(scale).svg"
+    }
 }
 
 extension Charts {

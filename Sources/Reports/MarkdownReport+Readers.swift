@@ -27,13 +27,14 @@ extension MarkdownReport {
                         + "\(writerSlowdown.map { String(format: "%.2f×", $0) } ?? "–") |")
             }
         }
+        let workload = cells.first?.workload ?? "get-readers"
         let charts = scales.filter { scale in cells.contains { $0.scale == scale && $0.metrics?.readers != nil } }
             .flatMap { scale in
                 [
-                    "![get-readers at \(scale): reads per second against K]"
-                        + "(\(Charts.directoryName)/\(Charts.readersFileName(scale))) "
-                        + "![get-readers at \(scale): read p99 against K]"
-                        + "(\(Charts.directoryName)/\(Charts.readersLatencyFileName(scale)))", "",
+                    "![\(workload) at \(scale): reads per second against K]"
+                        + "(\(Charts.directoryName)/\(Charts.readersFileName(workload, scale))) "
+                        + "![\(workload) at \(scale): read p99 against K]"
+                        + "(\(Charts.directoryName)/\(Charts.readersLatencyFileName(workload, scale)))", "",
                 ]
             }
         return table(

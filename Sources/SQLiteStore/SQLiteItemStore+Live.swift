@@ -5,7 +5,7 @@ import SQLiteSupport
 extension SQLiteItemStore: ConcurrentReadStore {
     /// A second connection to the same file, for the reader's thread: in WAL mode it reads the last commit while
     /// this connection writes, and neither waits for the other.
-    package func makeConcurrentReader() throws -> any ItemReader {
+    package func makeConcurrentReader() throws -> any QueryReader {
         try openSecondConnection()
     }
 
@@ -18,8 +18,8 @@ extension SQLiteItemStore: ConcurrentReadStore {
     }
 }
 
-/// A second store on the file reads items as the store does.
-extension SQLiteItemStore: ItemReader {}
+/// A second store on the file reads items, pages and keystrokes as the store does.
+extension SQLiteItemStore: QueryReader {}
 
 extension SQLiteItemStore: SnapshotPinningStore {
     /// A second connection with a read transaction begun and its snapshot taken (SQLite takes it at the first

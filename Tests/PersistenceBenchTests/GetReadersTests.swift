@@ -3,7 +3,8 @@ import MemoryStore
 import PersistenceBench
 import Testing
 
-/// `get-readers`: K reader threads alone and beside the store's writer, and the closed-loop readers under it.
+/// `get-readers`, `page-readers`, `search-readers`: K reader threads alone and beside the store's writer, and the
+/// closed-loop readers under them.
 @Suite struct GetReadersTests {
     /// Every store with readers on other threads: each level's figures are recorded, every read and commit counted,
     /// and the digest (every thread's answers, then the store after every commit) is the generator's.
@@ -17,11 +18,11 @@ import Testing
         func context() -> WorkloadContext {
             WorkloadContext(parameters: parameters, stopwatch: Stopwatch(), progress: ProgressReporter())
         }
-        let workload = GetReadersWorkload()
+        let workload = ReadersWorkload(.get)
         try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
         let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
         let readers = try #require(metrics.readers)
-        let (count, commits) = (GetReadersWorkload.count(scale: scale), GetReadersWorkload.commits(scale: scale))
+        let (count, commits) = (ReadersWorkload.count(scale: scale), ReadersWorkload.commits(scale: scale))
         #expect(readers.levels.map(\.readers) == [1, 3])
         #expect(readers.readsPerThread == count && readers.writerAlone.commits == commits)
         #expect(metrics.operations == commits * 3)
@@ -37,7 +38,7 @@ import Testing
         var expected = Digest()
         for level in [1, 3] {
             for thread in 0..<level {
-                for id in GetReadersWorkload.keys(scale: scale, seed: 42, thread: thread) {
+                for id in ReadersWorkload.keys(scale: scale, seed: 42, thread: thread) {
                     var answer = Digest()
                     answer.add(answer: generator.item(id: id))
                     expected.add(answer)
@@ -48,6 +49,56 @@ import Testing
         #expect(metrics.digest == expected)
     }
 
+    /// Pages and keystrokes on K readers, for every store with readers on other threads: every pass answers as the
+    /// first (the writer's items are on no reader's page and match no typed text), and the digest holds each thread's
+    /// answers, computed here from the generator, then the store's items with the writer's.
+    @Test(arguments: ["sqlite", "grdb", "grdb+queue", "orm", "lmdb", "packed", "json", "memory"])
+    func pagesAndKeystrokesAnswerAloneAsBesideTheWriter(store name: String) throws {
+        let kind = try storeKind(name)
+        let scale = 300
+        let parameters = CellParameters(
+            scale: scale, seed: 42, batchSize: 128, timeBox: .none, extras: [.readers([2])])
+        let generator = ItemGenerator(seed: 42)
+        let all = (1...Int64(scale)).map(generator.item(id:))
+        for question in [ReadersWorkload.Question.page, .search] {
+            let directory = try TemporaryDirectory()
+            let workload = ReadersWorkload(question)
+            let context = WorkloadContext(parameters: parameters, stopwatch: Stopwatch(), progress: ProgressReporter())
+            try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context)
+            let metrics = try CellExecution.measure(
+                workload, on: kind, at: directory.url,
+                context: WorkloadContext(parameters: parameters, stopwatch: Stopwatch(), progress: ProgressReporter()))
+            let level = try #require(metrics.readers?.levels.first)
+            #expect(level.readers == 2 && level.alone.reads > 0)
+            var expected = Digest()
+            for thread in 0..<2 {
+                for asked in workload.questions(scale: scale, seed: 42, thread: thread) {
+                    var answer = Digest()
+                    switch asked {
+                    case .page(let query):
+                        let matching = all.filter { $0.priority == query.priority }
+                            .sorted(by: ItemPageQuery.areInIncreasingOrder)
+                        answer.add(Digest(Array(matching.dropFirst(query.offset).prefix(query.limit))))
+                    case .search(let search):
+                        let expected = SearchTests.expected(search.text, in: all, limit: search.limit)
+                        answer.add(expected.count)
+                        answer.add(Digest(expected.page))
+                    case .get: Issue.record("a lookup among \(question) readers' questions")
+                    }
+                    expected.add(answer)
+                }
+            }
+            let commits = ReadersWorkload.commits(scale: scale)
+            expected.add(
+                Digest(
+                    all
+                        + (Int64(scale + 1)...Int64(scale + 2 * commits)).map {
+                            workload.writerItem(id: $0, items: generator)
+                        }))
+            #expect(metrics.digest == expected, "\(name) \(question)")
+        }
+    }
+
     /// A reader reads its keys once, and goes on reading them until the caller (the writer) is done.
     @Test func readersGoOnReadingUntilTheWriterIsDone() throws {
         let directory = try TemporaryDirectory()
@@ -55,10 +106,10 @@ import Testing
         defer { try? store.close() }
         try store.insert((1...10).map(ItemGenerator(seed: 1).item(id:)))
         let readers = try (0..<2).map { _ in try store.makeConcurrentReader() }
-        let keys: [[Int64]] = [[1, 2, 3], [4, 5, 6]]
-        let (alone, _, _) = try ClosedLoopReads.run(readers: readers, keys: keys) {}
+        let keys: [[ReaderQuestion]] = [[1, 2, 3], [4, 5, 6]].map { $0.map(ReaderQuestion.get) }
+        let (alone, _, _) = try ClosedLoopReads.run(readers: readers, questions: keys) {}
         #expect(alone.threads.map(\.answers.count) == [3, 3])
-        let (beside, result, window) = try ClosedLoopReads.run(readers: readers, keys: keys) {
+        let (beside, result, window) = try ClosedLoopReads.run(readers: readers, questions: keys) {
             usleep(50_000)
             return 7
         }

@@ -185,7 +185,8 @@ import Testing
     func runCell(_ workload: any Workload, kind: StoreKind, scale: Int, seed: UInt64 = 42, directory: URL) throws
         -> Digest
     {
-        let metrics = try measureCell(workload, on: kind, in: directory, scale: scale, seed: seed)
+        // One level of two readers: what K reader threads ask is checked level by level in `GetReadersTests`.
+        let metrics = try measureCell(workload, on: kind, in: directory, scale: scale, seed: seed, readers: [2])
         #expect(metrics.operations > 0)
         #expect(metrics.timedSeconds > 0)
         return metrics.digest

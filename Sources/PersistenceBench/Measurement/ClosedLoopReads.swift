@@ -2,12 +2,12 @@ import Foundation
 import Histogram
 import Synchronization
 
-/// K readers, each on a thread of its own with a reader of its own (`ItemReader`), reading their keys back to back
-/// (closed loop: the next read starts when the last one answered), started together. Each read is timed from its
-/// start and its answer kept as a one-answer digest.
+/// K readers, each on a thread of its own with a reader of its own (`QueryReader`), asking their questions (lookups,
+/// pages or keystrokes: `ReaderQuestion`) back to back (closed loop: the next read starts when the last one
+/// answered), started together. Each read is timed from its start and its answer kept as a one-answer digest.
 ///
-/// Beside a writer (`alongside`, run on the calling thread once every reader is about to read), each reader reads its
-/// keys at least once and then goes on reading them again from the first until the writer has finished, so that
+/// Beside a writer (`alongside`, run on the calling thread once every reader is about to read), each reader asks its
+/// questions at least once and then goes on asking them again from the first until the writer has finished, so that
 /// every commit of the writer has every reader beside it; the reads that started while the writer ran are the
 /// ones "beside the writer" (`window`). Alone, the caller waits instead of writing, and the reads in that window
 /// are the readers' alone, every reader reading throughout. A later pass keeps no list: each answer is checked against the first pass's
@@ -28,16 +28,16 @@ package struct ClosedLoopReads {
 
     package var threads: [Thread]
 
-    /// Runs one thread per reader, reader `i` reading `keys[i]`, beside `alongside` on the calling thread (the writer,
-    /// or a wait for the readers alone): returns their reads, its result, and the window it ran in. The readers are
-    /// the caller's: made before and closed after.
+    /// Runs one thread per reader, reader `i` asking `questions[i]`, beside `alongside` on the calling thread (the
+    /// writer, or a wait for the readers alone): returns their reads, its result, and the window it ran in. The readers
+    /// are the caller's: made before and closed after.
     package static func run<T>(
-        readers: [any ItemReader], keys: [[Int64]], alongside: () throws -> T
+        readers: [any QueryReader], questions: [[ReaderQuestion]], alongside: () throws -> T
     ) throws -> (reads: ClosedLoopReads, result: T, window: Range<UInt64>) {
-        precondition(readers.count == keys.count && !readers.isEmpty)
+        precondition(readers.count == questions.count && !readers.isEmpty && questions.allSatisfy { !$0.isEmpty })
         let control = Control(readers: readers.count)
-        let threads = zip(readers, keys).enumerated().map { index, pair in
-            ReaderThread(index: index, reader: pair.0, keys: pair.1, control: control)
+        let threads = zip(readers, questions).enumerated().map { index, pair in
+            ReaderThread(index: index, reader: pair.0, questions: pair.1, control: control)
         }
         for thread in threads { thread.start() }
         control.waitUntilReady()
@@ -81,6 +81,27 @@ package struct ClosedLoopReads {
     }
 }
 
+/// One question a reader thread asks: a lookup by id, a page, or a keystroke of a search.
+package enum ReaderQuestion: Equatable, Sendable {
+    case get(Int64)
+    case page(ItemPageQuery)
+    case search(TitleSearch)
+
+    /// The reader's answer as a one-answer digest: the item, the page's items, or the count and the page.
+    func answer(from reader: any QueryReader) throws -> Digest {
+        var digest = Digest()
+        switch self {
+        case .get(let id): digest.add(answer: try reader.item(id: id))
+        case .page(let query): digest.add(Digest(try reader.page(query)))
+        case .search(let search):
+            let answer = try reader.search(search)
+            digest.add(answer.count)
+            digest.add(Digest(answer.page))
+        }
+        return digest
+    }
+}
+
 /// Reads at one level of readers, alone or beside a writer (`ClosedLoopReads.figures(in:)`).
 package struct ReadFigures: Codable, Equatable, Sendable {
     /// The reads that started in the window: while the writer ran, or while the readers read alone.
@@ -113,7 +134,7 @@ private final class Control: Sendable {
     private let start = DispatchSemaphore(value: 0)
     private let reading = DispatchSemaphore(value: 0)
     private let readers: Int
-    /// While set, a reader that has read its keys once goes on reading them.
+    /// While set, a reader that has asked its questions once goes on asking them.
     let writerRunning = Atomic<Bool>(false)
     /// Set when the writer failed: every reader stops after its current read.
     let stopped = Atomic<Bool>(false)
@@ -144,16 +165,16 @@ private final class Control: Sendable {
 private final class ReaderThread: @unchecked Sendable {
     // Written by the reader's thread before it signals `finished`, read by the caller after waiting for it.
     private let index: Int
-    private let reader: any ItemReader
-    private let keys: [Int64]
+    private let reader: any QueryReader
+    private let questions: [ReaderQuestion]
     private let control: Control
     private var outcome: Result<ClosedLoopReads.Thread, any Error> = .failure(BenchError("the reader did not run"))
     private let finished = DispatchSemaphore(value: 0)
 
-    init(index: Int, reader: any ItemReader, keys: [Int64], control: Control) {
+    init(index: Int, reader: any QueryReader, questions: [ReaderQuestion], control: Control) {
         self.index = index
         self.reader = reader
-        self.keys = keys
+        self.questions = questions
         self.control = control
     }
 
@@ -176,25 +197,23 @@ private final class ReaderThread: @unchecked Sendable {
 
     private func read() throws -> ClosedLoopReads.Thread {
         var reads = ClosedLoopReads.Thread()
-        reads.starts.reserveCapacity(keys.count)
-        reads.latencies.reserveCapacity(keys.count)
-        reads.answers.reserveCapacity(keys.count)
+        reads.starts.reserveCapacity(questions.count)
+        reads.latencies.reserveCapacity(questions.count)
+        reads.answers.reserveCapacity(questions.count)
         var index = 0
-        while index < keys.count || control.writerRunning.load(ordering: .sequentiallyConsistent) {
+        while index < questions.count || control.writerRunning.load(ordering: .sequentiallyConsistent) {
             if control.stopped.load(ordering: .relaxed) { throw BenchError("the reader stopped: the writer failed") }
             let start = monotonicNanoseconds()
-            let item = try reader.item(id: keys[index % keys.count])
+            let answer = try questions[index % questions.count].answer(from: reader)
             let end = monotonicNanoseconds()
-            var answer = Digest()
-            answer.add(answer: item)
-            if index < keys.count {
+            if index < questions.count {
                 reads.starts.append(start)
                 reads.latencies.append(end - start)
                 reads.answers.append(answer)
             } else {
-                guard answer == reads.answers[index % keys.count] else {
+                guard answer == reads.answers[index % questions.count] else {
                     throw BenchError(
-                        "reader \(self.index + 1), read \(index + 1) (item \(keys[index % keys.count])) answered "
+                        "reader \(self.index + 1), read \(index + 1) (\(questions[index % questions.count])) answered "
                             + "differently from its first pass")
                 }
                 let windowStart = control.windowStart.load(ordering: .sequentiallyConsistent)

@@ -10,13 +10,23 @@ package final class DirectoryLock {
 
     private var descriptor: Int32
 
-    /// Takes the lock on `directory` for the store `store`, or throws `StoreInUse` at once if another open holds it.
+    /// How long an open waits for the lock before it refuses: a lock is also held, for an instant, by a child that
+    /// this process (or any process that held it) is starting, between its fork and its exec, when its copy of the
+    /// lock's descriptor closes (`O_CLOEXEC`). An open a real holder keeps the lock from is refused after this.
+    static let graceSeconds = 0.1
+
+    /// Takes the lock on `directory` for the store `store`, or throws `StoreInUse` if another open holds it.
     package init(_ directory: String, store: String) throws {
         let path = directory + "/" + Self.fileName
         descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BenchError.system("open \(path)") }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        let started = monotonicNanoseconds()
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let code = errno
+            if code == EWOULDBLOCK && secondsSince(started) < Self.graceSeconds {
+                usleep(1_000)
+                continue
+            }
             close(descriptor)
             if code == EWOULDBLOCK { throw StoreInUse(store: store, directory: directory) }
             throw BenchError("flock \(path)", errno: code)

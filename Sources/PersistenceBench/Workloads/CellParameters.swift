@@ -34,7 +34,7 @@ public struct CellParameters: Codable, Sendable, Equatable {
     /// `get-readers`' levels of reader threads (`--readers`).
     package var readers: [Int] {
         for case .readers(let levels) in extras { return levels }
-        return GetReadersWorkload.defaultLevels
+        return ReadersWorkload.defaultLevels
     }
 }
 

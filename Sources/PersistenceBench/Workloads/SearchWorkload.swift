@@ -73,9 +73,10 @@ package struct SearchWorkload: ItemWorkload {
             stoppedShort: box.stoppedShort(after: done))
     }
 
-    /// Every keystroke of every session, in typing order: each session's text, one character more each time.
-    package static func keystrokes(seed: UInt64, scale: Int) -> [TitleSearch] {
-        texts(seed: seed, scale: scale).flatMap { text in
+    /// Every keystroke of every session, in typing order: each session's text, one character more each time. `index`
+    /// numbers independent sequences (0 is `search`'s own).
+    package static func keystrokes(seed: UInt64, scale: Int, index: UInt64 = 0) -> [TitleSearch] {
+        texts(seed: seed, scale: scale, index: index).flatMap { text in
             (1...text.count).map { TitleSearch(text: String(text.prefix($0)), limit: pageSize) }
         }
     }
@@ -83,9 +84,9 @@ package struct SearchWorkload: ItemWorkload {
     /// The sessions' whole texts: a piece of 4–12 characters of a stored item's title (leading spaces dropped),
     /// lowercase but in every `ownCaseEvery`th session; every `unmatchedEvery`th session the piece's first 2–4
     /// characters, a hyphen and letters.
-    package static func texts(seed: UInt64, scale: Int) -> [String] {
+    package static func texts(seed: UInt64, scale: Int, index: UInt64 = 0) -> [String] {
         precondition(scale >= 1, "search needs at least one stored item")
-        var rng = SplitMix64(seed: seed, stream: .searchSessions, index: 0)
+        var rng = SplitMix64(seed: seed, stream: .searchSessions, index: index)
         let items = ItemGenerator(seed: seed)
         return (0..<sessionCount).map { session in
             let length = shortestText + Int(rng.below(UInt64(longestText - shortestText + 1)))

@@ -32,7 +32,8 @@ public enum WorkloadCatalog {
 
     /// An app living with its store: reads while a background import writes, queries kept fresh while it commits.
     package static let live: [any Workload] = [
-        ImportWorkload(), ReadWhileImportWorkload(), GetReadersWorkload(), TwoProcessesWorkload(),
+        ImportWorkload(), ReadWhileImportWorkload(), ReadersWorkload(.get), ReadersWorkload(.page),
+        ReadersWorkload(.search), TwoProcessesWorkload(),
         PinnedReaderWorkload(),
         ObserveWorkload(paced: true), ObserveWorkload(paced: false),
     ]

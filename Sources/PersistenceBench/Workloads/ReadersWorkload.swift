@@ -1,30 +1,48 @@
 import Foundation
 
-/// `get-readers`: an app's lookups on K threads at once, alone and while the store's own thread commits.
+/// `get-readers`, `page-readers` and `search-readers`: an app's reads on K threads at once, alone and while the
+/// store's own thread commits.
 ///
 /// A store of N items. For each level of readers K (`--readers`, 1, 2, 4 and 8 unless told otherwise), K threads
 /// each open the store's reader for another thread (`ConcurrentReadStore.makeConcurrentReader`: GRDB's pool or
 /// queue, a connection of `sqlite`'s own, a context of the ORM's own, an LMDB read transaction, `packed`'s published
-/// snapshot, the heap stores' lock) and look up min(N, 1,000) items by id each, back to back, from keys of their own
-/// (uniform, seeded per thread). First the readers alone, for as long as the writer took alone; then again while the store's thread inserts min(N / 10,
-/// 1,000) new items (ids above N), one durable commit each, as `insert-each` does; a reader that has read its keys goes on
-/// reading them again until the writer is done, so every commit has every reader beside it. Before the levels, the
-/// writer alone. The readers' answers touch only ids up to N, which the writer never changes, so they do not depend
-/// on timing: every pass of a thread's keys must answer alike, alone and beside the writer, and the digest holds
-/// them and the store's items after every commit.
+/// snapshot, the heap stores' lock) and ask questions of their own (seeded per thread), back to back: min(N, 1,000)
+/// lookups by id (`get-readers`), 1,000 pages of `page`'s queries less those of no priority (`page-readers`), or 200
+/// keystrokes of `search`'s sessions (`search-readers`). First the readers alone, for as long as the writer took
+/// alone; then again while the store's thread inserts min(N / 10, 1,000) new items (ids above N), one durable commit
+/// each, as `insert-each` does; a reader that has asked its questions goes on asking them again until the writer is
+/// done, so every commit has every reader beside it. Before the levels, the writer alone.
+///
+/// The answers do not depend on timing: the lookups touch only ids up to N, which the writer never changes, and the
+/// writer's items for pages and keystrokes have no priority (no reader's page asks for it) and titles of `~` and `_`
+/// (no typed text has either). Every pass of a thread's questions must answer alike, alone and beside the writer,
+/// and the digest holds them and the store's items after every commit.
 ///
 /// The cell's ops/s and latency are the writer's commits, in every phase; `ReadersMetrics` has the reads.
-package struct GetReadersWorkload: ItemWorkload {
+package struct ReadersWorkload: ItemWorkload {
+    /// What the readers ask.
+    package enum Question: String, Sendable, CaseIterable {
+        case get, page, search
+    }
+
     /// The levels of readers unless `--readers` says otherwise.
     package static let defaultLevels = [1, 2, 4, 8]
 
-    package init() {}
+    package let question: Question
 
-    package var name: String { "get-readers" }
+    package init(_ question: Question) { self.question = question }
+
+    package var name: String { "\(question.rawValue)-readers" }
     package var summary: String {
-        "K threads (--readers, default 1,2,4,8) look up min(N, 1,000) items each through the store's reader for "
-            + "another thread, alone and while the store's thread inserts min(N / 10, 1,000) items one durable commit "
-            + "each; the writer alone first. ops/s and latency: the writer's commits; the readers table has the reads"
+        let asked =
+            switch question {
+            case .get: "look up min(N, 1,000) items each"
+            case .page: "ask `page`'s pages of a priority, about 750 each"
+            case .search: "type 200 keystrokes of `search`'s sessions each"
+            }
+        return "K threads (--readers, default 1,2,4,8) \(asked) through the store's reader for another thread, alone "
+            + "and while the store's thread inserts min(N / 10, 1,000) items one durable commit each; the writer alone "
+            + "first. ops/s and latency: the writer's commits; the readers table has the reads"
     }
     package var fixture: Fixture? { .items }
     /// A UI's reads while a background task commits, on as many threads as the machine has cores.
@@ -33,11 +51,15 @@ package struct GetReadersWorkload: ItemWorkload {
             tables: [.readers],
             appBudgets: [
                 AppBudget.p99(
-                    "read p99 ≤ a frame beside a writer, K = cores", within: AppBudget.frame,
+                    "\(Self.budgetNames[question] ?? "read") p99 ≤ a frame beside a writer, K = cores",
+                    within: AppBudget.frame,
                     source: AppBudget.frameSource
                 ) { Self.levelAtCores($0.readers)?.besideWriter.latency }
             ])
     }
+
+    /// What the budget calls one read: a lookup is a read, as the budget was named before pages and keystrokes.
+    static let budgetNames: [Question: String] = [.get: "read", .page: "page", .search: "keystroke"]
 
     /// The level the budget judges: as many readers as the machine's cores, or the most measured below that.
     package static func levelAtCores(_ readers: ReadersMetrics?) -> ReadersMetrics.Level? {
@@ -47,8 +69,11 @@ package struct GetReadersWorkload: ItemWorkload {
 
     package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
 
-    /// Lookups per reader thread in a pass of its keys.
+    /// Lookups per reader thread in a pass of its keys (`get-readers`).
     package static func count(scale: Int) -> Int { max(1, min(scale, 1_000)) }
+
+    /// Keystrokes per reader thread in a pass (`search-readers`).
+    package static let keystrokes = 200
 
     /// The writer's durable commits in each phase: 1,000 from 10k items up, so that its p99 rests on 1,000.
     package static func commits(scale: Int) -> Int { max(1, min(scale / 10, 1_000)) }
@@ -59,13 +84,38 @@ package struct GetReadersWorkload: ItemWorkload {
         return (0..<count(scale: scale)).map { _ in 1 + Int64(rng.below(UInt64(max(scale, 1)))) }
     }
 
+    /// Reader `thread`'s questions in a pass: its keys, its pages (a sequence of `page`'s own, less those of no
+    /// priority), or its keystrokes (sessions of `search`'s, typed from a sequence of its own).
+    package func questions(scale: Int, seed: UInt64, thread: Int) -> [ReaderQuestion] {
+        switch question {
+        case .get:
+            return Self.keys(scale: scale, seed: seed, thread: thread).map(ReaderQuestion.get)
+        case .page:
+            return PageWorkload.queries(seed: seed, index: 1 + UInt64(thread)).filter { $0.priority != nil }
+                .map(ReaderQuestion.page)
+        case .search:
+            return SearchWorkload.keystrokes(seed: seed, scale: scale, index: 1 + UInt64(thread))
+                .prefix(Self.keystrokes).map(ReaderQuestion.search)
+        }
+    }
+
+    /// The writer's item `id`: the generator's for lookups; for pages and keystrokes, with no priority and a title no
+    /// typed text matches (the id in binary, `~` for 0 and `_` for 1, after a `~`), so that no reader's answer
+    /// depends on how far the writer got.
+    package func writerItem(id: Int64, items: ItemGenerator) -> Item {
+        var item = items.item(id: id)
+        guard question != .get else { return item }
+        item.priority = nil
+        item.title = "~" + String(id, radix: 2).map { $0 == "0" ? "~" : "_" }.joined()
+        return item
+    }
+
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
             throw BenchError(
                 "workload \(name) needs a store with readers on other threads; \(type(of: store)) has none")
         }
         let scale = context.scale
-        let count = Self.count(scale: scale)
         let commits = Self.commits(scale: scale)
         var next = Int64(scale) + 1
         let write = { () throws -> WriterFigures in
@@ -73,7 +123,7 @@ package struct GetReadersWorkload: ItemWorkload {
             latencies.reserveCapacity(commits)
             let start = monotonicNanoseconds()
             for _ in 0..<commits {
-                let item = context.items.item(id: next)
+                let item = writerItem(id: next, items: context.items)
                 try context.stopwatch.measureOperation {
                     let begun = monotonicNanoseconds()
                     try store.insertDurably(item)
@@ -91,21 +141,22 @@ package struct GetReadersWorkload: ItemWorkload {
         var levels: [ReadersMetrics.Level] = []
         var digest = Digest()
         for readers in context.parameters.readers {
-            let keys = (0..<readers).map { Self.keys(scale: scale, seed: context.seed, thread: $0) }
+            let questions = (0..<readers).map { self.questions(scale: scale, seed: context.seed, thread: $0) }
             let handles = try (0..<readers).map { _ in try store.makeConcurrentReader() }
             defer { for handle in handles { try? handle.close() } }
-            let (alone, _, aloneWindow) = try ClosedLoopReads.run(readers: handles, keys: keys) {
+            let (alone, _, aloneWindow) = try ClosedLoopReads.run(readers: handles, questions: questions) {
                 usleep(UInt32(aloneSeconds * 1e6))
             }
-            let (beside, writer, window) = try ClosedLoopReads.run(readers: handles, keys: keys, alongside: write)
+            let (beside, writer, window) = try ClosedLoopReads.run(
+                readers: handles, questions: questions, alongside: write)
             // Each later pass was checked against its thread's first as it ran; the first passes alone and
             // beside the writer must answer alike.
             for thread in 0..<readers {
                 let (first, again) = (alone.threads[thread].answers, beside.threads[thread].answers)
                 if let read = first.indices.first(where: { first[$0] != again[$0] }) {
                     throw BenchError(
-                        "workload \(name): reader \(thread + 1) of \(readers), read \(read + 1) (item "
-                            + "\(keys[thread][read])) answered differently beside the writer than alone")
+                        "workload \(name): reader \(thread + 1) of \(readers), read \(read + 1) "
+                            + "(\(questions[thread][read])) answered differently beside the writer than alone")
                 }
                 for answer in first { digest.add(answer) }
             }
@@ -117,7 +168,9 @@ package struct GetReadersWorkload: ItemWorkload {
         return WorkloadOutcome(
             operations: commits * (1 + levels.count), digest: digest, alsoDigestsStore: true,
             readers: ReadersMetrics(
-                cores: ProcessInfo.processInfo.activeProcessorCount, readsPerThread: count, writerAlone: writerAlone,
+                cores: ProcessInfo.processInfo.activeProcessorCount,
+                readsPerThread: self.questions(scale: scale, seed: context.seed, thread: 0).count,
+                writerAlone: writerAlone,
                 levels: levels))
     }
 }
@@ -127,7 +180,7 @@ package struct GetReadersWorkload: ItemWorkload {
 package struct ReadersMetrics: Codable, Equatable, Sendable {
     /// The machine's cores: a level above them is oversubscribed.
     package var cores: Int
-    /// Each thread's lookups in a pass of its keys.
+    /// Each thread's questions in a pass (the first thread's, where their number varies by thread).
     package var readsPerThread: Int
     package var writerAlone: WriterFigures
     package var levels: [Level]
