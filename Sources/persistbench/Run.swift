@@ -29,7 +29,7 @@ struct Run: ParsableCommand {
     @Option(help: "Reads per second of read-while-import's open-loop reader.")
     var readRate: Double = WorkloadContext.defaultReadRate
 
-    @Option(help: "Comma-separated levels of reader threads of get-readers: 1,2,4,8.")
+    @Option(help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.")
     var readers: String?
 
     @Option(help: "Output directory for results.json, results.csv and report.md.")
