@@ -22,8 +22,8 @@ extension MemoryItemStore: ItemStore {
                 filterCounts[Int(ItemFilter(matching: item).code)] += 1
                 uniqueTitles?.insert(item.title)
             }
+            wrote(batch.lazy.map(\.id))
         }
-        wrote(batch.lazy.map(\.id))
     }
 
     package func insertDurably(_ item: Item) throws {
@@ -62,8 +62,8 @@ extension MemoryItemStore: ItemStore {
                 uniqueTitles?.insert(item.title)
                 slots[Int(update.id)] = item
             }
+            wrote(updates.lazy.map(\.id))
         }
-        wrote(updates.lazy.map(\.id))
         try commit()
     }
 
@@ -81,15 +81,14 @@ extension MemoryItemStore: ItemStore {
                 uniqueTitles?.remove(item.title)
                 slots[Int(id)] = nil
             }
+            wrote(ids)
         }
-        wrote(ids)
     }
 
-    /// Marks `ids` for the next page to mend, under the lock a reader's page holds (`+Live`).
+    /// Marks `ids` for the next page to mend, and the store unsaved: called inside the write's hold of `itemsLock`,
+    /// which a reader's page holds too (`+Live`).
     func wrote(_ ids: some Sequence<Int64>) {
-        itemsLock.writing {
-            if pageOrders != nil { unsortedIDs.formUnion(ids) }
-        }
+        if pageOrders != nil { unsortedIDs.formUnion(ids) }
         unsaved = true
     }
 
