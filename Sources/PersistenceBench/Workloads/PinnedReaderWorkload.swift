@@ -52,14 +52,9 @@ package struct PinnedReaderWorkload: ItemWorkload {
         let commits = (count + ReadWhileImportWorkload.commitSize - 1) / ReadWhileImportWorkload.commitSize
         let every = max(1, commits / Self.timelineSamples)
         let start = monotonicNanoseconds()
-        var done = 0
-        try ItemBatches.forEachBatch(
-            of: Int64(scale) + 1...Int64(scale + count),
-            context: context.with(batchSize: ReadWhileImportWorkload.commitSize)
-        ) { batch in
-            try context.stopwatch.measureOperation { try store.insertCommitted(batch) }
-            context.progress.advance(by: batch.count)
-            done += 1
+        try ReadWhileImportWorkload.importItems(Int64(scale) + 1...Int64(scale + count), into: store, context: context)
+        {
+            done in
             sizes.look(try FileSystem.fileSizes(under: directory), at: secondsSince(start), keep: done % every == 0)
         }
         let after = try ids.map { try pinned.item(id: $0) }

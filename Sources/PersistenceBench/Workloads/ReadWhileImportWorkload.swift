@@ -105,13 +105,18 @@ package struct ReadWhileImportWorkload: ItemWorkload {
                 slowReadsDuringImport: during.count(slowerThan: Self.slowReadNanoseconds, startingIn: window)))
     }
 
-    /// Imports `ids` in commits of `commitSize`, each commit timed as one operation.
-    static func importItems(_ ids: ClosedRange<Int64>, into store: any ConcurrentReadStore, context: WorkloadContext)
-        throws
-    {
+    /// Imports `ids` in commits of `commitSize`, each commit timed as one operation; `afterCommit` (untimed) is told
+    /// how many commits are done after each.
+    static func importItems(
+        _ ids: ClosedRange<Int64>, into store: any ConcurrentReadStore, context: WorkloadContext,
+        afterCommit: (Int) throws -> Void = { _ in }
+    ) throws {
+        var done = 0
         try ItemBatches.forEachBatch(of: ids, context: context.with(batchSize: commitSize)) { batch in
             try context.stopwatch.measureOperation { try store.insertCommitted(batch) }
             context.progress.advance(by: batch.count)
+            done += 1
+            try afterCommit(done)
         }
     }
 }
