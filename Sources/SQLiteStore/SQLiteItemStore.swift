@@ -61,6 +61,14 @@ package final class SQLiteItemStore: Store {
             workNotes: ["search": "FTS5 trigram index for texts of 3+ characters; LIKE below"],
             type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: false, fullText: true) }),
+        StoreKind(
+            name: "sqlite+files",
+            summary: "sqlite keeping every blob of a record shape as a file beside the database, its name in the "
+                + "row, as apps keep photos: the file flushed before the row commits, orphans removed at open",
+            durability: "every commit fsynced (WAL, synchronous=FULL); each file and its directory fsynced first",
+            configuration: SQLiteConnection.defaultConfiguration + "; blobs as files in attachments/",
+            engine: { SQLiteConnection.engine }, inclusion: .whenNamed, type: SQLiteItemStore.self,
+            open: { try SQLiteItemStore(directory: $0, tuned: false, blobsAsFiles: true) }),
     ]
 
     /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.
@@ -73,6 +81,11 @@ package final class SQLiteItemStore: Store {
     static let columns = "id, title, notes, isInStock, priority, price, createdAt"
 
     let connection: SQLiteConnection
+    let directory: URL
+    /// Whether a record's blobs are kept as files beside the database (`sqlite+files`).
+    let blobsAsFiles: Bool
+    /// The table of the records of a shape, once asked (`SQLiteItemStore+Records.swift`).
+    var recordTable: SQLiteRecordTable?
     /// Whether the connection runs `tunedPragmas` (`sqlite+tuned`): a reader's connection runs them too.
     let tuned: Bool
     /// `PRAGMA synchronous`: FULL, or NORMAL for `sqlite+normal`.
@@ -98,10 +111,12 @@ package final class SQLiteItemStore: Store {
 
     package init(
         directory: URL, tuned: Bool, synchronous: String = "FULL", readsInTransactions: Bool = false,
-        fullText: Bool = false
+        fullText: Bool = false, blobsAsFiles: Bool = false
     ) throws {
         let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
         self.connection = connection
+        self.directory = directory
+        self.blobsAsFiles = blobsAsFiles
         self.tuned = tuned
         self.synchronous = synchronous
         self.readsInTransactions = readsInTransactions
@@ -151,6 +166,7 @@ package final class SQLiteItemStore: Store {
             pageWithPriority,
             pageWithoutPriority, updateStatement, deleteStatement,
         ] + searchStatements.all { statement.finalize() }
+        recordTable?.finalize()
         try connection.close()
     }
 

@@ -49,7 +49,9 @@ extension StoreCatalog {
         stores: [StoreKind], workloads: [any Workload]
     ) {
         let stores = configuration.stores.compactMap(kind(named:))
-        let workloads = configuration.workloads.compactMap(WorkloadCatalog.workload(named:))
+        let workloads = configuration.workloads.compactMap {
+            WorkloadCatalog.workload(named: $0, shape: configuration.shape)
+        }
         let unknown =
             configuration.stores.filter { name in !stores.contains { $0.name == name } }
             + configuration.workloads.filter { name in !workloads.contains { $0.name == name } }

@@ -32,6 +32,13 @@ struct Run: ParsableCommand {
     @Option(help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.")
     var readers: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The records' shape: item (the default: `Item`, every workload), a preset (wide, document, attachment, "
+                + "event) or a JSON shape file (docs/shapes.md). A shape other than item runs insert, insert-each, "
+                + "get, scan, update and page (the default list) over its records.", valueName: "shape"))
+    var shape = "item"
+
     @Option(help: "Output directory for results.json, results.csv and report.md.")
     var out: String = "results/latest"
 
@@ -146,6 +153,20 @@ struct Run: ParsableCommand {
         }
         configuration.memoryLimitBytes = try memoryLimit.map { text in
             try badInput { try MemoryCgroup.limitBytes(option: text) }
+        }
+        if let recordShape = try badInput({ try RecordShape.named(shape) }) {
+            let asked = self.matrix.workloads == RunDefaults.workloads.joined(separator: ",")
+            let names = asked ? ShapedWorkload.Operation.allCases.map(\.rawValue) : configuration.workloads
+            let workloads = try names.map { name in
+                guard let workload = ShapedWorkload.named(name, shape: recordShape) else {
+                    throw ValidationError(
+                        "--shape \(shape): workload \(name) asks items; records of a shape answer "
+                            + ShapedWorkload.Operation.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                return workload
+            }
+            (configuration.workloads, configuration.shape) = (names, recordShape)
+            matrix = RunSession(configuration: configuration, stores: matrix.stores, workloads: workloads)
         }
         let unsharded = configuration
         configuration.shard = try shard.map { text in try badInput { try Shard(option: text, of: unsharded) } }

@@ -29,6 +29,27 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         combine(UInt64(bitPattern: Self.rounded(item.createdAt.timeIntervalSince1970 * 1000)))
     }
 
+    /// Adds one answer: a record of a shape, every value in field order (doubles by their bits: every store keeps
+    /// a record's doubles as IEEE doubles and returns them exactly; blobs as texts are, length then bytes).
+    package mutating func add(_ record: Record) {
+        count += 1
+        combine(UInt64(bitPattern: record.id))
+        for value in record.values {
+            switch value {
+            case .integer(let number), .date(let number): combine(UInt64(bitPattern: number))
+            case .double(let number): combine(number.bitPattern)
+            case .bool(let flag): combine(flag ? 1 : 0)
+            case .text(let text): combine(text)
+            case .blob(let bytes): bytes.withUnsafeBytes { combine(utf8: $0) }
+            }
+        }
+    }
+
+    /// Adds one lookup's answer: the record, or -1 where there is none.
+    package mutating func add(answer record: Record?) {
+        if let record { add(record) } else { add(-1) }
+    }
+
     /// The nearest integer, halves away from zero, as `rounded()` gives it, without a call into libm: a value
     /// the generator made (whole cents, whole milliseconds) is within a rounding error of an integer.
     /// A value no generator makes (NaN, an infinity, beyond Int64: a damaged file's) is hashed as its bits rather

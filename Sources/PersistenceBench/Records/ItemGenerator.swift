@@ -77,7 +77,7 @@ public struct ItemGenerator: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func words(length: Int, using rng: inout SplitMix64) -> String {
+    static func words(length: Int, using rng: inout SplitMix64) -> String {
         var bytes = [UInt8]()
         bytes.reserveCapacity(length + 16)
         while bytes.count < length {

@@ -69,5 +69,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         public static let readerKeys = Stream(rawValue: 25)
         public static let processLookups = Stream(rawValue: 26)
         public static let pinnedReads = Stream(rawValue: 27)
+        public static let recordSizes = Stream(rawValue: 28)
+        public static let recordValues = Stream(rawValue: 29)
+        public static let recordUpdates = Stream(rawValue: 30)
     }
 }

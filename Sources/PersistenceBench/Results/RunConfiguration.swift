@@ -22,6 +22,8 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     package var readRate: Double?
     /// `get-readers`' levels of reader threads (`--readers`); nil for the default, and in runs made before it.
     package var readers: [Int]?
+    /// The shape of the records (`--shape`); nil for `Item`, the default, and in runs made before shapes.
+    package var shape: RecordShape?
     /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
     package var timeBoxSeconds: Double?
     /// How long a loop judged against an app's budget may take to reach `TimeBox.budgetSamples` steps before it

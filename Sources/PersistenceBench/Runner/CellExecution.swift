@@ -5,7 +5,7 @@ public enum CellExecution {
     /// Runs `job`, sending the records done on `progress`: the cell's metrics, or nil for a fixture's load.
     static func run(_ job: CellJob, stores: [StoreKind], progress channel: ProgressChannel?) throws -> CellMetrics? {
         let kind = try ChildExecution.kind(named: job.store, in: stores)
-        guard let workload = WorkloadCatalog.workload(named: job.workload) else {
+        guard let workload = WorkloadCatalog.workload(named: job.workload, shape: job.parameters.shape) else {
             throw BenchError("no workload \(job.workload)")
         }
         let progress = ProgressReporter { done in channel?.send(done) }

@@ -31,6 +31,12 @@ public struct CellParameters: Codable, Sendable, Equatable {
         return WorkloadContext.defaultReadRate
     }
 
+    /// The shape of the run's records (`--shape`); nil for `Item`.
+    package var shape: RecordShape? {
+        for case .shape(let shape) in extras { return shape }
+        return nil
+    }
+
     /// `get-readers`' levels of reader threads (`--readers`).
     package var readers: [Int] {
         for case .readers(let levels) in extras { return levels }
@@ -44,6 +50,8 @@ package enum WorkloadExtra: Codable, Sendable, Equatable {
     case readRate(Double)
     /// `get-readers`' levels of reader threads (`--readers`).
     case readers([Int])
+    /// The records' shape where they are not `Item`s (`--shape`).
+    case shape(RecordShape)
 }
 
 extension RunConfiguration {
@@ -51,6 +59,7 @@ extension RunConfiguration {
     package func parameters(scale: Scale, box: TimeBox) -> CellParameters {
         CellParameters(
             scale: scale.records, seed: seed, batchSize: batchSize, timeBox: box,
-            extras: (readRate.map { [.readRate($0)] } ?? []) + (readers.map { [.readers($0)] } ?? []))
+            extras: (readRate.map { [.readRate($0)] } ?? []) + (readers.map { [.readers($0)] } ?? [])
+                + (shape.map { [.shape($0)] } ?? []))
     }
 }

@@ -58,4 +58,10 @@ public enum WorkloadCatalog {
     public static func workload(named name: String) -> (any Workload)? {
         all.first { $0.name == name }
     }
+
+    /// The workload a run of records of `shape` asks by `name` (`ShapedWorkload`); the item workload for a nil shape.
+    package static func workload(named name: String, shape: RecordShape?) -> (any Workload)? {
+        guard let shape else { return workload(named: name) }
+        return ShapedWorkload.named(name, shape: shape)
+    }
 }

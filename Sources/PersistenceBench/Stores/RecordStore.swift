@@ -1,0 +1,26 @@
+/// Records of a shape the user states (`run --shape`): the CRUD questions of `ItemStore`, over any shape.
+///
+/// Each store makes its schema from the shape in its own idiom (columns, an entity description, a codec) and
+/// answers through its library's documented calls.
+package protocol RecordStore: Store {
+    /// The table of `shape`'s records, its schema made if the store has none yet: untimed, once per open. The store
+    /// keeps the table until it closes; asked again for the same shape, it returns the same table.
+    func records(of shape: RecordShape) throws -> any RecordTable
+}
+
+/// A store's records of one shape (`RecordStore.records(of:)`): each call one unit of work in the store's idiom.
+package protocol RecordTable: AnyObject {
+    /// Inserts records not yet stored: one batch of a bulk load, in one transaction (`Store.finishInserting` ends
+    /// the load).
+    func insert(_ batch: [Record]) throws
+    /// Inserts one record in its own transaction, durable on disk before returning.
+    func insertDurably(_ record: Record) throws
+    /// The record with this id, or nil.
+    func record(id: Int64) throws -> Record?
+    /// Calls `body` with every record in id order, streaming: never an array of all records.
+    func forEachRecord(_ body: (Record) throws -> Void) throws
+    /// Applies the changes (to existing records) in one transaction.
+    func update(_ changes: [RecordUpdate]) throws
+    /// One page of records, in `RecordPageQuery.areInIncreasingOrder` order.
+    func page(_ query: RecordPageQuery) throws -> [Record]
+}
