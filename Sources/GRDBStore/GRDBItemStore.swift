@@ -79,6 +79,8 @@ package final class GRDBItemStore: Store {
     let database: any DatabaseWriter
     /// The profile's distinct stacks by id, loaded by the first profile write (`GRDBItemStore+Profile.swift`).
     var profileStacks: StackInterner?
+    /// The table of the records of a shape, once asked (`GRDBItemStore+Records.swift`).
+    var recordTable: GRDBRecordTable?
     let flavor: Flavor
     /// Whether the schema has the titles' FTS5 index (`grdb+fts`, `GRDBItemStore+Search.swift`).
     let fullText: Bool

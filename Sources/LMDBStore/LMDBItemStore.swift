@@ -76,11 +76,13 @@ package final class LMDBItemStore: Store {
     let profile: LMDBProfileDatabases
     /// The profile's distinct stacks by id, loaded by the first profile write.
     var profileStacks: StackInterner?
+    /// The table of the records of a shape, once asked (`LMDBItemStore+Records.swift`): two more databases.
+    var recordTable: LMDBRecordTable?
 
     /// Opens the store in `directory` (an LMDB environment: `data.mdb` and `lock.mdb`), creating it if empty.
     package init(directory: URL, mapSize: Int = defaultMapSize, flags: Int32 = 0) throws {
         environment = try LMDBEnvironment(
-            directory: directory, maxDatabases: 4 + LMDBGraphDatabases.count + LMDBProfileDatabases.count,
+            directory: directory, maxDatabases: 6 + LMDBGraphDatabases.count + LMDBProfileDatabases.count,
             mapSize: mapSize, flags: flags)
         meta = try environment.openDatabase("meta")
         try Self.checkFormat(in: meta, of: environment)

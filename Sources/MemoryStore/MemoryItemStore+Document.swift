@@ -75,6 +75,8 @@ struct Document: Codable {
     /// Every distinct call stack once; samples name theirs by index.
     var stacks: [[UInt64]] = []
     var samples: [StoredSample] = []
+    /// The records of a shape (`+Records`), when the store holds some.
+    var records: RecordsDocument?
 }
 
 /// A profile sample as stored: its call stack by index into the document's stacks.
@@ -90,7 +92,8 @@ extension MemoryItemStore {
     func document() -> Document {
         Document(
             items: slots.compactMap { $0 }, titlesAreUnique: uniqueTitles != nil, sports: sports, teams: teams,
-            houses: houses.compactMap { $0 }, stacks: stacks, samples: samples)
+            houses: houses.compactMap { $0 }, stacks: stacks, samples: samples,
+            records: recordTable.map { RecordsDocument(shape: $0.shape, records: $0.slots.compactMap { $0 }) })
     }
 
     /// Writes the whole document: encoded, then replaced atomically and durably.
@@ -128,5 +131,6 @@ extension MemoryItemStore {
             previous = sample.timestamp
         }
         samples = document.samples
+        if let records = document.records { try load(records) }
     }
 }

@@ -138,7 +138,7 @@ extension MemoryItemStore {
 }
 
 /// Builds a dump front to back.
-private struct DumpWriter {
+struct DumpWriter {
     var bytes: [UInt8]
 
     mutating func byte(_ value: UInt8) { bytes.append(value) }
@@ -156,7 +156,7 @@ private struct DumpWriter {
 }
 
 /// Reads a dump front to back, throwing on a short file.
-private struct DumpReader {
+struct DumpReader {
     let bytes: UnsafeRawBufferPointer
     let path: String
     var offset = 0

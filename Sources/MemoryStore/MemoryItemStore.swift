@@ -73,6 +73,8 @@ package final class MemoryItemStore: Store {
     /// Whether something changed that the store's file does not hold yet: `memory`'s dump at close, the document
     /// after a bulk load (whose inserts write nothing until `finishInserting`).
     var unsaved = false
+    /// The records of a shape, once asked or read (`+Records`).
+    var recordTable: MemoryRecordTable?
 
     init(directory: URL, persistence: Persistence) throws {
         self.persistence = persistence
@@ -81,6 +83,7 @@ package final class MemoryItemStore: Store {
         case .dumpAtClose:
             file = directory.appendingPathComponent(Self.dumpName)
             if FileManager.default.fileExists(atPath: file.path) { try read(Data(contentsOf: file)) }
+            try readRecordsDump(in: directory)
         case .document(let format):
             file = directory.appendingPathComponent(format.fileName)
             if FileManager.default.fileExists(atPath: file.path) {
@@ -98,7 +101,9 @@ package final class MemoryItemStore: Store {
         defer { lock.release() }
         guard unsaved else { return }
         switch persistence {
-        case .dumpAtClose: try FileSystem.writeAtomically(Data(encoded()), to: file)
+        case .dumpAtClose:
+            try FileSystem.writeAtomically(Data(encoded()), to: file)
+            try writeRecordsDump()
         case .document(let format): try write(format)
         }
         unsaved = false

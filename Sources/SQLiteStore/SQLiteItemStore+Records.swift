@@ -14,7 +14,7 @@ extension SQLiteItemStore: RecordStore {
         recordTable?.finalize()
         let table = try SQLiteRecordTable(
             shape: shape, connection: connection, reading: { [unowned self] in try self.reading($0) },
-            attachments: blobsAsFiles
+            attachments: blobsAsFiles && shape.fields.contains { $0.type == .blob }
                 ? try AttachmentFiles(directory: directory.appendingPathComponent("attachments")) : nil)
         recordTable = table
         return table
@@ -46,6 +46,7 @@ final class SQLiteRecordTable: RecordTable {
         self.connection = connection
         self.reading = reading
         self.attachments = attachments
+        // A shape without blobs has no files (`SQLiteItemStore.records(of:)` passes none).
         blobFields = attachments == nil ? [] : shape.fields.indices.filter { shape.fields[$0].type == .blob }
         let fileColumns = blobFields.map { "\"\(shape.fields[$0].name)_file\"" }
         let fieldColumns = shape.fields.map { "\"\($0.name)\"" }

@@ -12,7 +12,7 @@ public struct Record: Equatable, Sendable {
 }
 
 /// One value of a record. Every store returns exactly these values; digests are computed from them.
-public enum FieldValue: Equatable, Sendable {
+public enum FieldValue: Hashable, Sendable {
     case integer(Int64)
     case double(Double)
     case bool(Bool)

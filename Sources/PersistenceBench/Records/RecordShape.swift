@@ -25,9 +25,9 @@ public struct RecordShape: Codable, Equatable, Sendable {
         self.pageSort = pageSort
     }
 
-    /// The position of the page's filter and sort fields in `fields`.
-    package var filterIndex: Int { fields.firstIndex { $0.name == pageFilter }! }
-    package var sortIndex: Int { fields.firstIndex { $0.name == pageSort }! }
+    /// The position of the page's filter and sort fields in `fields` (`validate()` checks that both are fields).
+    package var filterIndex: Int { fields.firstIndex { $0.name == pageFilter } ?? 0 }
+    package var sortIndex: Int { fields.firstIndex { $0.name == pageSort } ?? 0 }
 
     /// The field whose size varies the most (the largest text or blob by its maximum), whose size a lookup's and a
     /// write's latency is broken down by (`SizeBucket`); nil for a shape of fixed-size fields and short texts.

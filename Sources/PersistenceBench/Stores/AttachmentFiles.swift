@@ -48,9 +48,10 @@ package final class AttachmentFiles {
         guard fstat(descriptor, &status) == 0 else { throw BenchError.system("cannot stat attachment \(path)") }
         let size = Int(status.st_size)
         return try [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
             var done = 0
             while done < size {
-                let count = pread(descriptor, buffer.baseAddress! + done, size - done, off_t(done))
+                let count = pread(descriptor, base + done, size - done, off_t(done))
                 if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { throw BenchError.system("reading attachment \(path)") }
                 done += count
