@@ -12,8 +12,10 @@ extension ORMItemStore: ItemStore {
         }
     }
 
+    /// Saves the context (and a record shape's), once after a whole bulk load.
     package func finishInserting() throws {
         try context.save()
+        try recordTable?.context.save()
     }
 
     package func insertDurably(_ item: Item) throws {

@@ -23,6 +23,13 @@ package final class ORMItemStore: ObjectGraphStore {
                 open: { try ORMItemStore(directory: $0, savesEveryBatch: true) }),
             ORMPrefetchingStore.kind,
             kind(
+                "orm+external",
+                summary: "the `orm` emulation with \"Allows External Storage\" on blob attributes (SwiftData's "
+                    + "`@Attribute(.externalStorage)`): a value over 100 KB is written to a file in "
+                    + ".records_SUPPORT/_EXTERNAL_DATA, its name in the row; only record shapes with blobs differ",
+                savesOnce: true, inclusion: .whenNamed,
+                open: { try ORMItemStore(directory: $0, savesEveryBatch: false, externalStorage: true) }),
+            kind(
                 "orm+swiftdata",
                 summary: "the `orm` emulation plus what SwiftData and Core Data do beyond it: persistent history, "
                     + "upsert of unique attributes, an Observation registrar on every attribute get and set, a didSave "
@@ -74,10 +81,19 @@ package final class ORMItemStore: ObjectGraphStore {
     let container: ModelContainer
     let context: ModelContext
     let savesEveryBatch: Bool
+    let directory: URL
+    /// Whether a record shape's blob attributes allow external storage (`orm+external`).
+    let externalStorage: Bool
+    /// The records of a shape, in a container of their own, once asked (`ORMItemStore+Records.swift`).
+    var recordTable: ORMRecordTable?
     var prefetchesRelationships: Bool { false }
     var profileStacks: ProfileStacks?
 
-    package init(directory: URL, savesEveryBatch: Bool, mechanisms: SwiftDataMechanisms = []) throws {
+    package init(
+        directory: URL, savesEveryBatch: Bool, mechanisms: SwiftDataMechanisms = [], externalStorage: Bool = false
+    ) throws {
+        self.directory = directory
+        self.externalStorage = externalStorage
         container = try ModelContainer(
             model: Self.makeModel(), url: directory.appendingPathComponent("store.sqlite"), mechanisms: mechanisms)
         context = ModelContext(container)
@@ -87,10 +103,12 @@ package final class ORMItemStore: ObjectGraphStore {
     /// Closes without saving: like a process that ends, it drops what was not saved.
     package func close() throws {
         resetContext()
+        try recordTable?.close()
         try container.close()
     }
 
     package func settle() throws {
         try container.checkpoint()
+        try recordTable?.container.checkpoint()
     }
 }

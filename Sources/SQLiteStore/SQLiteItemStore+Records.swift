@@ -135,7 +135,7 @@ final class SQLiteRecordTable: RecordTable {
                 guard case .blob(let bytes) = record.values[field] else {
                     throw BenchError("a blob field without a blob")
                 }
-                return try attachments.write(bytes, for: record.id)
+                return try attachments.write(bytes, label: String(record.id))
             }
         }
         try attachments.flush()
@@ -218,7 +218,7 @@ final class SQLiteRecordTable: RecordTable {
         if let attachments {
             for (position, change) in changes.enumerated() where shape.fields[change.field].type == .blob {
                 guard case .blob(let bytes) = change.value else { throw BenchError("a blob field without a blob") }
-                newFiles[position] = try attachments.write(bytes, for: change.id)
+                newFiles[position] = try attachments.write(bytes, label: String(change.id))
             }
             try attachments.flush()
             replaced = try changes.indices.filter { newFiles[$0] != nil }.compactMap { position in

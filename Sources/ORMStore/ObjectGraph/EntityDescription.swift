@@ -26,6 +26,10 @@ package struct AttributeDescription: Sendable {
     package let name: String
     package let storage: AttributeStorage
     package let isOptional: Bool
+    /// Core Data's "Allows External Storage" (`allowsExternalBinaryDataStorage`, SwiftData's
+    /// `@Attribute(.externalStorage)`) on a binary attribute: a value above `ModelContainer.externalStorageThreshold`
+    /// is kept in a file of its own (`ModelContainer.externalData`).
+    package var allowsExternalStorage = false
 }
 
 /// What deleting an object does to the objects its relationship points at, at the next save.

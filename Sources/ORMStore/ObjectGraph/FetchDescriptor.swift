@@ -10,6 +10,19 @@ package struct FetchPredicate<Root: ManagedObject>: Sendable {
         self.bindings = bindings
     }
 
+    /// The attribute named `key` equals `value`, as Core Data's `NSPredicate(format: "%K == %@", key, value)`: for
+    /// attributes named at run time.
+    package init(key: String, equals value: AttributeValue) {
+        self.init(sql: "\(Entity.columnSQL(attribute: key)) = ?", bindings: [value])
+    }
+
+    /// The attribute named `key` is one of `values`, bound as `Attribute.isIn` binds them.
+    package init(key: String, in values: [AttributeValue]) {
+        self.init(
+            sql: "\(Entity.columnSQL(attribute: key)) IN (SELECT value FROM json_each(?))",
+            bindings: [.text(jsonArray(values))])
+    }
+
     package static func && (lhs: Self, rhs: Self) -> Self {
         Self(sql: "(\(lhs.sql) AND \(rhs.sql))", bindings: lhs.bindings + rhs.bindings)
     }
@@ -90,10 +103,15 @@ package struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     package init<Value>(_ attribute: Attribute<Root, Value>, ascending: Bool = true) {
         sql = attribute.columnSQL + (ascending ? "" : " DESC")
     }
+
+    /// A sort by an attribute named at run time, as Core Data's `NSSortDescriptor(key:ascending:)`.
+    package init(key: String, ascending: Bool = true) {
+        sql = Entity.columnSQL(attribute: key) + (ascending ? "" : " DESC")
+    }
 }
 
 /// What to fetch: SwiftData's `FetchDescriptor`, Core Data's `NSFetchRequest`.
-package struct FetchDescriptor<Model: PersistentModel>: Sendable {
+package struct FetchDescriptor<Model: ManagedObject>: Sendable {
     package var predicate: FetchPredicate<Model>?
     package var sortBy: [FetchSortDescriptor<Model>]
     package var fetchLimit: Int?

@@ -135,6 +135,21 @@ package class ManagedObject {
         if state.isDisjoint(with: [.inserted, .updated]) { liveContext.markUpdated(self) }
     }
 
+    /// The stored value of attribute `index`, firing the fault first: Core Data's `primitiveValue(forKey:)`, for an
+    /// entity whose attributes are known only at run time (`Model.Record`).
+    package final func primitiveValue(at index: Int) -> AttributeValue {
+        if state.contains(.fault) { fireFault() }
+        return values[index]
+    }
+
+    /// Sets the stored value of attribute `index` and registers the object as changed, as Core Data's
+    /// `setPrimitiveValue(_:forKey:)` inside a `setValue(_:forKey:)`.
+    package final func setPrimitiveValue(_ value: AttributeValue, at index: Int) {
+        if state.contains(.fault) { fireFault() }
+        values[index] = value
+        if state.isDisjoint(with: [.inserted, .updated]) { liveContext.markUpdated(self) }
+    }
+
     /// Fills the object's values from its row: from the row cache when it holds the row (no SQL), else with
     /// one query. Like Core Data's, a fault that cannot be filled (its row is gone, its context reset) is a
     /// fatal error: attribute accessors cannot throw.

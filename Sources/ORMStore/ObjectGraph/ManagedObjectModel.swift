@@ -15,9 +15,17 @@ package final class ManagedObjectModel {
     /// pair a to-one with a to-many (ordered or not).
     ///
     /// - Throws: `ORMError.model` naming the entity and relationship that does not resolve.
-    package init(_ types: [any PersistentModel.Type]) throws {
-        let sorted = types.sorted { $0.entityDescription.name < $1.entityDescription.name }
-        entities = sorted.enumerated().map { index, type in Entity(index: index, type: type) }
+    package convenience init(_ types: [any PersistentModel.Type]) throws {
+        try self.init(entities: types.map { ($0, $0.entityDescription) })
+    }
+
+    /// A model of classes whose descriptions are given: an entity made at run time (`Model.Record`, from a
+    /// record shape), as Core Data builds an `NSManagedObjectModel` in code.
+    package init(entities described: [(type: ManagedObject.Type, description: EntityDescription)]) throws {
+        let sorted = described.sorted { $0.description.name < $1.description.name }
+        entities = sorted.enumerated().map { index, entry in
+            Entity(index: index, type: entry.type, description: entry.description)
+        }
         var byType: [ObjectIdentifier: Entity] = [:]
         for entity in entities { byType[ObjectIdentifier(entity.type)] = entity }
         entitiesByType = byType
@@ -105,13 +113,15 @@ package final class ManagedObjectModel {
 struct Column {
     let name: String
     let storage: AttributeStorage
+    /// A binary column whose values may be kept in files (`AttributeDescription.allowsExternalStorage`).
+    var allowsExternalStorage = false
 }
 
 /// An entity of an opened model: its number, table, columns and resolved relationships.
 package final class Entity {
     /// Position in the model; `Z_ENT` is `index + 1`.
     let index: Int
-    let type: any PersistentModel.Type
+    let type: ManagedObject.Type
     let description: EntityDescription
     var name: String { description.name }
     var number: Int64 { Int64(index + 1) }
@@ -132,14 +142,17 @@ package final class Entity {
     /// `UPDATE <table> SET Z_OPT = ?, <every column> = ? WHERE Z_PK = ?`: an upserted object's write.
     private(set) var upsertSQL = ""
 
-    init(index: Int, type: any PersistentModel.Type) {
+    init(index: Int, type: ManagedObject.Type, description: EntityDescription) {
         self.index = index
         self.type = type
-        description = type.entityDescription
-        table = "Z" + type.entityDescription.name.uppercased()
-        columns = description.attributes.map { Column(name: "Z" + $0.name.uppercased(), storage: $0.storage) }
-        let attributes = type.entityDescription.attributes
-        uniqueColumns = type.entityDescription.uniqueAttributes.compactMap { name in
+        self.description = description
+        table = "Z" + description.name.uppercased()
+        columns = description.attributes.map {
+            Column(
+                name: "Z" + $0.name.uppercased(), storage: $0.storage, allowsExternalStorage: $0.allowsExternalStorage)
+        }
+        let attributes = description.attributes
+        uniqueColumns = description.uniqueAttributes.compactMap { name in
             attributes.firstIndex { $0.name == name }
         }
     }

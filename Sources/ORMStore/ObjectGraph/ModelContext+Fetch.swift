@@ -8,12 +8,12 @@ extension ModelContext {
     /// The objects matching `descriptor`, as faults backed by the row cache (or the objects already registered
     /// for those rows). Reads what is saved: objects deleted in this context are left out, unsaved inserts are
     /// not matched.
-    package func fetch<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
+    package func fetch<Model: ManagedObject>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = try container.model.entity(for: Model.self)
         let (sql, bindings) = descriptor.sql(after: entity.selectSQL)
         var results: [Model] = []
         try container.query(sql, bindings, on: reads) { row in
-            let object = object(for: row, of: entity)
+            let object = try object(for: row, of: entity)
             if !object.isDeleted { results.append(unsafeDowncast(object, to: Model.self)) }
         }
         for name in descriptor.relationshipKeyPathsForPrefetching {
@@ -26,7 +26,7 @@ extension ModelContext {
     }
 
     /// How many saved objects match the descriptor's predicate: `SELECT COUNT(*)`, no objects.
-    package func fetchCount<Model: PersistentModel>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
+    package func fetchCount<Model: ManagedObject>(_ descriptor: FetchDescriptor<Model>) throws -> Int {
         let entity = try container.model.entity(for: Model.self)
         let (sql, bindings) = FetchDescriptor(predicate: descriptor.predicate).sql(
             after: "SELECT COUNT(*) FROM \(entity.table) t0")
@@ -45,7 +45,7 @@ extension ModelContext {
             try container.query(
                 membersSQL(of: relationship, "= ?"),
                 [.integer(object.primaryKey)], on: reads
-            ) { found.append(self.object(for: $0, of: destination)) }
+            ) { found.append(try self.object(for: $0, of: destination)) }
             found = found.filter { isMember($0, of: object, inverse: relationship.inverseIndex) }
         }
         // Objects pointed at the owner in memory since the last save: inserted ones, and saved ones moved here
@@ -99,7 +99,7 @@ extension ModelContext {
             try container.query(
                 destination.selectSQL + " WHERE t0.Z_PK IN (SELECT value FROM json_each(?))", [.text(jsonArray(keys))],
                 on: reads
-            ) { fetched.append(object(for: $0, of: destination)) }
+            ) { fetched.append(try object(for: $0, of: destination)) }
             for object in objects { _ = object.relatedObject(index) }
             return
         }
@@ -112,7 +112,7 @@ extension ModelContext {
         try container.query(
             membersSQL(of: relationship, "IN (SELECT value FROM json_each(?))"),
             [.text(jsonArray(owners.map { .integer($0.primaryKey) }))], on: reads
-        ) { row in members[row.int64(at: keyColumn), default: []].append(object(for: row, of: destination)) }
+        ) { row in members[row.int64(at: keyColumn), default: []].append(try object(for: row, of: destination)) }
         for owner in owners {
             owner.relations[index] = .toMany(
                 (members[owner.primaryKey] ?? []).filter {

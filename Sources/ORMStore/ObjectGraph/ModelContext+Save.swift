@@ -49,6 +49,8 @@ extension ModelContext {
                     if mechanisms.contains(.historyTracking) { history.append((object, .update, columns)) }
                 }
                 if !history.isEmpty { try container.recordHistory(history) }
+                // Files of externally stored values, each flushed when written: their entries before the commit.
+                try container.externalData?.flush()
             }
         } catch {
             for (object, key) in zip(saving, temporaryKeys) { object.primaryKey = key }
@@ -105,7 +107,9 @@ extension ModelContext {
         let statement = try container.statement(object.entity.upsertSQL)
         defer { statement.reset() }
         statement.bind(version + 1, at: 1)
-        container.bind(object.values, to: statement, from: 2)
+        for (offset, value) in object.values.enumerated() {
+            try container.bind(value, of: object.entity.columns[offset], at: Int32(offset + 2), to: statement)
+        }
         statement.bind(object.primaryKey, at: Int32(object.values.count + 2))
         _ = try statement.step()
     }
@@ -204,7 +208,7 @@ extension ModelContext {
         statement.bind(entity.number, at: 2)
         statement.bind(Int64(1), at: 3)
         for (offset, value) in object.values.enumerated() {
-            container.bind(value, at: Int32(offset + 4), to: statement)
+            try container.bind(value, of: entity.columns[offset], at: Int32(offset + 4), to: statement)
         }
         _ = try statement.step()
     }
@@ -235,7 +239,7 @@ extension ModelContext {
         statement.bind(snapshot.version + 1, at: 1)
         var parameter: Int32 = 2
         for index in object.values.indices where mask & (1 << UInt64(index)) != 0 {
-            container.bind(object.values[index], at: parameter, to: statement)
+            try container.bind(object.values[index], of: entity.columns[index], at: parameter, to: statement)
             parameter += 1
         }
         statement.bind(object.primaryKey, at: parameter)

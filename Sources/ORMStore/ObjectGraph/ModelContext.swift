@@ -200,12 +200,12 @@ package final class ModelContext {
 
     /// The object for the row `row` is positioned on (a `selectSQL` row of `entity`): the registered one if
     /// any, else a new fault whose row goes to the row cache.
-    func object(for row: SQLiteStatement, of entity: Entity) -> ManagedObject {
+    func object(for row: SQLiteStatement, of entity: Entity) throws -> ManagedObject {
         let primaryKey = row.int64(at: 0)
         if let object = registered[entity.index][primaryKey] { return object.takeUnretainedValue() }
-        let snapshot = container.rowCache.snapshot(
+        let snapshot = try container.rowCache.snapshot(
             entityIndex: entity.index, primaryKey: primaryKey, version: row.int64(at: 1)
-        ) { container.values(of: entity, in: row) }
+        ) { try container.values(of: entity, in: row) }
         let object = makeFault(entity, primaryKey: primaryKey)
         object.snapshot = snapshot
         return object
@@ -215,9 +215,9 @@ package final class ModelContext {
     func fulfillFault(_ object: ManagedObject) throws {
         let entity = object.entity
         try container.query(entity.selectSQL + " WHERE t0.Z_PK = ?", [.integer(object.primaryKey)], on: reads) { row in
-            object.snapshot = container.rowCache.snapshot(
+            object.snapshot = try container.rowCache.snapshot(
                 entityIndex: entity.index, primaryKey: object.primaryKey, version: row.int64(at: 1)
-            ) { container.values(of: entity, in: row) }
+            ) { try container.values(of: entity, in: row) }
         }
         guard let snapshot = object.snapshot else {
             throw ORMError.objectNotFound(object.persistentModelID.description)

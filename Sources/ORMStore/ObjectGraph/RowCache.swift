@@ -58,20 +58,23 @@ final class RowCache {
     /// one, brought up to this version if it was older, or a new one, cached. A row older than the cached one (read
     /// on a connection whose read began before another context saved) gets a snapshot of its own, left out of the
     /// cache, which keeps the newer row: a save checks `Z_OPT` against the cached version, which must never go back.
-    func snapshot(entityIndex: Int, primaryKey: Int64, version: Int64, values: () -> [AttributeValue]) -> RowSnapshot {
-        coordinated {
+    func snapshot(
+        entityIndex: Int, primaryKey: Int64, version: Int64, values: () throws -> [AttributeValue]
+    ) rethrows -> RowSnapshot {
+        try coordinated {
             if let cached = rows[entityIndex][primaryKey]?.takeUnretainedValue() {
                 if cached.version == version { return cached }
                 if cached.version < version {
-                    cached.values = values()
+                    cached.values = try values()
                     cached.version = version
                     return cached
                 }
                 return RowSnapshot(
-                    primaryKey: primaryKey, entityIndex: entityIndex, version: version, values: values(), cache: self)
+                    primaryKey: primaryKey, entityIndex: entityIndex, version: version, values: try values(),
+                    cache: self)
             }
             let snapshot = RowSnapshot(
-                primaryKey: primaryKey, entityIndex: entityIndex, version: version, values: values(), cache: self)
+                primaryKey: primaryKey, entityIndex: entityIndex, version: version, values: try values(), cache: self)
             insert(snapshot)
             return snapshot
         }

@@ -18,10 +18,10 @@ package final class AttachmentFiles {
         try FileSystem.makeDirectory(directory)
     }
 
-    /// Writes `bytes` to a new file, flushed; returns its name (the record's id and a random part, so that a
-    /// replaced value never reuses its predecessor's name). The directory is flushed by the next `flush()`.
-    package func write(_ bytes: [UInt8], for id: Int64) throws -> String {
-        let name = "\(id)-\(String(generator.next() as UInt64, radix: 36))"
+    /// Writes `bytes` to a new file, flushed; returns its name (`label`, the record's id, and a random part, so
+    /// that a replaced value never reuses its predecessor's name). The directory is flushed by the next `flush()`.
+    package func write(_ bytes: [UInt8], label: String) throws -> String {
+        let name = "\(label)-\(String(generator.next() as UInt64, radix: 36))"
         let path = directory.appendingPathComponent(name)
         try FileSystem.withDescriptor(of: path, flags: O_WRONLY | O_CREAT | O_EXCL) { descriptor in
             try bytes.withUnsafeBytes { try FileSystem.write($0, to: descriptor, at: 0, path: path.path) }
