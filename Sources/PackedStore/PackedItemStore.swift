@@ -101,6 +101,8 @@ package final class PackedItemStore: Store, ByteLayoutStore {
     var openedGraph: PackedGraph?
     /// The time profile, likewise.
     var openedProfile: PackedProfile?
+    /// The records of a shape, likewise (`PackedRecords.swift`).
+    var openedRecords: PackedRecords?
     /// What readers on other threads read (`PackedItemStore+Live.swift`): the last committed state and mappings
     /// that cover it, replaced after every commit while `readersLock` is held alone.
     var published: PackedSnapshot?
@@ -135,6 +137,7 @@ package final class PackedItemStore: Store, ByteLayoutStore {
             try order?.flush()
             try openedGraph?.flush()
             try openedProfile?.flush()
+            try openedRecords?.flush()
             for folder in [generation, directory] { try FileSystem.syncDirectory(folder) }
         }
         closeFiles()
@@ -149,6 +152,8 @@ package final class PackedItemStore: Store, ByteLayoutStore {
         openedGraph = nil
         openedProfile?.close()
         openedProfile = nil
+        openedRecords?.close()
+        openedRecords = nil
     }
 
     /// The time profile in `profile/`, opened (or created) on first use.

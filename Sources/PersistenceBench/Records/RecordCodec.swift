@@ -44,6 +44,11 @@ package struct RecordCodec: Sendable {
     ///
     /// - Throws: `BenchError` if the bytes end before the shape's last value: a damaged or foreign value.
     package func decode(id: Int64, from bytes: UnsafeRawBufferPointer) throws -> Record {
+        try decode(id: id, from: bytes, partial: false)
+    }
+
+    /// `decode`, and with `partial`, bytes may follow the shape's last value.
+    private func decode(id: Int64, from bytes: UnsafeRawBufferPointer, partial: Bool) throws -> Record {
         var offset = 0
         func take(_ count: Int) throws -> Int {
             guard offset + count <= bytes.count else {
@@ -79,7 +84,35 @@ package struct RecordCodec: Sendable {
                 values.append(.blob(Array(bytes[start..<start + length])))
             }
         }
+        guard partial || offset == bytes.count else {
+            throw BenchError("record \(id): \(bytes.count - offset) bytes after its \(shape.name) fields")
+        }
         return Record(id: id, values: values)
+    }
+
+    /// The value of field `field` in `bytes`, the fields before it skipped, not decoded.
+    package func value(of field: Int, in bytes: UnsafeRawBufferPointer, id: Int64) throws -> FieldValue {
+        var offset = 0
+        for index in 0..<field {
+            switch shape.fields[index].type {
+            case .integer, .date, .double: offset += 8
+            case .bool: offset += 1
+            case .text, .blob:
+                guard offset + 4 <= bytes.count else { throw BenchError("record \(id): its bytes end early") }
+                var length = 0
+                for byte in 0..<4 { length |= Int(bytes[offset + byte]) << (8 * byte) }
+                offset += 4 + length
+            }
+        }
+        guard offset <= bytes.count else { throw BenchError("record \(id): its bytes end early") }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+        // The field, decoded as the first of a shape of it alone.
+        let single = RecordCodec(
+            shape: RecordShape(
+                name: shape.name, fields: [shape.fields[field]], pageFilter: shape.pageFilter,
+                pageSort: shape.pageSort))
+        var values = try single.decode(id: id, from: rest, partial: true).values
+        return values.removeFirst()
     }
 
     /// A key whose byte-wise order is the page's order: the filter value, the sort value, then the id, each in an
