@@ -33,7 +33,8 @@ extension MarkdownReport {
                     "; \(Quantity.formatBudget($0)) per fixture load (untimed setup)"
                 } ?? "")
                 + " |",
-            "| Write batch | \(configuration.batchSize) records per transaction |",
+            "| Write batch | \(configuration.shape.map { $0.recordsPerBatch(configuration.batchSize) } ?? configuration.batchSize) "
+                + "records per transaction |",
             "",
         ]
     }

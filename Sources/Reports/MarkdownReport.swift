@@ -28,6 +28,7 @@ package enum MarkdownReport {
             "# PersistenceBench report", "", "Run started \(iso(results.startedAt)), \(status). Produced by:", "",
             "```", results.environment.command, "```", "",
         ]
+        if let shape = results.configuration.shape { out += [shapeLine(shape), ""] }
         let mismatches = results.digestChecks.filter { !$0.agreed }
         if !mismatches.isEmpty {
             out += [
@@ -44,7 +45,7 @@ package enum MarkdownReport {
     private static func workloadSection(
         _ name: String, _ results: RunResults, stores: [String], scales: [Scale]
     ) -> [String] {
-        let workload = WorkloadCatalog.workload(named: name)
+        let workload = WorkloadCatalog.workload(named: name, shape: results.configuration.shape)
         let declared = workload?.report ?? WorkloadReport()
         let cells = results.cells.filter { $0.workload == name }
         var out = ["## \(name)", ""]
@@ -197,6 +198,27 @@ package enum MarkdownReport {
             "![Peak memory per record against scale](\(Charts.directoryName)/\(Charts.memoryFileName))",
             "",
         ]
+    }
+
+    /// What a run of records of a shape stored: its fields, their sizes, the page's filter and sort.
+    static func shapeLine(_ shape: RecordShape) -> String {
+        let fields = shape.fields.map { field in
+            var text = "`\(field.name)` \(field.type.rawValue)"
+            switch field.type {
+            case .text, .blob:
+                text +=
+                    " of \(field.minimum)–\(field.maximum) bytes"
+                    + (field.sizes == .logUniform ? " (log-uniform)" : "")
+            case .integer: text += " \(field.minimum)…\(field.maximum)"
+            default: break
+            }
+            return text + (field.indexed ? " (indexed)" : "")
+        }
+        return
+            "Records of shape `\(shape.name)`: an id and \(shape.fields.count) fields (\(fields.joined(separator: ", "))), "
+            + "about \(Quantity.formatBytes(Int64(shape.expectedBytes))) each; a page filters on `\(shape.pageFilter)` and "
+            + "sorts by `\(shape.pageSort)`, then id. Each workload asks of these records what the item workload of its "
+            + "name asks of items (docs/shapes.md)."
     }
 
     /// For each workload that declares it (`WorkloadReport.bytesOnDisk`): the bytes its cells left on disk.

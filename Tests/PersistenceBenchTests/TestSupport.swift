@@ -64,12 +64,12 @@ func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore
 func measureCell(
     _ workload: any Workload, on kind: StoreKind, in directory: URL, scale: Int, seed: UInt64 = 42,
     batchSize: Int = 128, readRate: Double = WorkloadContext.defaultReadRate, timeBox: TimeBox = .none,
-    readers: [Int]? = nil, end: () -> Void = {}
+    readers: [Int]? = nil, shape: RecordShape? = nil, end: () -> Void = {}
 ) throws -> CellMetrics {
     func context() -> WorkloadContext {
         let parameters = CellParameters(
             scale: scale, seed: seed, batchSize: batchSize, timeBox: timeBox,
-            extras: [.readRate(readRate)] + (readers.map { [.readers($0)] } ?? []))
+            extras: [.readRate(readRate)] + (readers.map { [.readers($0)] } ?? []) + (shape.map { [.shape($0)] } ?? []))
         var context = WorkloadContext(parameters: parameters, stopwatch: Stopwatch(), progress: ProgressReporter())
         // The tool, for a workload that starts a second process of it (`two-processes`).
         context.executable = toolExecutable.path

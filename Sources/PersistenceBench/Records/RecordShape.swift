@@ -59,8 +59,10 @@ public struct RecordShape: Codable, Equatable, Sendable {
     /// of its definition, so that two shape files with one name never share a fixture.
     package var fixtureName: String {
         if let preset = Self.presets.first(where: { $0.name == name }), preset == self { return "records-\(name)" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         var digest = Digest()
-        digest.add(String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self))
+        digest.add(String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self))
         let safe = name.filter { $0.isLetter || $0.isNumber || $0 == "-" }
         return "records-\(safe.prefix(40))-\(String(digest.hash, radix: 16))"
     }
@@ -150,21 +152,21 @@ extension RecordShape {
     /// `--shape NAME` for a preset, or a path to a JSON shape file; nil for `item`, the default (`Item`'s own
     /// workloads, every existing run as it was).
     ///
-    /// - Throws: `BenchError` with one line naming the file, the field and the problem.
+    /// - Throws: `BadInput` with one line naming the file, the field and the problem.
     public static func named(_ spec: String) throws -> RecordShape? {
         if spec == "item" { return nil }
         if let preset = presets.first(where: { $0.name == spec }) { return preset }
         guard spec.hasSuffix(".json") || spec.contains("/") else {
-            throw BenchError(
+            throw BadInput(
                 "unknown shape '\(spec)': a preset (item, \(presets.map(\.name).joined(separator: ", "))) or a "
                     + "JSON shape file (docs/shapes.md)")
         }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: spec)) } catch {
-            throw BenchError("shape file \(spec): cannot be read (\(error.localizedDescription))")
+            throw BadInput("shape file \(spec): cannot be read (\(FileSystem.cause(of: error)))")
         }
         do { return try parse(data) } catch let error as BenchError {
-            throw BenchError("shape file \(spec): \(error)")
+            throw BadInput("shape file \(spec): \(error)")
         }
     }
 
@@ -291,7 +293,7 @@ extension RecordShape {
 
     /// 40 mixed columns: a category and a name that a page filters and sorts on, 11 more integers, 10 doubles,
     /// 5 bools, 4 dates and 8 short texts.
-    static let wide = RecordShape(
+    package static let wide = RecordShape(
         name: "wide",
         fields: [
             RecordField("category", .integer, indexed: true, minimum: 0, maximum: 9),
@@ -303,7 +305,7 @@ extension RecordShape {
         pageFilter: "category", pageSort: "name")
 
     /// A note: a title, a folder, a modification date and a body of 2–50 KB of text (log-uniform).
-    static let document = RecordShape(
+    package static let document = RecordShape(
         name: "document",
         fields: [
             RecordField("title", .text, minimum: 10, maximum: 80),
@@ -314,7 +316,7 @@ extension RecordShape {
         pageFilter: "folder", pageSort: "title")
 
     /// A photo or a file: a name, a kind, a date, a byte count and its data of 10 KB–1 MB (log-uniform).
-    static let attachment = RecordShape(
+    package static let attachment = RecordShape(
         name: "attachment",
         fields: [
             RecordField("name", .text, minimum: 8, maximum: 40),
@@ -325,7 +327,7 @@ extension RecordShape {
         pageFilter: "kind", pageSort: "name")
 
     /// A log or analytics event: three small integers and a timestamp.
-    static let event = RecordShape(
+    package static let event = RecordShape(
         name: "event",
         fields: [
             RecordField("kind", .integer, minimum: 0, maximum: 15),
