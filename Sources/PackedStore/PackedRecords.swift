@@ -153,18 +153,18 @@ extension PackedItemStore: RecordStore {
             return openedRecords
         }
         let folder = directory.appendingPathComponent("records")
+        // Opened first: it creates the folder and flushes its parent, as `packed`'s graph and profile are created.
+        let records = try PackedRecords(directory: folder, shape: shape, flushes: flushes)
         // The shape is kept beside the records, so that records of another shape are refused, not misread.
         let shapeFile = folder.appendingPathComponent("shape.json")
-        let encoded = try JSONEncoder().encode(shape)
         if let stored = try? Data(contentsOf: shapeFile) {
             guard (try? JSONDecoder().decode(RecordShape.self, from: stored)) == shape else {
+                records.close()
                 throw PackedError.corrupted(shapeFile.path, "it holds records of another shape than \(shape.name)")
             }
         } else {
-            try FileSystem.makeDirectory(folder)
-            try FileSystem.writeDurably(encoded, to: shapeFile)
+            try FileSystem.writeDurably(JSONEncoder().encode(shape), to: shapeFile)
         }
-        let records = try PackedRecords(directory: folder, shape: shape, flushes: flushes)
         openedRecords = records
         return records
     }

@@ -65,6 +65,13 @@ struct Crash: ParsableCommand {
             """)
     var newFiles = "posix"
 
+    @Option(
+        help: ArgumentHelp(
+            "The records the stores start with and the transactions write: item (the default), a preset (wide, "
+                + "document, attachment, event) or a JSON shape file: checks a file variant's attachments (sqlite+files, "
+                + "orm+external) as its rows are.", valueName: "shape"))
+    var shape = "item"
+
     @Option(help: "Output directory for crash.json and crash.md.")
     var out = "results/crash-latest"
 
@@ -89,10 +96,14 @@ struct Crash: ParsableCommand {
         guard let rule = NewFileRule(rawValue: newFiles) else {
             throw ValidationError("invalid --new-files '\(newFiles)': posix or ext4")
         }
-        let configuration = CrashCampaign.Configuration(
+        var configuration = CrashCampaign.Configuration(
             scale: records, seed: seed, kills: kills, powerLossStates: powerLoss, faults: faults,
             corruptions: corruptions, transactions: transactions, maximumKillDelayMilliseconds: maxDelay,
             newFiles: rule, crashes: crashes)
+        configuration.shape = try badInput { try RecordShape.named(shape) }
+        if configuration.shape != nil, let kind = kinds.first(where: { !($0.type is any RecordStore.Type) }) {
+            throw ValidationError("--shape \(shape): \(kind.name) stores no records of a shape")
+        }
         try badInput { try configuration.validate() }
         return (kinds, configuration)
     }

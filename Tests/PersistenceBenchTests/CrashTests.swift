@@ -37,6 +37,7 @@ import Testing
         case .insert(let items): try store.insertCommitted([items[0]])
         case .update(let updates): try store.update([updates[0]])
         case .delete(let ids): try store.delete(ids: [ids[0]])
+        case .insertRecords, .updateRecords: Issue.record("an item plan made a record transaction")
         }
         let partly = plan.history.count
         let torn = try CrashPlan(scale: 500, seed: 7, run: 3, transactions: partly)

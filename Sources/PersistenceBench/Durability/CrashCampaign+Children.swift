@@ -13,7 +13,8 @@ extension CrashCampaign {
     ) -> CrashJob {
         CrashJob(
             mode: mode, store: kind.name, scale: scale ?? configuration.scale, seed: configuration.seed, run: run,
-            directory: directory.path, transactions: transactions, committed: committed, continuation: continuation)
+            directory: directory.path, transactions: transactions, committed: committed, continuation: continuation,
+            shape: configuration.shape)
     }
 
     struct ChildResult {

@@ -128,6 +128,8 @@ package final class CrashCampaign {
         package var newFiles: NewFileRule
         /// Crashes in a row: 1, or 2 to also cut `powerLossStates` two-crash states.
         package var crashes: Int
+        /// The records the stores hold and the transactions write (`--shape`); nil for items.
+        package var shape: RecordShape?
 
         package init(
             scale: Int, seed: UInt64, kills: Int, powerLossStates: Int, faults: Int, corruptions: Int = 0,

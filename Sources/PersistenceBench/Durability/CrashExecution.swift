@@ -14,8 +14,9 @@ enum CrashExecution {
             let context = WorkloadContext(
                 scale: job.scale, seed: job.seed, batchSize: RunConfiguration.defaultBatchSize,
                 stopwatch: Stopwatch(), progress: ProgressReporter())
-            try CellExecution.loadFixture(
-                of: GetWorkload(distribution: .uniform), into: kind, at: directory, context: context)
+            let workload: any Workload =
+                job.shape.map { ShapedWorkload(.get, shape: $0) } ?? GetWorkload(distribution: .uniform)
+            try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context)
             return (nil, nil)
         case .write:
             guard let progress else { throw BenchError("a crash check's writer needs its progress channel") }
@@ -28,15 +29,14 @@ enum CrashExecution {
     }
 
     private static func write(_ job: CrashJob, kind: StoreKind, at directory: URL, progress: ProgressChannel) throws {
-        guard let store = try kind.open(directory) as? any ItemStore else {
-            throw BenchError("\(kind.name) stores no items")
-        }
+        let store = try kind.open(directory)
         var plan = plan(for: job, transactions: 0)
         let first = job.continuation?.after ?? 0
         progress.send(first)
         var number = first
         while job.transactions.map({ number - first < $0 }) ?? true {
-            try CrashPlan.apply(plan.next(), to: store)
+            let transaction = plan.next()
+            try plan.apply(transaction, to: store)
             number += 1
             progress.send(number)
         }
@@ -47,9 +47,10 @@ enum CrashExecution {
     /// store recovered to and then the continuation's.
     private static func plan(for job: CrashJob, transactions count: Int) -> CrashPlan {
         guard let continuation = job.continuation else {
-            return CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: count)
+            return CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: count, shape: job.shape)
         }
-        var plan = CrashPlan(scale: job.scale, seed: job.seed, run: job.run, transactions: continuation.after)
+        var plan = CrashPlan(
+            scale: job.scale, seed: job.seed, run: job.run, transactions: continuation.after, shape: job.shape)
         plan.continuing(continuation.run, retrying: continuation.retrying)
         while plan.history.count < count { _ = plan.next() }
         return plan

@@ -111,6 +111,17 @@ public struct RecordGenerator: Sendable {
     /// The change `update` writes to record `id`: one field drawn uniformly, and its new value.
     public func update(id: Int64) -> RecordUpdate {
         var rng = SplitMix64(seed: seed, stream: .recordUpdates, index: UInt64(id))
+        return update(id: id, using: &rng)
+    }
+
+    /// The change the `revision`th write of a crash check makes to record `id`: every write differs, so that a
+    /// store that lost one or applied them out of order ends in another state.
+    public func update(id: Int64, revision: Int) -> RecordUpdate {
+        var rng = SplitMix64(seed: seed, stream: .crashTransactions, index: UInt64(revision) << 32 | UInt64(id))
+        return update(id: id, using: &rng)
+    }
+
+    private func update(id: Int64, using rng: inout SplitMix64) -> RecordUpdate {
         let field = Int(rng.below(UInt64(shape.fields.count)))
         let length = shape.fields[field].type.isSized ? Self.length(of: shape.fields[field], using: &rng) : 0
         return RecordUpdate(

@@ -62,6 +62,8 @@ package struct CrashJob: Codable, Sendable {
     package var committed: Int
     /// For a crash sequence: the store recovered from a first crash, and the plan goes on from there.
     package var continuation: Continuation?
+    /// The records' shape (`crash --shape`); nil for items.
+    package var shape: RecordShape?
 
     /// A store that recovered from a crash to the state after `after` of the plan's transactions, written on by a
     /// successor whose transactions are `CrashPlan.continuing(run, retrying:)`'s and numbered from `after + 1`. The

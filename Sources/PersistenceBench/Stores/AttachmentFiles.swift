@@ -15,7 +15,7 @@ package final class AttachmentFiles {
 
     package init(directory: URL) throws {
         self.directory = directory
-        try FileSystem.makeDirectory(directory)
+        try FileSystem.makeDirectoryDurably(directory)
     }
 
     /// Writes `bytes` to a new file, flushed; returns its name (`label`, the record's id, and a random part, so

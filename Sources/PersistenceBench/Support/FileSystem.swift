@@ -26,6 +26,20 @@ public enum FileSystem {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
+    /// Creates `directory` and any missing parent, and flushes the parent of each directory it created: under
+    /// POSIX's rule a new directory survives a power cut only once its parent is flushed, and the files a store
+    /// flushes in it would be lost with it.
+    package static func makeDirectoryDurably(_ directory: URL) throws {
+        var missing: [URL] = []
+        var level = directory.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: level.path), level.path != "/" {
+            missing.append(level)
+            level = level.deletingLastPathComponent()
+        }
+        try makeDirectory(directory)
+        for created in missing.reversed() { try syncDirectory(created.deletingLastPathComponent()) }
+    }
+
     /// Removes `url` if it exists.
     public static func remove(_ url: URL) throws {
         if FileManager.default.fileExists(atPath: url.path) {
