@@ -21,7 +21,7 @@ extension ORMItemStore: RecordStore {
     }
 }
 
-final class ORMRecordTable: RecordTable {
+final class ORMRecordTable: AttachmentTable {
     let shape: RecordShape
     let container: ModelContainer
     let context: ModelContext
@@ -33,6 +33,11 @@ final class ORMRecordTable: RecordTable {
         self.context = context
         self.savesEveryBatch = savesEveryBatch
     }
+
+    /// Core Data's external data folder (`orm+external`).
+    var attachments: AttachmentFiles? { container.externalData }
+
+    func namedFiles() throws -> Set<String> { try container.externalDataNames() }
 
     func close() throws {
         context.reset()

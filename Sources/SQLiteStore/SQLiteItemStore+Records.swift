@@ -21,7 +21,7 @@ extension SQLiteItemStore: RecordStore {
     }
 }
 
-final class SQLiteRecordTable: RecordTable {
+final class SQLiteRecordTable: AttachmentTable {
     let shape: RecordShape
     let connection: SQLiteConnection
     /// The store's read call wrapper (a read transaction for `sqlite+txn`).
@@ -66,19 +66,24 @@ final class SQLiteRecordTable: RecordTable {
             let file = attachments != nil && field.type == .blob ? ", \"\(field.name)_file\" = ?" : ""
             return try connection.prepare("UPDATE record SET \"\(field.name)\" = ?\(file) WHERE id = ?")
         }
-        if let attachments {
-            var named = Set<String>()
-            try reading {
-                let statement = try connection.prepare("SELECT \(fileColumns.joined(separator: ", ")) FROM record")
-                defer { statement.finalize() }
-                while try statement.step() {
-                    for column in fileColumns.indices where !statement.isNull(at: Int32(column)) {
-                        named.insert(statement.text(at: Int32(column)))
-                    }
+        try attachments?.removeOrphans(keeping: namedFiles())
+    }
+
+    /// The files the rows name (none without files).
+    func namedFiles() throws -> Set<String> {
+        guard attachments != nil else { return [] }
+        let fileColumns = blobFields.map { "\"\(shape.fields[$0].name)_file\"" }
+        var named = Set<String>()
+        try reading {
+            let statement = try connection.prepare("SELECT \(fileColumns.joined(separator: ", ")) FROM record")
+            defer { statement.finalize() }
+            while try statement.step() {
+                for column in fileColumns.indices where !statement.isNull(at: Int32(column)) {
+                    named.insert(statement.text(at: Int32(column)))
                 }
             }
-            try attachments.removeOrphans(keeping: named)
         }
+        return named
     }
 
     /// `CREATE TABLE record` from the shape, as GRDB's `create(table:)` writes it, with its indexes.

@@ -177,10 +177,14 @@ package final class ModelContainer {
         }
     }
 
-    /// The names of the files stored values name; files no value names (a save that never committed, a value
-    /// replaced or deleted) are removed, as Core Data collects its external data lazily.
+    /// Files no stored value names (a save that never committed, a value replaced or deleted) are removed, as Core
+    /// Data collects its external data lazily.
     private func removeOrphanedExternalData() throws {
-        guard let externalData else { return }
+        try externalData?.removeOrphans(keeping: externalDataNames())
+    }
+
+    /// The names of the files stored values name.
+    package func externalDataNames() throws -> Set<String> {
         var named = Set<String>()
         for entity in model.entities {
             for column in entity.columns where column.allowsExternalStorage {
@@ -189,7 +193,7 @@ package final class ModelContainer {
                 ) { row in named.insert(String(decoding: row.blob(at: 0).dropFirst(), as: UTF8.self)) }
             }
         }
-        try externalData.removeOrphans(keeping: named)
+        return named
     }
 
     @inline(__always)

@@ -77,6 +77,17 @@ enum CrashExecution {
         }
         let plan = plan(for: job, transactions: job.committed + 1)
         do {
+            if let shape = job.shape,
+                let table = try (store as? any RecordStore)?.records(of: shape) as? any AttachmentTable,
+                case let orphans = try table.orphanedFiles(), orphans > 0
+            {
+                return (
+                    CrashVerdict(
+                        outcome: .corrupt, committed: job.committed,
+                        problem: "\(orphans) attachment files no row names survived the open"),
+                    openSeconds
+                )
+            }
             return (try plan.verdict(for: store, committed: job.committed), openSeconds)
         } catch {
             return (CrashVerdict(outcome: .corrupt, committed: job.committed, problem: "read: \(error)"), openSeconds)

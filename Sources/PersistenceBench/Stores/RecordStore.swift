@@ -1,3 +1,5 @@
+import Foundation
+
 /// Records of a shape the user states (`run --shape`): the CRUD questions of `ItemStore`, over any shape.
 ///
 /// Each store makes its schema from the shape in its own idiom (columns, an entity description, a codec) and
@@ -23,4 +25,24 @@ package protocol RecordTable: AnyObject {
     func update(_ changes: [RecordUpdate]) throws
     /// One page of records, in `RecordPageQuery.areInIncreasingOrder` order.
     func page(_ query: RecordPageQuery) throws -> [Record]
+}
+
+/// A record table that may keep values as files beside its store (`sqlite+files`, `orm+external`): the crash
+/// checks count the files no row names, which must not outlive the open that found them.
+package protocol AttachmentTable: RecordTable {
+    /// Its files; nil where it keeps none.
+    var attachments: AttachmentFiles? { get }
+    /// The names of the files its rows name.
+    func namedFiles() throws -> Set<String>
+}
+
+extension AttachmentTable {
+    /// The files in the attachments' folder that no row names.
+    package func orphanedFiles() throws -> Int {
+        guard let attachments else { return 0 }
+        let named = try namedFiles()
+        return try FileManager.default.contentsOfDirectory(atPath: attachments.directory.path).filter {
+            !named.contains($0)
+        }.count
+    }
 }
