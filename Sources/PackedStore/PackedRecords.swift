@@ -55,7 +55,9 @@ final class PackedRecords: RecordTable {
     /// Appends the versions of `records` and their index entries in one commit.
     private func commit(_ records: [Record]) throws {
         var arena: [UInt8] = []
+        arena.reserveCapacity(records.reduce(0) { $0 + 4 + codec.size(of: $1) })
         var index: [UInt8] = []
+        index.reserveCapacity(records.count * Self.indexEntrySize)
         var offset = storage.lengths[File.arena.rawValue]
         var placed: [(Int, Int)] = []
         for record in records {

@@ -121,4 +121,20 @@ public final class SQLiteStatement {
         guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
     }
+
+    /// The column's bytes from `offset` on, copied once (a value behind a marker byte).
+    public func blob(at column: Int32, from offset: Int) -> [UInt8] {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > offset else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes + offset, count: count - offset))
+    }
+
+    /// The column's first byte, or nil for an empty or NULL value.
+    public func firstByte(at column: Int32) -> UInt8? {
+        guard let bytes = sqlite3_column_blob(handle, column), sqlite3_column_bytes(handle, column) > 0 else {
+            return nil
+        }
+        return bytes.load(as: UInt8.self)
+    }
 }

@@ -222,15 +222,16 @@ package final class ModelContainer {
             case .real, .timestamp: values.append(.real(row.double(at: index)))
             case .text: values.append(.text(row.text(at: index)))
             case .binary where column.allowsExternalStorage:
-                let stored = row.blob(at: index)
-                switch stored.first {
+                // The bytes after the marker, copied once from the row.
+                switch row.firstByte(at: index) {
                 case Self.externalMarker:
                     guard let externalData else {
                         throw ORMError.model("\(entity.name) has external data but no folder")
                     }
-                    values.append(.blob(try externalData.read(String(decoding: stored.dropFirst(), as: UTF8.self))))
-                case Self.inlineMarker: values.append(.blob(Array(stored.dropFirst())))
-                default: values.append(.blob(stored))
+                    let name = String(decoding: row.blob(at: index, from: 1), as: UTF8.self)
+                    values.append(.blob(try externalData.read(name)))
+                case Self.inlineMarker: values.append(.blob(row.blob(at: index, from: 1)))
+                default: values.append(.blob(row.blob(at: index)))
                 }
             case .binary: values.append(.blob(row.blob(at: index)))
             }

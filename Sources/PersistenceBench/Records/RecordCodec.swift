@@ -16,9 +16,9 @@ package struct RecordCodec: Sendable {
         }
     }
 
-    /// Appends `record`'s values to `bytes`.
+    /// Appends `record`'s values to `bytes` (which grows as arrays do: a caller appending many records reserves
+    /// their total, as `encode(_:)` reserves one's).
     package func encode(_ record: Record, into bytes: inout [UInt8]) {
-        bytes.reserveCapacity(bytes.count + size(of: record))
         for value in record.values {
             switch value {
             case .integer(let number), .date(let number): append(UInt64(bitPattern: number), 8, to: &bytes)
@@ -36,6 +36,7 @@ package struct RecordCodec: Sendable {
 
     package func encode(_ record: Record) -> [UInt8] {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(size(of: record))
         encode(record, into: &bytes)
         return bytes
     }
