@@ -8,7 +8,8 @@ extension Model {
     final class Record: ManagedObject {
         /// The entity of `shape`: `id`, then each field (a bool an integer, a date a timestamp, a blob binary data,
         /// allowing external storage when `externalStorage`), an index per indexed field and one on the page's
-        /// filter and sort.
+        /// filter, sort and `id`: its whole order, as `Item`'s index ends with its id (the SQL stores' index on
+        /// filter and sort ends with the rowid, their tie-break; `id` is not the ORM's `Z_PK`).
         static func entityDescription(of shape: RecordShape, externalStorage: Bool) -> EntityDescription {
             let fields = shape.fields.enumerated().map { position, field in
                 var attribute = AttributeDescription(
@@ -21,7 +22,7 @@ extension Model {
                 attributes: [AttributeDescription(index: 0, name: "id", storage: .integer, isOptional: false)] + fields,
                 uniqueAttributes: ["id"],
                 indexes: shape.fields.filter(\.indexed).map { (name: "by_\($0.name)", attributes: [$0.name]) } + [
-                    (name: "byPage", attributes: [shape.pageFilter, shape.pageSort])
+                    (name: "byPage", attributes: [shape.pageFilter, shape.pageSort, "id"])
                 ])
         }
 

@@ -50,7 +50,11 @@ public enum FileSystem {
     /// Writes `data` to a temporary file beside `url`, then renames it over `url`: readers never see half a file.
     package static func writeAtomically(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        try data.write(to: temporary)
+        // Written with `write(_:to:at:path:)`'s loop, not `Data.write(to:)`: `memory`'s 2.1 GB dump of 10k
+        // attachments, written by Foundation here, read back as garbage (a count of 4142705746529234072).
+        try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
+            try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
+        }
         if rename(temporary.path, url.path) != 0 {
             throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
         }
