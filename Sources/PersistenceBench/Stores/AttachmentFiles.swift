@@ -78,7 +78,4 @@ package final class AttachmentFiles {
         if removed > 0 { try FileSystem.syncDirectory(directory) }
         return removed
     }
-
-    /// How many files there are.
-    package func count() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: directory.path).count }
 }

@@ -127,7 +127,6 @@ package struct ShapedWorkload: Workload {
                 operations += changes.count
                 context.progress.advance(by: changes.count)
             }
-            try context.stopwatch.measure { try store.finishInserting() }
             return WorkloadOutcome(operations: operations, digest: nil)
         case .page:
             return try context.askInTurn(generator.pageQueries(count: PageWorkload.queryCount), ask: table.page) {
