@@ -83,15 +83,7 @@ import Testing
             ),
         ])
     func badInputIsRejectedWithItsName(arguments: [String], message: String) throws {
-        let answer: (status: Int32, line: String)?
-        do {
-            var command = try PersistBench.parseAsRoot(arguments)
-            try command.run()
-            answer = nil
-        } catch {
-            answer = PersistBench.answer(to: error)
-        }
-        let (status, line) = try #require(answer, "\(arguments) was accepted")
+        let (status, line) = try #require(answer(to: arguments), "\(arguments) was accepted")
         #expect(status == 2, "\(arguments): status \(status)")
         #expect(line.contains(message), "\(arguments): \(line)")
         #expect(!line.contains("\n"))
@@ -105,5 +97,17 @@ import Testing
             "--workloads", "get,insert-each", "--scales", "10k", "--repetitions", "5",
         ])
         #expect(try run.parsedMatrix().configuration == check.matrix().configuration)
+    }
+}
+
+/// How the tool answers `arguments`, parsed and run in this process: its exit status and line, or nil if it
+/// accepted them.
+func answer(to arguments: [String]) -> (status: Int32, line: String)? {
+    do {
+        var command = try PersistBench.parseAsRoot(arguments)
+        try command.run()
+        return nil
+    } catch {
+        return PersistBench.answer(to: error)
     }
 }

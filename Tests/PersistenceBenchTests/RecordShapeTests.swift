@@ -190,15 +190,8 @@ let everyTypeShape = RecordShape(
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("shape.json")
         try Data(json.utf8).write(to: file)
-        let answer: (status: Int32, line: String)?
-        do {
-            var command = try PersistBench.parseAsRoot(["run", "--shape", file.path, "--dry-run"])
-            try command.run()
-            answer = nil
-        } catch {
-            answer = PersistBench.answer(to: error)
-        }
-        let (status, line) = try #require(answer, "\(json) was accepted")
+        let (status, line) = try #require(
+            answer(to: ["run", "--shape", file.path, "--dry-run"]), "\(json) was accepted")
         #expect(status == 2)
         #expect(line.contains("shape file \(file.path): \(message)"), "\(line)")
         #expect(!line.contains("\n"))
@@ -214,15 +207,7 @@ let everyTypeShape = RecordShape(
             ),
         ])
     func badShapeOptionIsRejected(arguments: [String], message: String) throws {
-        let answer: (status: Int32, line: String)?
-        do {
-            var command = try PersistBench.parseAsRoot(arguments)
-            try command.run()
-            answer = nil
-        } catch {
-            answer = PersistBench.answer(to: error)
-        }
-        let (status, line) = try #require(answer, "\(arguments) was accepted")
+        let (status, line) = try #require(answer(to: arguments), "\(arguments) was accepted")
         #expect(status == 2)
         #expect(line.contains(message), "\(line)")
     }
