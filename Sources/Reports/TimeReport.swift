@@ -3,10 +3,13 @@ import PersistenceBench
 
 extension TimeComparison {
     /// Every regression of this one round, one line each (as `compare` judges two runs): no cell compared at all,
-    /// then each subject found slower.
+    /// each cell whose answers differ, then each subject found slower.
     package var regressions: [String] {
-        (nothingCompared.map { [$0] } ?? []) + slower.map { $0.name + Self.figures($0) }
+        (nothingCompared.map { [$0] } ?? []) + answersDiffer + slower.map { $0.name + Self.figures($0) }
     }
+
+    /// A line per cell whose digests differ between the builds: a wrong answer fails whatever its time.
+    var answersDiffer: [String] { (differentAnswers ?? []).map { "answers differ: \($0)" } }
 
     /// A base that cannot run this build's cells compares none: a failure, whatever the rounds find.
     var nothingCompared: String? {
@@ -34,7 +37,8 @@ extension TimeCheck {
     package var regressions: [String] {
         let again = Dictionary(
             (confirmation?.slower ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        return (first.nothingCompared.map { [$0] } ?? [])
+        // A digest that differs is no noise: it needs no second round.
+        return (first.nothingCompared.map { [$0] } ?? []) + first.answersDiffer
             + confirmed.compactMap { subject in
                 again[subject.name].map {
                     subject.name + TimeComparison.figures(subject) + "; timed again" + TimeComparison.figures($0)

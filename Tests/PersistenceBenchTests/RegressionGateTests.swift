@@ -101,6 +101,30 @@ import Testing
         #expect(nothing.cells.isEmpty && nothing.regressions.count == 1, "\(nothing.regressions)")
     }
 
+    /// A cell whose answers differ from the base's fails the check, naming it, however fast it is: it is not timed,
+    /// and it needs no second round.
+    @Test func aWrongAnswerFailsWhateverItsTime() throws {
+        let noise = [1.0, 1.03, 0.99, 1.01, 0.98]
+        var times: [String: [Double]] = [:]
+        for store in ["a", "b"] {
+            for workload in ["get", "scan"] { times["\(store) \(workload)"] = noise.map { $0 * 1e-6 } }
+        }
+        var wrong = Self.timedRun(times.mapValues { $0.map { $0 * 0.5 } })
+        for index in wrong.cells.indices where wrong.cells[index].store == "b" && wrong.cells[index].workload == "scan"
+        {
+            wrong.cells[index].metrics?.digest = Digest(count: 1, hash: 7)
+        }
+        let comparison = try TimeComparison(base: Self.timedRun(times), current: wrong)
+        #expect(comparison.cells.count == 3)
+        #expect(comparison.regressions.count == 1)
+        let line = try #require(comparison.regressions.first)
+        #expect(line.hasPrefix("answers differ: b scan"), "\(line)")
+        #expect(line.contains("1:0000000000000007 now"), "\(line)")
+        let check = TimeCheck(first: comparison, confirmation: nil)
+        #expect(check.regressions == comparison.regressions)
+        #expect(try TimeComparison(base: Self.timedRun(times), current: Self.timedRun(times)).regressions.isEmpty)
+    }
+
     /// What the first round finds slower is a regression only when the confirmation round finds it slower again;
     /// the stores timed again are those it concerns, or all of them for every store together.
     @Test func onlyWhatATimingAgainConfirmsIsARegression() throws {

@@ -76,9 +76,12 @@ package struct TimeComparison: Codable, Sendable {
     package var cells: [Cell]
     package var stores: [Summary]
     package var overall: Summary?
-    /// Cells not judged: one side has no finished repetition, or the two sides' digests differ (they did not do
-    /// the same work), with why.
+    /// Cells not judged: one side has no finished repetition, with why.
     package var notCompared: [String]
+    /// Cells whose answers differ between the builds (their digests), with both: a wrong answer is a regression
+    /// whatever its time, and these are not timed (they did not do the same work). Nil in comparisons written
+    /// before they were kept apart from `notCompared`.
+    package var differentAnswers: [String]?
     /// Cells the current build did not finish that the base did: a regression of their own. (Whether the stores
     /// agree is the counter check's to judge: there every store does every step; here each cell does the steps
     /// its first run fitted in its time box.)
@@ -135,6 +138,7 @@ package struct TimeComparison: Codable, Sendable {
         let currentGroups = CellGroups.groups(current.cells, storeOrder: current.stores)
         cells = []
         notCompared = []
+        var differentAnswers: [String] = []
         unfinished = []
         var samples: [(store: String, base: [Double], current: [Double])] = []
         for (key, baseCells) in baseGroups.ordered {
@@ -154,7 +158,10 @@ package struct TimeComparison: Codable, Sendable {
                 continue
             }
             guard Set(was.map(\.digest)) == Set(now.map(\.digest)) else {
-                notCompared.append("\(name): the two builds' digests differ (they did not do the same work)")
+                let digests = { (side: [CellMetrics]) in
+                    Set(side.map(\.digest.description)).sorted().joined(separator: ", ")
+                }
+                differentAnswers.append("\(name): digest \(digests(was)) in the base, \(digests(now)) now")
                 continue
             }
             let baseTimes = was.map(\.timePerOperation)
@@ -182,6 +189,7 @@ package struct TimeComparison: Codable, Sendable {
             Self.summary(store, samples.filter { $0.store == store }, rule: rule)
         }
         overall = samples.isEmpty ? nil : Self.summary("every store", samples, rule: rule)
+        self.differentAnswers = differentAnswers
     }
 
     /// The median of `current` over that of `base`; NaN when either is empty.
