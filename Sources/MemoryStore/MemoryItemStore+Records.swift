@@ -75,7 +75,7 @@ final class MemoryRecordTable: RecordTable {
     /// Slot `id` holds record `id`, or nil; slot 0 is never used.
     var slots: [Record?] = [nil]
     /// Per filter value, its records' ids in page order; nil until a page sorts them after a write that moved one.
-    var pageOrders: [FieldValue: [Int64]]?
+    var pageOrders: RecordPageOrders?
     /// Whether `memory`'s dump lacks a write.
     var unsaved = false
 
@@ -130,17 +130,12 @@ final class MemoryRecordTable: RecordTable {
     }
 
     func page(_ query: RecordPageQuery) throws -> [Record] {
-        if pageOrders == nil {
-            let sortIndex = shape.sortIndex
-            var orders: [FieldValue: [Record]] = [:]
-            for case let record? in slots { orders[record.values[shape.filterIndex], default: []].append(record) }
-            pageOrders = orders.mapValues { records in
-                records.sorted { RecordPageQuery.areInIncreasingOrder($0, $1, sortIndex: sortIndex) }.map(\.id)
-            }
-        }
-        let order = pageOrders?[query.filter] ?? []
-        guard query.offset < order.count else { return [] }
-        return order[query.offset..<min(order.count, query.offset + query.limit)].compactMap { slots[Int($0)] }
+        let (filter, sort) = (shape.filterIndex, shape.sortIndex)
+        let orders =
+            pageOrders
+            ?? RecordPageOrders(slots.lazy.compactMap { $0 }.map { ($0.values[filter], $0.values[sort], $0.id) })
+        pageOrders = orders
+        return orders.ids(of: query).compactMap { slots[Int($0)] }
     }
 }
 

@@ -19,7 +19,7 @@ final class PackedRecords: RecordTable {
     /// Slot `id` holds the arena offset of record `id`'s current version, or -1.
     private var offsets: [Int] = [-1]
     /// Per filter value, its records' ids in page order; nil until a page sorts them after a write that moved one.
-    private var pageOrders: [FieldValue: [Int64]]?
+    private var pageOrders: RecordPageOrders?
     static let indexEntrySize = 16
 
     private enum File: Int { case arena, index }
@@ -129,20 +129,18 @@ final class PackedRecords: RecordTable {
         if pageOrders == nil {
             // Only the filter and sort values are read from each record, not its other fields.
             let shape = codec.shape
-            var groups: [FieldValue: [(sort: FieldValue, id: Int64)]] = [:]
-            for id in offsets.indices {
-                guard let bytes = try bytes(of: Int64(id)) else { continue }
-                let filter = try codec.value(of: shape.filterIndex, in: bytes, id: Int64(id))
-                groups[filter, default: []].append(
-                    (try codec.value(of: shape.sortIndex, in: bytes, id: Int64(id)), Int64(id)))
+            var keys: [(filter: FieldValue, sort: FieldValue, id: Int64)] = []
+            for id in offsets.indices.map(Int64.init) {
+                guard let bytes = try bytes(of: id) else { continue }
+                keys.append(
+                    (
+                        try codec.value(of: shape.filterIndex, in: bytes, id: id),
+                        try codec.value(of: shape.sortIndex, in: bytes, id: id), id
+                    ))
             }
-            pageOrders = groups.mapValues { keys in
-                keys.sorted { $0.sort == $1.sort ? $0.id < $1.id : $0.sort.sorts(before: $1.sort) }.map(\.id)
-            }
+            pageOrders = RecordPageOrders(keys)
         }
-        let order = pageOrders?[query.filter] ?? []
-        guard query.offset < order.count else { return [] }
-        return try order[query.offset..<min(order.count, query.offset + query.limit)].compactMap { try record(id: $0) }
+        return try (pageOrders?.ids(of: query) ?? []).compactMap { try record(id: $0) }
     }
 }
 

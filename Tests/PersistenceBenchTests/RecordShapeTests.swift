@@ -51,7 +51,8 @@ let everyTypeShape = RecordShape(
         var page = Digest()
         for query in generator.pageQueries(count: PageWorkload.queryCount) {
             let matching = stored.filter { $0.values[shape.filterIndex] == query.filter }.sorted {
-                RecordPageQuery.areInIncreasingOrder($0, $1, sortIndex: shape.sortIndex)
+                RecordPageQuery.areInIncreasingOrder(
+                    ($0.values[shape.sortIndex], $0.id), ($1.values[shape.sortIndex], $1.id))
             }
             page.add(digest(Array(matching.dropFirst(query.offset).prefix(query.limit))))
         }

@@ -63,12 +63,11 @@ public struct RecordPageQuery: Equatable, Sendable {
     public var limit: Int
     public var offset: Int
 
-    /// Whether `a` comes before `b` in the page's order (`sortIndex` is the shape's sort field).
-    package static func areInIncreasingOrder(_ a: Record, _ b: Record, sortIndex: Int) -> Bool {
-        let left = a.values[sortIndex]
-        let right = b.values[sortIndex]
-        if left == right { return a.id < b.id }
-        return left.sorts(before: right)
+    /// Whether a record of sort value and id `a` comes before one of `b` in the page's order: by value, then id.
+    package static func areInIncreasingOrder(_ a: (sort: FieldValue, id: Int64), _ b: (sort: FieldValue, id: Int64))
+        -> Bool
+    {
+        a.sort == b.sort ? a.id < b.id : a.sort.sorts(before: b.sort)
     }
 }
 
