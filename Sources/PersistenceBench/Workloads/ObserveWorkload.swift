@@ -11,7 +11,9 @@ import Foundation
 ///
 /// - `observe` (paced): after each commit the writer waits until the observer holds that commit's result; the
 ///   wait after a commit that changed the result is its latency (`FRESH`). The digest folds every expected result
-///   in order: the observer delivered each of them.
+///   in order: the observer delivered each of them. A commit and its wait are a step of the time box (`TimeBox`):
+///   `run` judges it against a frame, so its budget floor keeps all 1,000 where the floor's time allows; a counted
+///   run does its 50, and a time check the count its first run's box allowed.
 /// - `observe-burst`: the writer commits as fast as it can and waits once, at the end, for the final result; the
 ///   report shows how many commits the observer coalesced (notices it answered with one query). The digest is the
 ///   final result.
@@ -78,11 +80,16 @@ package struct ObserveWorkload: ItemWorkload {
         var changing = 0
         var commitNanoseconds: [UInt64] = []
         commitNanoseconds.reserveCapacity(plan.steps.count)
+        // The burst is one step: its final result needs every commit.
+        let box = context.timeBox.start(steps: plan.steps.count)
+        var done = paced ? 0 : plan.steps.count
+        var prefixDigest: Digest?
         do {
             try inbox.wait(for: plan.initial, after: "the start", timeout: Self.deliveryTimeoutSeconds)
             if paced { digest.add(plan.initial.digest) }
             context.restartTimeline()
             for (index, step) in plan.steps.enumerated() {
+                guard !paced || box.allowsMore(after: index) else { break }
                 let before = context.stopwatch.elapsedNanoseconds
                 try context.stopwatch.measure { try step.change.apply(to: store) }
                 commitNanoseconds.append(context.stopwatch.elapsedNanoseconds - before)
@@ -99,6 +106,8 @@ package struct ObserveWorkload: ItemWorkload {
                         for: step.expected, after: "commit \(index + 1)", timeout: Self.deliveryTimeoutSeconds)
                 }
                 digest.add(step.expected.digest)
+                done = index + 1
+                if done == box.minimum { prefixDigest = digest }
             }
             if !paced, let last = plan.steps.last {
                 changing = plan.steps.count { $0.changesResult }
@@ -113,12 +122,18 @@ package struct ObserveWorkload: ItemWorkload {
         }
         try observation.cancel()
         let observerSeconds = cpuBefore.observerSeconds()
+        // A loop that stopped short of its floor is checked on its first `box.minimum` results alone: what the
+        // store holds after its own count of commits is no other store's.
         return WorkloadOutcome(
-            operations: plan.steps.count, digest: digest, alsoDigestsStore: true,
+            operations: done, digest: digest, alsoDigestsStore: true,
             observe: ObserveMetrics(
-                commits: plan.steps.count, commitsChangingResult: changing, deliveries: inbox.deliveries,
+                commits: done, commitsChangingResult: changing, deliveries: inbox.deliveries,
                 notifications: observation.notifications, requeries: observation.requeries,
-                observerCPUSeconds: observerSeconds, commitLatency: LatencySummary(nanoseconds: commitNanoseconds)))
+                observerCPUSeconds: observerSeconds, commitLatency: LatencySummary(nanoseconds: commitNanoseconds)),
+            timeBoxed: paced && box.stoppedEarly(after: done), steps: paced ? done : nil,
+            prefix: paced && context.timeBox.floor != nil
+                ? prefixDigest.map { DigestPrefix(steps: box.minimum, digest: $0) } : nil,
+            stoppedShort: paced && box.stoppedShort(after: done))
     }
 }
 

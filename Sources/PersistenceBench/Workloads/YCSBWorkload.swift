@@ -110,7 +110,13 @@ package struct YCSBWorkload: ItemWorkload, KeyedWorkload {
         func answer(_ item: Item?) {
             if let item { answers.add(item) } else { answers.add(-1) }
         }
+        // Every operation, whatever the clock: a timed run does them all. Only a step count set by the run (a
+        // counted run's `CountingLauncher.steps`) stops the loop sooner.
+        let box = TimeBox(seconds: nil, stepLimit: context.timeBox.stepLimit).start(steps: operations.count)
+        var done = 0
         for (index, operation) in operations.enumerated() {
+            guard box.allowsMore(after: index) else { break }
+            done = index + 1
             switch operation {
             case .read(let id):
                 answer(try stopwatch.measureOperation(operation.kind) { try store.item(id: id) })
@@ -139,7 +145,8 @@ package struct YCSBWorkload: ItemWorkload, KeyedWorkload {
             context.progress.advance(by: 1)
         }
         return WorkloadOutcome(
-            operations: operations.count, digest: answers, alsoDigestsStore: mix.read + mix.scan < 1)
+            operations: done, digest: answers, alsoDigestsStore: mix.read + mix.scan < 1,
+            timeBoxed: box.stoppedEarly(after: done), steps: done)
     }
 
     /// The run phase's operations, drawn from the seed: each kind with its proportion, keys from the mix's
