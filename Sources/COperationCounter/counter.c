@@ -2,13 +2,15 @@
 // (malloc, calloc, realloc, memalign, aligned_alloc, posix_memalign; free is not an allocation); flushes are
 // fsync, fdatasync and msync with MS_SYNC; write calls are write, pwrite and their vector forms on regular files
 // (a pipe's progress reports and the terminal are not the store's writes). Counters are relaxed atomics: the
-// counts of all threads, in any order.
+// counts of all threads, in any order. The process's page faults, blocks read from storage and voluntary context
+// switches come from getrusage at the region's ends, less what the harness's paused reads did.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -30,6 +32,11 @@
 enum { kAllocations, kSyncs, kWriteCalls, kBytesWritten, kCounters };
 static uint64_t counters[kCounters];
 static uint64_t atBegin[kCounters];
+// The process's figures from getrusage: minor and major faults, 512-byte blocks read, voluntary switches.
+enum { kUsages = 4 };
+static uint64_t usageAtBegin[kUsages];
+static uint64_t usageAtPause[kUsages];
+static uint64_t usagePaused[kUsages];
 // Whether this thread paused the region. Initial-exec: a preloaded library's thread-local variable is in the static
 // block, so reading it from malloc never allocates.
 static __thread __attribute__((tls_model("initial-exec"))) int paused;
@@ -38,9 +45,20 @@ static inline void add(int counter, uint64_t amount) {
     if (!paused) __atomic_fetch_add(&counters[counter], amount, __ATOMIC_RELAXED);
 }
 
+static void usage(uint64_t figures[kUsages]) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    figures[0] = (uint64_t)usage.ru_minflt;
+    figures[1] = (uint64_t)usage.ru_majflt;
+    figures[2] = (uint64_t)usage.ru_inblock;
+    figures[3] = (uint64_t)usage.ru_nvcsw;
+}
+
 void pb_counting_begin(void) {
     for (int index = 0; index < kCounters; index++)
         atBegin[index] = __atomic_load_n(&counters[index], __ATOMIC_RELAXED);
+    for (int index = 0; index < kUsages; index++) usagePaused[index] = 0;
+    usage(usageAtBegin);
     CALLGRIND_START_INSTRUMENTATION;
     CALLGRIND_ZERO_STATS;
 }
@@ -50,19 +68,27 @@ void pb_counting_pause(void) {
     if (paused) return;
     paused = 1;
     CALLGRIND_TOGGLE_COLLECT;
+    usage(usageAtPause);
 }
 
 void pb_counting_resume(void) {
     if (!paused) return;
+    uint64_t now[kUsages];
+    usage(now);
+    for (int index = 0; index < kUsages; index++) usagePaused[index] += now[index] - usageAtPause[index];
     CALLGRIND_TOGGLE_COLLECT;
     paused = 0;
 }
 
-void pb_counting_end(uint64_t counts[4]) {
+void pb_counting_end(uint64_t counts[8]) {
+    uint64_t now[kUsages];
+    usage(now);
     CALLGRIND_DUMP_STATS_AT("counted region");
     CALLGRIND_STOP_INSTRUMENTATION;
     for (int index = 0; index < kCounters; index++)
         counts[index] = __atomic_load_n(&counters[index], __ATOMIC_RELAXED) - atBegin[index];
+    for (int index = 0; index < kUsages; index++)
+        counts[kCounters + index] = now[index] - usageAtBegin[index] - usagePaused[index];
 }
 
 // glibc's own entry points: no dlsym, which itself allocates, on the way to them.

@@ -11,9 +11,11 @@ package struct CheckVerdict {
 
     /// The time check (`RunSession.timeCheck`) of `session`'s matrix, judged: true when nothing regressed.
     package func time(
-        _ session: RunSession, executables: Sides<String>, labels: Sides<String>, output: URL
+        _ session: RunSession, executables: Sides<String>, labels: Sides<String>, output: URL, target: Double,
+        budgetSeconds: Double
     ) throws -> Bool {
-        let check = try session.timeCheck(executables: executables, output: output)
+        let check = try session.timeCheck(
+            executables: executables, output: output, target: target, budgetSeconds: budgetSeconds)
         try publish(
             TimeReport.render(
                 check, base: labels.base, current: labels.current, repetitions: session.configuration.repetitions))
@@ -30,22 +32,55 @@ package struct CheckVerdict {
                 "Not slower when timed again (the machine's noise): "
                     + check.notConfirmed.map(\.name).joined(separator: ", "))
         }
-        return conclude(check.regressions, against: labels.base)
+        if let power = check.power {
+            print(
+                "Slowdown across a store's cells this check could catch (about half the time): "
+                    + power.stores.map { "\($0.name) ×\(TimeReport.ratio($0.after)) (\($0.timed) repetitions)" }
+                    .joined(separator: ", "))
+        }
+        let passed = conclude(check.regressions, against: labels.base)
+        if passed, let power = check.power, !power.underpowered.isEmpty {
+            print(
+                "PASS, but underpowered: a slowdown of ×\(TimeReport.ratio(power.target)) across the cells of "
+                    + power.underpowered.map { "\($0.name) (×\(TimeReport.ratio($0.after)) detectable)" }
+                    .joined(separator: ", ")
+                    + " could have passed: this host's noise needed more repetitions than --power-time allowed")
+        }
+        return passed
     }
 
-    /// A counted run judged against its counted baseline: true when nothing regressed. A pair that cannot be
-    /// compared is bad input.
-    package func counters(_ now: RunResults, against baseline: RunResults, labels: Sides<String>) throws -> Bool {
+    /// A counted run judged against its counted baseline: true when nothing regressed and nothing is better than
+    /// the baseline beyond its band (the ratchet), unless `betterExpected`. A pair that cannot be compared is bad
+    /// input.
+    package func counters(
+        _ now: RunResults, against baseline: RunResults, labels: Sides<String>, betterExpected: Bool = false
+    ) throws -> Bool {
         let comparison: CounterComparison
         do { comparison = try CounterComparison(baseline: baseline, current: now) } catch {
             throw BadInput("\(error)")
         }
-        try publish(CounterReport.render(comparison, baseline: labels.base, current: labels.current))
+        try publish(
+            CounterReport.render(
+                comparison, baseline: labels.base, current: labels.current, betterExpected: betterExpected))
         print(
             "Counters of \(comparison.cells.count) cells; instructions by store: "
                 + comparison.stores.map { "\($0.name) ×\(CounterReport.ratio($0.instructionRatio))" }
                 .joined(separator: ", "))
-        return conclude(comparison.regressions, against: labels.base)
+        let improvements = comparison.improvements
+        guard comparison.regressions.isEmpty, !improvements.isEmpty else {
+            return conclude(comparison.regressions, against: labels.base)
+        }
+        if betterExpected {
+            print("Better than \(labels.base), as expected (--better-expected): remake the baseline to keep the gain")
+            for line in improvements { print("  better: \(line)") }
+            return conclude([], against: labels.base)
+        }
+        print("FAIL: \(improvements.count) counter(s) better than \(labels.base) beyond their band:")
+        for line in improvements { print("  better: \(line)") }
+        print(
+            "Remake the baseline: `make counter-baseline` (and commit it, saying why in its README), or pass "
+                + "--better-expected")
+        return false
     }
 
     /// Writes the Markdown summary, and appends it to GitHub's job summary when set.

@@ -4,20 +4,27 @@ import PersistenceBench
 extension CounterComparison {
     /// Every regression, one line each: cells, stores, every cell together, digests that disagree.
     package var regressions: [String] {
+        changes(.worse) + digestDisagreements.map { "digests disagree across stores: \($0)" }
+    }
+
+    /// Every counter better than the baseline beyond its band, one line each: the ratchet. The check fails on them
+    /// too (unless told they are expected), so that the baseline follows every gain and a later loss of it shows.
+    package var improvements: [String] { changes(.better) }
+
+    private func changes(_ verdict: Verdict) -> [String] {
         var lines: [String] = []
         for cell in cells {
-            for change in cell.changes where change.verdict == .worse {
+            for change in cell.changes where change.verdict == verdict {
                 lines.append(
                     "\(cell.store) \(cell.workload) \(cell.scale): \(change.metric) \(change.baseline) → "
                         + "\(change.current)" + (change.ratio.map { " (×\(CounterReport.ratio($0)))" } ?? ""))
             }
         }
-        for summary in stores + (overall.map { [$0] } ?? []) where summary.verdict == .worse {
+        for summary in stores + (overall.map { [$0] } ?? []) where summary.verdict == verdict {
             lines.append(
                 "\(summary.name): instructions ×\(CounterReport.ratio(summary.instructionRatio)) over "
                     + "\(summary.cells) cells (band ×\(CounterReport.ratio(bands.storeInstructions)))")
         }
-        lines += digestDisagreements.map { "digests disagree across stores: \($0)" }
         return lines
     }
 }
@@ -25,22 +32,51 @@ extension CounterComparison {
 /// A counter comparison as Markdown: the verdict, the regressions, instructions by store, then every cell's
 /// counters. Fit for a terminal and a CI job summary.
 package enum CounterReport {
-    package static func render(_ comparison: CounterComparison, baseline: String, current: String) -> String {
+    package static func render(
+        _ comparison: CounterComparison, baseline: String, current: String, betterExpected: Bool = false
+    ) -> String {
         let bands = comparison.bands
         let regressions = comparison.regressions
+        let improvements = comparison.improvements
+        let headline =
+            !regressions.isEmpty
+            ? "# ❌ Counters: \(regressions.count) regression(s)"
+            : improvements.isEmpty
+                ? "# ✅ Counters: no regression"
+                : betterExpected
+                    ? "# ✅ Counters: no regression, \(improvements.count) better (expected)"
+                    : "# ❌ Counters: \(improvements.count) better than the baseline: remake it"
         var out = [
-            regressions.isEmpty ? "# ✅ Counters: no regression" : "# ❌ Counters: \(regressions.count) regression(s)",
+            headline,
             "",
             "Baseline `\(baseline)`, current `\(current)`: counted runs (`run --count`), judged on what no machine "
                 + "changes. Bands: instructions per operation ×\(ratio(bands.cellInstructions)) a cell, "
                 + "×\(ratio(bands.storeInstructions)) a store's cells together and every cell together; "
                 + String(format: "%.2f", bands.allocationsPerOperation) + " allocations per operation; write "
                 + "calls and bytes written per operation ×\(ratio(bands.writes)); flushes, bytes on disk and "
-                + "digests exactly.",
+                + "digests exactly; per operation, system calls \(bands.systemCalls.description(unit: "")), minor "
+                + "faults \(bands.minorFaults.description(unit: "")), major faults "
+                + "\(bands.majorFaults.description(unit: "")), bytes read from storage "
+                + "\(bands.bytesReadFromStorage.description(unit: "")), voluntary waits "
+                + "\(bands.voluntarySwitches.description(unit: "")); the time system calls waited off the CPU is "
+                + "shown, not judged (a time).",
             "",
         ]
         if !regressions.isEmpty {
             out += ["## Regressions", ""] + regressions.map { "- \($0)" } + [""]
+        }
+        if !improvements.isEmpty {
+            out +=
+                [
+                    "## Better than the baseline", "",
+                    betterExpected
+                        ? "Expected (`--better-expected`): remake the baseline with this build (`make counter-baseline`) "
+                            + "so that it keeps the gain."
+                        : "A gain beyond the band fails the check, so that the baseline keeps it and a later loss shows: "
+                            + "remake the baseline with this build (`make counter-baseline`) and commit it with the "
+                            + "reason, or run the check with `--better-expected`.",
+                    "",
+                ] + improvements.map { "- better: \($0)" } + [""]
         }
         out += ["## Instructions by store", "", "| store | cells | instructions | verdict |", "|---|--:|--:|---|"]
         for summary in comparison.stores + (comparison.overall.map { [$0] } ?? []) {

@@ -3,10 +3,57 @@ import PersistenceBench
 
 extension RunSession {
     /// `check --base`: the matrix's cells of the two builds timed in turn (`Runner.interleaved`), each side written to
-    /// `output`/base and `output`/current; then the stores the first round finds slower timed again, twice the
-    /// repetitions, this build first, into `output`/confirmation. A regression is what both rounds find slower.
-    package func timeCheck(executables: Sides<String>, output: URL) throws -> TimeCheck {
-        let first = try timeRound(configuration, stores: stores, executables: executables, first: .base, output: output)
+    /// `output`/base and `output`/current; then each store too noisy to catch a slowdown of `target` across its cells
+    /// timed again with the repetitions it needs, within `budgetSeconds` for all (`TimeCheck.Power`), into
+    /// `output`/power/STORE, and judged on every repetition; then the stores found slower timed again, twice the
+    /// repetitions, this build first, into `output`/confirmation. A regression is what both judgements find slower.
+    package func timeCheck(
+        executables: Sides<String>, output: URL, target: Double, budgetSeconds: Double
+    ) throws -> TimeCheck {
+        let round = try timeRound(configuration, stores: stores, executables: executables, first: .base, output: output)
+        let firstRound = try TimeComparison(base: round.base, current: round.current)
+        // Each store's cost of one repetition, both builds: what a power round's repetitions will take.
+        var secondsPerRepetition: [String: Double] = [:]
+        for cell in round.base.cells + round.current.cells {
+            secondsPerRepetition[cell.store, default: 0] +=
+                (cell.runSeconds ?? 0) / Double(max(configuration.repetitions, 1))
+        }
+        let extra = TimeCheck.Power.extraRepetitions(
+            after: firstRound, secondsPerRepetition: secondsPerRepetition, repetitions: configuration.repetitions,
+            target: target, budgetSeconds: budgetSeconds)
+        var rounds = [round]
+        for (store, repetitions) in extra {
+            guard let kind = stores.first(where: { $0.name == store }) else { continue }
+            let detectable = firstRound.stores.first { $0.name == store }?.detectable ?? .infinity
+            print(
+                "\(store): the first round could catch a slowdown of ×\(TimeReport.ratio(detectable)) across its "
+                    + "cells, not ×\(TimeReport.ratio(target)); timing it \(repetitions) repetitions more")
+            var more = configuration
+            more.stores = [store]
+            more.repetitions = repetitions
+            rounds.append(
+                try timeRound(
+                    more, stores: [kind], executables: executables, first: .current,
+                    output: output.appendingPathComponent("power").appendingPathComponent(store)))
+        }
+        let first =
+            rounds.count == 1
+            ? firstRound
+            : try TimeComparison(
+                base: RunResults.pooling(rounds.map(\.base)), current: RunResults.pooling(rounds.map(\.current)))
+        let added = Dictionary(extra.map { ($0.store, $0.extra) }, uniquingKeysWith: +)
+        let power = TimeCheck.Power(
+            target: target, budgetSeconds: budgetSeconds,
+            stores: first.stores.map { summary in
+                let before = firstRound.stores.first { $0.name == summary.name }?.detectable ?? .infinity
+                return TimeCheck.Power.Store(
+                    name: summary.name, before: before,
+                    needed: TimeComparison.repetitions(
+                        toDetect: target, detectable: before, from: configuration.repetitions),
+                    timed: configuration.repetitions + (added[summary.name] ?? 0),
+                    after: summary.detectable ?? .infinity,
+                    secondsPerRepetition: secondsPerRepetition[summary.name] ?? 0)
+            })
         var confirmation: TimeComparison?
         let again = TimeCheck.storesToConfirm(after: first)
         if !again.isEmpty {
@@ -14,31 +61,30 @@ extension RunSession {
             confirming.stores = again
             confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
             print(
-                "The first round found slower: " + first.slower.map(\.name).joined(separator: ", ")
+                "Found slower: " + first.slower.map(\.name).joined(separator: ", ")
                     + "; timing \(again.joined(separator: ", ")) again, \(confirming.repetitions) repetitions each, "
                     + "this build first")
-            confirmation = try timeRound(
+            let confirmed = try timeRound(
                 confirming, stores: again.compactMap { name in stores.first { $0.name == name } },
                 executables: executables,
                 first: .current, output: output.appendingPathComponent("confirmation"))
+            confirmation = try TimeComparison(base: confirmed.base, current: confirmed.current)
         }
-        return TimeCheck(first: first, confirmation: confirmation)
+        return TimeCheck(first: first, confirmation: confirmation, power: power)
     }
 
-    /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current,
-    /// judged.
+    /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current.
     private func timeRound(
         _ configuration: RunConfiguration, stores: [StoreKind], executables: Sides<String>,
         first: Side, output: URL
-    ) throws -> TimeComparison {
+    ) throws -> Sides<RunResults> {
         let writers = Sides {
             RunningReportWriter(directory: output.appendingPathComponent($0.rawValue))
         }
-        let results = try Runner.interleaved(
+        return try Runner.interleaved(
             configuration: configuration, stores: stores, workloads: workloads,
             environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
             executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
             save: { side, results in try writers[side].write(results) })
-        return try TimeComparison(base: results.base, current: results.current)
     }
 }

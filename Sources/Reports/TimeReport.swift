@@ -64,8 +64,14 @@ package enum TimeReport {
     /// The check's two rounds: what both found slower, what only the first did, and each round's tables.
     package static func render(_ check: TimeCheck, base: String, current: String, repetitions: Int) -> String {
         let regressions = check.regressions
+        var top = headline(regressions)
+        if regressions.isEmpty, let power = check.power, !power.underpowered.isEmpty {
+            top[0] =
+                "# ⚠️ Time: no regression found, but underpowered for "
+                + power.underpowered.map(\.name).joined(separator: ", ")
+        }
         var out =
-            headline(regressions) + [
+            top + [
                 rule(check.first.rule, base: base, current: current, repetitions: repetitions), "",
                 "Whatever the first round finds slower is timed again in a confirmation round: only the stores "
                     + "concerned, \(TimeCheck.confirmationRepetitions(after: repetitions)) repetitions of each build, "
@@ -73,6 +79,7 @@ package enum TimeReport {
                     + "slower; what only the first does was the machine's noise.",
             ]
         out += regressionList(regressions)
+        if let power = check.power { out += powerSection(power, repetitions: repetitions) }
         if !check.notConfirmed.isEmpty {
             out +=
                 ["## Found slower by the first round only (not a regression)", ""]
@@ -86,6 +93,40 @@ package enum TimeReport {
                 ] + tables(confirmation, level: "###")
         }
         return out.joined(separator: "\n") + "\n"
+    }
+
+    /// What the check could catch on this host: each store's detectable slowdown before and after its power round.
+    private static func powerSection(_ power: TimeCheck.Power, repetitions: Int) -> [String] {
+        var out = [
+            "## What this check could catch", "",
+            "The smallest slowdown across a store's cells that this host's noise let the rule call slower (its "
+                + "minimum detectable effect: the interval's reach below its ratio, at least ×"
+                + "\(ratio(TimeComparison.Rule.standard.aggregateEffect)); a slowdown of that size is caught about "
+                + "half the time, a larger one more often). A store whose first round (\(repetitions) repetitions "
+                + "a side) could not catch ×\(ratio(power.target)) was timed again with the repetitions it needed "
+                + "(an interval narrows as the square root of its samples), all within "
+                + Quantity.formatDuration(power.budgetSeconds) + ", and judged on every repetition.",
+            "",
+        ]
+        if !power.underpowered.isEmpty {
+            out += [
+                "**Underpowered:** a slowdown of ×\(ratio(power.target)) across the cells of "
+                    + power.underpowered.map(\.name).joined(separator: ", ")
+                    + " could have passed: they needed more repetitions than the budget allowed (`--power-time`).",
+                "",
+            ]
+        }
+        out += [
+            "| store | detectable, first round | repetitions needed | repetitions timed | detectable now | s a repetition |",
+            "|---|--:|--:|--:|--:|--:|",
+        ]
+        for store in power.stores {
+            out.append(
+                "| \(store.name) | ×\(ratio(store.before)) | \(store.needed == Int.max ? "—" : "\(store.needed)") | "
+                    + "\(store.timed) | ×\(ratio(store.after))\(store.after > power.target ? " ⚠️" : "") | "
+                    + String(format: "%.1f", store.secondsPerRepetition) + " |")
+        }
+        return out + [""]
     }
 
     private static func headline(_ regressions: [String]) -> [String] {
@@ -110,24 +151,28 @@ package enum TimeReport {
     /// A round's stores together, then its cells; `level` is their headings'.
     private static func tables(_ comparison: TimeComparison, level: String) -> [String] {
         var out = [
-            "\(level) By store", "", "| store | cells | time ratio | interval | verdict |", "|---|--:|--:|--:|---|",
+            "\(level) By store", "",
+            "| store | cells | time ratio | interval | detectable | verdict |", "|---|--:|--:|--:|--:|---|",
         ]
         for summary in comparison.stores + (comparison.overall.map { [$0] } ?? []) {
             out.append(
                 "| \(summary.name) | \(summary.cells) | ×\(ratio(summary.ratio)) | "
-                    + "\(ratio(summary.low))–\(ratio(summary.high)) | \(mark(summary.verdict)) |")
+                    + "\(ratio(summary.low))–\(ratio(summary.high)) | \(detectable(summary.detectable)) | "
+                    + "\(mark(summary.verdict)) |")
         }
         out += [
             "", "\(level) Cells", "",
-            "| store | workload | scale | base | current | ratio | interval | p (slower) | spread base / current | verdict |",
-            "|---|---|---|--:|--:|--:|--:|--:|--:|---|",
+            "| store | workload | scale | repetitions | base | current | ratio | interval | p (slower) | "
+                + "spread base / current | detectable | verdict |",
+            "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|",
         ]
         for cell in comparison.cells {
             out.append(
-                "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(time(cell.base)) | \(time(cell.current)) | "
-                    + "×\(ratio(cell.ratio)) | "
+                "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(cell.current.count) | \(time(cell.base)) | "
+                    + "\(time(cell.current)) | ×\(ratio(cell.ratio)) | "
                     + "\(ratio(cell.low))–\(ratio(cell.high)) | \(p(cell.pSlower)) | "
-                    + "×\(ratio(cell.baseSpread)) / ×\(ratio(cell.currentSpread)) | \(mark(cell.verdict)) |")
+                    + "×\(ratio(cell.baseSpread)) / ×\(ratio(cell.currentSpread)) | \(detectable(cell.detectable)) | "
+                    + "\(mark(cell.verdict)) |")
         }
         if !comparison.notCompared.isEmpty {
             out += ["", "Not compared:", ""] + comparison.notCompared.map { "- \($0)" }
@@ -136,6 +181,11 @@ package enum TimeReport {
     }
 
     package static func ratio(_ value: Double) -> String { String(format: "%.3f", value) }
+    /// A minimum detectable effect: "×1.234", "—" where the comparison did not keep it or its interval reached 0.
+    static func detectable(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "—" }
+        return "×" + ratio(value)
+    }
     /// The median of a cell's times per operation.
     static func time(_ values: [Double]) -> String { median(values).map(Quantity.formatTime) ?? "–" }
     static func p(_ value: Double) -> String { String(format: "%.3f", value) }

@@ -13,7 +13,14 @@ public enum StoreSet: String, CaseIterable, Sendable {
     /// stores whose code differs (the default stores but `json`, whose every durable write rewrites its file, and
     /// the variants that change what the store runs: settings, record conformances, statements, batches, a map).
     case counted
-    /// What the counted matrix leaves out, beside `sqlite`, whose digests theirs must match (`make smoke`).
+    /// The counted gate's other workloads (results/counter-baseline-workloads): one store of each engine, the default
+    /// stores but `json` (its durable writes rewrite its file) and `orm+swiftdata` (the ORM's CRUD paths with its
+    /// mechanisms are in `counted`).
+    case countedEngines = "counted-engines"
+    /// The variants that exist to be compared, counted on the paths they change (results/counter-baseline-variants):
+    /// the full-text indexes, the explicit read transaction, the serialized queue.
+    case countedVariants = "counted-variants"
+    /// What the counted CRUD matrix leaves out, beside `sqlite`, whose digests theirs must match (`make smoke`).
     case uncounted
     /// Search as you type: the default stores and the full-text variants (`make smoke-search`).
     case search
@@ -32,6 +39,10 @@ public enum StoreSet: String, CaseIterable, Sendable {
             return all.filter(\.inDefaultRun)
         case .counted:
             return all.filter { Self.countedNames.contains($0.name) }
+        case .countedEngines:
+            return all.filter { $0.inDefaultRun && !["json", "orm+swiftdata"].contains($0.name) }
+        case .countedVariants:
+            return all.filter { ["sqlite+txn", "sqlite+fts", "grdb+queue", "grdb+fts"].contains($0.name) }
         case .uncounted:
             return all.filter { $0.name == "sqlite" || !Self.countedNames.contains($0.name) }
         case .search:

@@ -8,8 +8,10 @@ struct Check: ParsableCommand {
         abstract: "Judge this build: its counters against a counted baseline, its time against a base revision.",
         discussion: """
             --counters BASELINE judges what no machine changes (instructions, allocations, flushes, writes per \
-            operation, bytes on disk, digests) against a committed counted run (`run --count`), made on any host: \
-            it counts the baseline's matrix now into --out (or reads --current). --base REV judges time: it builds \
+            operation, system calls, page faults, reads from storage, waits, bytes on disk, digests) against a committed \
+            counted run (`run --count`), made on any host: it counts the baseline's matrix now into --out (or reads \
+            --current); a counter better than its band fails too, until the baseline is remade (--better-expected \
+            lets it pass). --base REV judges time: it builds \
             REV (release, in a git worktree under .build/check-base/, kept between checks) and times REV's cells \
             and this build's in turn on this machine, --repetitions each, into --out/base and --out/current, \
             and times again what that round finds slower (its stores, twice the repetitions, this build first, \
@@ -22,12 +24,21 @@ struct Check: ParsableCommand {
     @Option(
         help: ArgumentHelp(
             "A counted baseline (`run --count`; a directory or its results.json): judge this build's instructions, "
-                + "allocations, flushes, writes, bytes on disk and digests against it.", valueName: "baseline"))
-    var counters: String?
+                + "allocations, flushes, writes, system calls, faults, reads, waits, bytes on disk and digests "
+                + "against it. Repeat it for several (each its own matrix), judged as one.", valueName: "baseline"))
+    var counters: [String] = []
 
     @Option(
-        help: "With --counters: a finished counted run to judge (directory or results.json) instead of counting now.")
-    var current: String?
+        help: ArgumentHelp(
+            "With --counters: a finished counted run to judge (directory or results.json) instead of counting now; "
+                + "one per --counters, in their order.", valueName: "run"))
+    var current: [String] = []
+
+    @Flag(
+        help: ArgumentHelp(
+            "With --counters: a counter better than the baseline beyond its band passes (it fails otherwise, so "
+                + "that the baseline is remade to keep the gain)."))
+    var betterExpected = false
 
     @Option(
         help: ArgumentHelp(
@@ -38,6 +49,19 @@ struct Check: ParsableCommand {
     @Option(help: "With --base: the base revision's persistbench, already built, instead of building it.")
     var baseTool: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --base: the slowdown across a store's cells the check must be able to catch; a store whose first "
+                + "round is too noisy for it is timed again with the repetitions it needs (within --power-time), "
+                + "and the summary names any store still short of it.", valueName: "percent"))
+    var detect: String = "10%"
+
+    @Option(
+        help: ArgumentHelp(
+            "With --base: the wall time the repetitions added to reach --detect may take in all.",
+            valueName: "duration"))
+    var powerTime: String = "4m"
+
     @OptionGroup(title: "With --base") var matrix: MatrixOptions<CheckDefaults>
 
     @Option(help: "Where the runs made now are written.")
@@ -47,17 +71,31 @@ struct Check: ParsableCommand {
     var summary: String?
 
     func validate() throws {
-        guard (counters == nil) != (base == nil && baseTool == nil) else {
+        guard counters.isEmpty != (base == nil && baseTool == nil) else {
             throw ValidationError("name one of --counters and --base")
         }
-        if let counters {
-            let base = try badInput { try RunResults.load(named: counters) }
-            guard base.configuration.counted == true else {
-                throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
+        if !counters.isEmpty {
+            guard current.isEmpty || current.count == counters.count else {
+                throw ValidationError(
+                    "--current names \(current.count) run(s) for \(counters.count) --counters baseline(s): one each")
             }
-            if current == nil { _ = try RunSession(recorded: base.configuration, of: "the baseline's matrix") }
+            guard Set(counters.map(Self.directoryName)).count == counters.count else {
+                throw ValidationError("--counters baselines need distinct directory names: each is counted into one")
+            }
+            for counters in counters {
+                let base = try badInput { try RunResults.load(named: counters) }
+                guard base.configuration.counted == true else {
+                    throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
+                }
+                if current.isEmpty {
+                    _ = try RunSession(recorded: base.configuration, of: "the baseline's matrix (\(counters))")
+                }
+            }
         } else {
-            guard current == nil else { throw ValidationError("--current goes with --counters, not --base") }
+            guard current.isEmpty else { throw ValidationError("--current goes with --counters, not --base") }
+            guard !betterExpected else { throw ValidationError("--better-expected goes with --counters, not --base") }
+            _ = try detectTarget()
+            _ = try powerSeconds()
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
                 throw ValidationError("--base-tool \(baseTool) is not an executable")
             }
@@ -65,13 +103,36 @@ struct Check: ParsableCommand {
         }
     }
 
-    /// The current run's directory: --current's (or the directory of its results.json), else --out.
+    /// --detect as a ratio: "10%" is 1.10.
+    private func detectTarget() throws -> Double {
+        let text = detect.hasSuffix("%") ? String(detect.dropLast()) : detect
+        guard let percent = Double(text), percent > 0, percent < 1000 else {
+            throw ValidationError("invalid --detect '\(detect)': use a slowdown in percent, such as 10%")
+        }
+        return 1 + percent / 100
+    }
+
+    private func powerSeconds() throws -> Double {
+        guard let seconds = Quantity.seconds(parsing: powerTime), seconds >= 0 else {
+            throw ValidationError("invalid --power-time '\(powerTime)': use a duration such as 4m, or 0s for none")
+        }
+        return seconds
+    }
+
+    /// The current run's directory: the one --current's (or the directory of its results.json), else --out.
     private var currentDirectory: URL {
-        guard let current else { return URL(fileURLWithPath: out) }
+        guard current.count == 1 else { return URL(fileURLWithPath: out) }
         var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: current, isDirectory: &isDirectory)
-        let url = URL(fileURLWithPath: current)
+        let exists = FileManager.default.fileExists(atPath: current[0], isDirectory: &isDirectory)
+        let url = URL(fileURLWithPath: current[0])
         return exists && isDirectory.boolValue ? url : url.deletingLastPathComponent()
+    }
+
+    /// A baseline's directory name ("counter-baseline" for results/counter-baseline or its results.json): where
+    /// its matrix is counted under --out when there are several.
+    private static func directoryName(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return (url.pathExtension == "json" ? url.deletingLastPathComponent() : url).lastPathComponent
     }
 
     private var summaryURL: URL {
@@ -79,22 +140,39 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
-        if current == nil { try OutputPath.requireDirectory(out, option: "--out") }
+        if current.isEmpty { try OutputPath.requireDirectory(out, option: "--out") }
         try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
         let verdict = CheckVerdict(summary: summaryURL)
         let passed: Bool
-        if let counters {
-            let baseline = try RunResults.load(named: counters)
-            let now =
-                try current.map { try RunResults.load(named: $0) }
-                ?? RunSession(recorded: baseline.configuration, of: "the baseline's matrix").count(
-                    output: currentDirectory, jobs: Self.countingJobs)
+        if !counters.isEmpty {
+            // Several baselines are several matrices of one gate: their cells judged together.
+            var baselines: [RunResults] = []
+            var runs: [RunResults] = []
+            for (index, path) in counters.enumerated() {
+                let baseline = try RunResults.load(named: path)
+                baselines.append(baseline)
+                if current.isEmpty {
+                    let output =
+                        counters.count == 1
+                        ? currentDirectory : currentDirectory.appendingPathComponent(Self.directoryName(path))
+                    runs.append(
+                        try RunSession(recorded: baseline.configuration, of: "the baseline's matrix (\(path))")
+                            .count(output: output, jobs: Self.countingJobs))
+                } else {
+                    runs.append(try RunResults.load(named: current[index]))
+                }
+            }
             passed = try verdict.counters(
-                now, against: baseline, labels: Sides(base: counters, current: current ?? out))
+                try RunResults.joining(runs), against: try RunResults.joining(baselines),
+                labels: Sides(
+                    base: counters.joined(separator: ", "),
+                    current: current.isEmpty ? out : current.joined(separator: ", ")),
+                betterExpected: betterExpected)
         } else {
             let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
             passed = try verdict.time(
-                try matrix.matrix(), executables: executables, labels: labels, output: URL(fileURLWithPath: out))
+                try matrix.matrix(), executables: executables, labels: labels, output: URL(fileURLWithPath: out),
+                target: try detectTarget(), budgetSeconds: try powerSeconds())
         }
         if !passed { throw ExitCode.failure }
     }

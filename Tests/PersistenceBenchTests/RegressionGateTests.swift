@@ -178,6 +178,61 @@ import Testing
             TimeReport.render(confirmed, base: "x", current: "y", repetitions: 5).hasPrefix("# ❌ Time: 1 regression"))
     }
 
+    /// The time check's power: what it could catch with the noise it measured, the repetitions that would catch a
+    /// 10 % slowdown, and what it says when its budget cannot buy them.
+    @Test func theTimeCheckSaysWhatItCouldCatchAndSizesItself() throws {
+        let quiet = [1.0, 1.01, 0.99, 1.0, 1.005]
+        let noisy = [1.0, 1.35, 0.8, 1.2, 0.9]
+        func run(_ values: [Double]) -> RunResults {
+            Self.timedRun(["a get": values, "a scan": values.reversed(), "b get": values, "b scan": values])
+        }
+        let calm = try TimeComparison(base: run(quiet), current: run(quiet.reversed()))
+        let rough = try TimeComparison(base: run(noisy), current: run(noisy.reversed()))
+        // A quiet cell is judged down to the rule's own least effect; a noisy one only from far above it.
+        #expect(calm.cells.allSatisfy { $0.detectable == TimeComparison.Rule.standard.cellEffect }, "\(calm.cells)")
+        #expect(rough.cells.allSatisfy { ($0.detectable ?? 0) > 1.6 })
+        let calmStore = try #require(calm.stores.first?.detectable)
+        let roughStore = try #require(rough.stores.first?.detectable)
+        #expect(calmStore == TimeComparison.Rule.standard.aggregateEffect)
+        #expect(roughStore > 1.10, "\(roughStore)")
+        // An interval narrows as the square root of its samples: 4 × the repetitions halve a log-width.
+        #expect(TimeComparison.repetitions(toDetect: 1.10, detectable: 1.21, from: 5) == 20)
+        #expect(TimeComparison.repetitions(toDetect: 1.10, detectable: 1.05, from: 5) == 5)
+        // Sizing: each store above the target gets what it needs, cut alike to the budget.
+        let extra = TimeCheck.Power.extraRepetitions(
+            after: rough, secondsPerRepetition: ["a": 1, "b": 1], repetitions: 5, target: 1.10, budgetSeconds: 1e6)
+        #expect(extra.map(\.store) == ["a", "b"] && extra.allSatisfy { $0.extra > 0 }, "\(extra)")
+        let needed = extra.reduce(0) { $0 + $1.extra }
+        let cut = TimeCheck.Power.extraRepetitions(
+            after: rough, secondsPerRepetition: ["a": 1, "b": 1], repetitions: 5, target: 1.10,
+            budgetSeconds: Double(needed) / 2)
+        #expect(cut.reduce(0) { $0 + $1.extra } <= needed / 2 && !cut.isEmpty, "\(cut) of \(extra)")
+        #expect(
+            TimeCheck.Power.extraRepetitions(
+                after: calm, secondsPerRepetition: ["a": 1, "b": 1], repetitions: 5, target: 1.10, budgetSeconds: 1e6
+            ).isEmpty)
+        // Pooled rounds are every repetition of both: the interval narrows.
+        let pooled = try TimeComparison(
+            base: RunResults.pooling([run(noisy), run(noisy), run(noisy), run(noisy)]),
+            current: RunResults.pooling([run(noisy.reversed()), run(noisy), run(noisy.reversed()), run(noisy)]))
+        #expect(pooled.cells.allSatisfy { $0.current.count == 20 })
+        #expect((pooled.stores.first?.detectable ?? .infinity) < roughStore)
+        // A check still short of the target says so instead of a bare pass.
+        let power = TimeCheck.Power(
+            target: 1.10, budgetSeconds: 0,
+            stores: [
+                TimeCheck.Power.Store(
+                    name: "a", before: roughStore, needed: 40, timed: 5, after: roughStore, secondsPerRepetition: 1),
+                TimeCheck.Power.Store(
+                    name: "b", before: 1.05, needed: 5, timed: 5, after: 1.05, secondsPerRepetition: 1),
+            ])
+        #expect(power.underpowered.map(\.name) == ["a"])
+        let report = TimeReport.render(
+            TimeCheck(first: calm, confirmation: nil, power: power), base: "x", current: "y", repetitions: 5)
+        #expect(report.hasPrefix("# ⚠️ Time: no regression found, but underpowered for a"), "\(report)")
+        #expect(report.contains("## What this check could catch") && report.contains("| a | ×"))
+    }
+
     @Test func callgrindsDumpOfTheCountedRegionIsRead() {
         let dump = """
             # callgrind format
@@ -191,10 +246,20 @@ import Testing
             0 5
             totals: 48909185
             """
-        #expect(OperationCounter.instructions(inCallgrindOutput: dump) == 48_909_185)
+        #expect(CallgrindTotals(callgrindOutput: dump)?.instructions == 48_909_185)
+        #expect(CallgrindTotals(callgrindOutput: dump)?.systemCalls == nil)
         #expect(
-            OperationCounter.instructions(
-                inCallgrindOutput: dump.replacingOccurrences(of: "counted region", with: "Program termination")) == nil)
+            CallgrindTotals(
+                callgrindOutput: dump.replacingOccurrences(of: "counted region", with: "Program termination")) == nil)
+        // With --collect-systime=nsec: system calls, and their time off the CPU (elapsed less CPU time).
+        let withSystemCalls =
+            dump
+            .replacingOccurrences(of: "events: Ir", with: "events: Ir sysCount sysTime sysCpuTime")
+            .replacingOccurrences(of: ": 48909185", with: ": 48909185 1000 590848 590287")
+        let totals = CallgrindTotals(callgrindOutput: withSystemCalls)
+        #expect(totals?.instructions == 48_909_185)
+        #expect(totals?.systemCalls == 1000)
+        #expect(totals?.systemCallWaitNanoseconds == 561)
     }
 
     /// libOperationCounter's own counts (the built library loaded alone, outside valgrind, its malloc called
@@ -216,21 +281,33 @@ import Testing
         let end = try function("pb_counting_end", as: End.self)
         let malloc = try function("malloc", as: Malloc.self)
         func allocate(_ count: Int) { for _ in 0..<count { free(malloc(16)) } }
-        func region(_ allocations: [Int]) -> UInt64 {
+        /// Touches `count` fresh pages: a minor fault each.
+        func touch(_ pages: Int) {
+            let size = pages * 4096
+            guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                mapped != MAP_FAILED
+            else { return }
+            for page in 0..<pages { mapped.storeBytes(of: 1, toByteOffset: page * 4096, as: UInt8.self) }
+            munmap(mapped, size)
+        }
+        func region(_ work: [Int], _ act: (Int) -> Void, counter: Int) -> UInt64 {
             begin()
-            for (index, count) in allocations.enumerated() {
+            for (index, count) in work.enumerated() {
                 if index % 2 == 1 { pause() }
-                allocate(count)
+                act(count)
                 if index % 2 == 1 { resume() }
             }
-            var counts = [UInt64](repeating: 0, count: 4)
+            var counts = [UInt64](repeating: 0, count: 8)
             counts.withUnsafeMutableBufferPointer { end($0.baseAddress!) }
-            return counts[0]
+            return counts[counter]
         }
         // Counted, paused, counted, paused, counted.
-        #expect(region([2, 3, 1, 4, 5]) == 8)
-        #expect(region([1, 7]) == 1)
-        #expect(region([6]) == 6)
+        #expect(region([2, 3, 1, 4, 5], allocate, counter: 0) == 8)
+        #expect(region([1, 7], allocate, counter: 0) == 1)
+        #expect(region([6], allocate, counter: 0) == 6)
+        // The process's minor faults (counts[4]), from getrusage: the paused stretch's 4,000 pages left out.
+        let faults = region([200, 4000, 100], touch, counter: 4)
+        #expect(faults >= 300 && faults < 1000, "\(faults) minor faults for 300 pages touched in the region")
     }
 
     /// A real counted run: every cell under callgrind with libOperationCounter, twice. Counts repeat exactly or
@@ -289,11 +366,48 @@ import Testing
             let comparison = try CounterComparison(baseline: counted(base), current: counted(counts))
             #expect(comparison.regressions.contains { $0.contains(metric) }, "\(metric): \(comparison.regressions)")
         }
+        // What instructions miss, on a cell with no flush: 1,000 operations (the timed run's one sample is 1 µs).
+        var quiet = base
+        quiet.syncs = 0
+        (quiet.systemCalls, quiet.systemCallWaitNanoseconds, quiet.minorFaults) = (7_000, 700_000, 12_000)
+        (quiet.majorFaults, quiet.bytesReadFromStorage, quiet.voluntarySwitches) = (0, 0, 0)
+        var missed: [String: (inout OperationCounts) -> Void] = [:]
+        missed["system calls/op"] = { $0.systemCalls = 15_000 }  // 8 clock reads per operation under valgrind
+        missed["minor faults/op"] = { $0.minorFaults = 16_000 }
+        missed["major faults/op"] = { $0.majorFaults = 100 }
+        missed["bytes read from storage/op"] = { $0.bytesReadFromStorage = 8_192_000 }
+        missed["voluntary waits/op"] = { $0.voluntarySwitches = 1_000 }  // a sleep or a lock wait per operation
+        for (metric, change) in missed {
+            var counts = quiet
+            change(&counts)
+            let comparison = try CounterComparison(baseline: counted(quiet), current: counted(counts))
+            #expect(comparison.regressions.contains { $0.contains(metric) }, "\(metric): \(comparison.regressions)")
+        }
+        // Within their bands: faults and waits a busy machine adds (valgrind's translations, its lock handed
+        // between threads), and the time waited in calls, shown and never judged (a time).
+        var noisy = quiet
+        (noisy.minorFaults, noisy.voluntarySwitches, noisy.systemCallWaitNanoseconds) = (13_900, 170, 11_000_000_000)
+        let busy = try CounterComparison(baseline: counted(quiet), current: counted(noisy))
+        #expect(busy.regressions.isEmpty && busy.improvements.isEmpty, "\(busy.regressions)")
+        #expect(busy.cells[0].changes.contains { $0.metric == "µs waiting/op" && $0.current == "11000.0" })
+        // A baseline counted before these counters existed compares what both runs have.
+        #expect(try CounterComparison(baseline: counted(base), current: counted(quiet)).cells[0].changes.count == 7)
         // A cell's instructions within the band of another host's string routines (×1.05) are the same.
         let nearly = OperationCounts(
             instructions: 10_300_000, allocations: 20_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)
         let comparison = try CounterComparison(baseline: counted(base), current: counted(nearly))
         #expect(comparison.cells[0].verdict == .same)
+        // The ratchet: a gain beyond the band is "better", which the check fails on unless told to expect it.
+        var fewer = base
+        fewer.instructions = 9_000_000
+        let better = try CounterComparison(baseline: counted(base), current: counted(fewer))
+        #expect(better.regressions.isEmpty)
+        #expect(better.improvements.contains { $0.contains("instructions/op 10000 → 9000") }, "\(better)")
+        #expect(better.improvements.contains { $0.hasPrefix("a: instructions ×0.900") }, "\(better.improvements)")
+        #expect(CounterReport.render(better, baseline: "b", current: "c").hasPrefix("# ❌ Counters: 3 better"))
+        #expect(
+            CounterReport.render(better, baseline: "b", current: "c", betterExpected: true).hasPrefix(
+                "# ✅ Counters: no regression, 3 better (expected)"))
         #expect(throws: BenchError.self) { try CounterComparison(baseline: Self.timedRun([:]), current: counted(base)) }
     }
 }
@@ -303,8 +417,8 @@ import Testing
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func theCounterCheckExitsZeroOneOrTwoAndWritesItsSummary() throws
     {
         let directory = try TemporaryDirectory()
-        func write(_ allocations: UInt64, seed: UInt64 = 1, _ name: String) throws -> String {
-            var run = RegressionGateTests.timedRun(["a get": [1e-6]])
+        func write(_ allocations: UInt64, seed: UInt64 = 1, store: String = "a", _ name: String) throws -> String {
+            var run = RegressionGateTests.timedRun(["\(store) get": [1e-6]])
             run.configuration.counted = true
             run.configuration.seed = seed
             run.cells[0].metrics?.counts = OperationCounts(
@@ -335,6 +449,35 @@ import Testing
 
         let bad = try runTool(["check", "--counters", base, "--current", otherSeed])
         #expect(bad.status == 2 && bad.output.contains("different seeds"), "\(bad.output)")
+
+        // The ratchet: better than the baseline fails, naming how to remake it, unless expected.
+        let fewer = try write(0, "fewer")
+        let better = try runTool(["check", "--counters", base, "--current", fewer])
+        #expect(better.status == 1, "\(better.output)")
+        #expect(better.output.contains("better: a get 1k: allocations/op 1.00 → 0.00"), "\(better.output)")
+        #expect(better.output.contains("make counter-baseline"), "\(better.output)")
+        let expected = try runTool(["check", "--counters", base, "--current", fewer, "--better-expected"])
+        #expect(expected.status == 0 && expected.output.contains("PASS"), "\(expected.output)")
+
+        // Several baselines, one gate: each baseline's run judged against it, the verdicts together.
+        let otherBase = try write(1000, store: "b", "other-base")
+        let otherMore = try write(2000, store: "b", "other-more")
+        let twice = try runTool([
+            "check", "--counters", base, "--counters", otherBase, "--current", same, "--current", otherBase,
+            "--summary", directory.url.appendingPathComponent("two.md").path,
+        ])
+        #expect(twice.status == 0 && twice.output.contains("Counters of 2 cells"), "\(twice.output)")
+        let mixed = try runTool([
+            "check", "--counters", base, "--counters", otherBase, "--current", same, "--current", otherMore,
+            "--summary", directory.url.appendingPathComponent("mixed.md").path,
+        ])
+        #expect(mixed.status == 1 && mixed.output.contains("b get 1k: allocations/op 1.00 → 2.00"), "\(mixed.output)")
+        let uneven = try runTool(["check", "--counters", base, "--counters", otherBase, "--current", same])
+        #expect(uneven.status == 2 && uneven.output.contains("one each"), "\(uneven.output)")
+        let overlapping = try runTool([
+            "check", "--counters", base, "--counters", more, "--current", same, "--current", more,
+        ])
+        #expect(overlapping.status == 2 && overlapping.output.contains("a get 1k"), "\(overlapping.output)")
     }
 
     /// The time check end to end, this build against itself (A/A): two builds' worth of cells in turn, each side's

@@ -25,12 +25,30 @@ import Testing
         #expect(Self.names(.live).contains("orm+swiftdata") && !Self.names(.live).contains("orm+history"))
     }
 
-    /// `make check-counters` judges the committed baseline's matrix: made again, it counts the counted set.
-    @Test func theCommittedCounterBaselineCountsTheCountedSet() throws {
-        let baseline = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("results/counter-baseline/results.json")
-        let results = try RunResults.load(from: baseline)
-        #expect(results.configuration.stores == Self.names(.counted))
+    /// `make check-counters` judges the committed baselines' matrices: made again, each counts its set, and every
+    /// workload of the catalogue a counted run can repeat is in one of them.
+    @Test func theCommittedCounterBaselinesCountTheirSets() throws {
+        let results = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("results")
+        var workloads: Set<String> = []
+        for (directory, set) in [
+            ("counter-baseline", StoreSet.counted), ("counter-baseline-workloads", .countedEngines),
+            ("counter-baseline-variants", .countedVariants),
+        ] {
+            let baseline = try RunResults.load(
+                from: results.appendingPathComponent(directory).appendingPathComponent("results.json"))
+            #expect(baseline.configuration.stores == Self.names(set), "\(directory)")
+            #expect(baseline.configuration.counted == true)
+            workloads.formUnion(baseline.configuration.workloads)
+        }
+        // What a counted run cannot repeat: work paced by the clock or raced by another thread (the readers beside a
+        // writer, an observer's notices, a held snapshot's reader, read-while-import's open-loop reads), or done in
+        // another process (open, two-processes).
+        let timed: Set = [
+            "read-while-import", "get-readers", "page-readers", "search-readers", "two-processes", "open", "observe",
+            "observe-burst", "pinned-reader",
+        ]
+        #expect(Set(WorkloadCatalog.all.map(\.name)).subtracting(timed) == workloads)
     }
 
     @Test func listPrintsASetsNames() throws {

@@ -15,13 +15,76 @@ package struct OperationCounts: Codable, Sendable, Equatable {
     package var writeCalls: UInt64
     /// The bytes those calls wrote.
     package var bytesWritten: UInt64
+    /// System calls of every thread, as callgrind counted them (`--collect-systime`): what an instruction count does
+    /// not see (under valgrind a system call is a handful of instructions, and a clock read is one, the vDSO being
+    /// hidden). Nil where the process did not run under callgrind, or in a run counted before they were.
+    package var systemCalls: UInt64?
+    /// Nanoseconds those system calls spent off the CPU (their elapsed time less their CPU time): waits for a lock, a
+    /// flush, a read from storage, a sleep. A time, and so the one figure here that the machine changes.
+    package var systemCallWaitNanoseconds: UInt64?
+    /// The process's minor page faults (a page mapped or first touched), from getrusage.
+    package var minorFaults: UInt64?
+    /// Its major page faults (a page read from storage to be mapped).
+    package var majorFaults: UInt64?
+    /// The bytes it read from storage (getrusage's 512-byte input blocks): 0 where the page cache held everything.
+    package var bytesReadFromStorage: UInt64?
+    /// Its voluntary context switches: each a wait (for a lock, a flush, a read, a sleep) that gave up the CPU.
+    package var voluntarySwitches: UInt64?
 
-    package init(instructions: UInt64?, allocations: UInt64, syncs: UInt64, writeCalls: UInt64, bytesWritten: UInt64) {
+    package init(
+        instructions: UInt64?, allocations: UInt64, syncs: UInt64, writeCalls: UInt64, bytesWritten: UInt64,
+        systemCalls: UInt64? = nil, systemCallWaitNanoseconds: UInt64? = nil, minorFaults: UInt64? = nil,
+        majorFaults: UInt64? = nil, bytesReadFromStorage: UInt64? = nil, voluntarySwitches: UInt64? = nil
+    ) {
         self.instructions = instructions
         self.allocations = allocations
         self.syncs = syncs
         self.writeCalls = writeCalls
         self.bytesWritten = bytesWritten
+        self.systemCalls = systemCalls
+        self.systemCallWaitNanoseconds = systemCallWaitNanoseconds
+        self.minorFaults = minorFaults
+        self.majorFaults = majorFaults
+        self.bytesReadFromStorage = bytesReadFromStorage
+        self.voluntarySwitches = voluntarySwitches
+    }
+
+    /// Adds what callgrind's dump of the region holds: instructions, and system calls with their wait where it
+    /// collected them.
+    package mutating func add(_ totals: CallgrindTotals) {
+        instructions = totals.instructions
+        systemCalls = totals.systemCalls
+        systemCallWaitNanoseconds = totals.systemCallWaitNanoseconds
+    }
+}
+
+/// The `totals:` line of callgrind's dump of the counted region, by the names its `events:` line gives.
+package struct CallgrindTotals: Equatable, Sendable {
+    package var instructions: UInt64?
+    package var systemCalls: UInt64?
+    /// `sysTime` less `sysCpuTime` (both in nanoseconds when callgrind ran with `--collect-systime=nsec`).
+    package var systemCallWaitNanoseconds: UInt64?
+
+    /// The region's dump in `text` (`pb_counting_end` dumps it with the trigger "counted region"); nil when the text
+    /// holds no such dump.
+    package init?(callgrindOutput text: String) {
+        var inRegion = false
+        var events: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            if line.hasPrefix("desc: Trigger:") { inRegion = line.hasSuffix("counted region") }
+            if line.hasPrefix("events:") { events = Array(line.split(separator: " ").dropFirst()) }
+            guard inRegion, line.hasPrefix("totals:") || line.hasPrefix("summary:") else { continue }
+            let values = line.split(separator: " ").dropFirst().map { UInt64($0) }
+            let named = Dictionary(
+                zip(events.isEmpty ? ["Ir"] : events, values), uniquingKeysWith: { first, _ in first })
+            instructions = named["Ir"] ?? nil
+            systemCalls = named["sysCount"] ?? nil
+            if let elapsed = named["sysTime"] ?? nil, let onCPU = named["sysCpuTime"] ?? nil {
+                systemCallWaitNanoseconds = elapsed > onCPU ? elapsed - onCPU : 0
+            }
+            return
+        }
+        return nil
     }
 }
 
@@ -57,23 +120,11 @@ enum OperationCounter {
     /// The region's counts since `begin`, instructions left for the runner to read from callgrind's dump.
     static func end() -> OperationCounts? {
         guard let functions else { return nil }
-        var counts = [UInt64](repeating: 0, count: 4)
+        var counts = [UInt64](repeating: 0, count: 8)
         counts.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { functions.end($0) } }
         return OperationCounts(
             instructions: nil, allocations: counts[0], syncs: counts[1], writeCalls: counts[2],
-            bytesWritten: counts[3])
-    }
-
-    /// The instructions of the counted region in a callgrind output file: the `totals:` line of its dump of that
-    /// region (`pb_counting_end` dumps it with the trigger "counted region"); nil when the file holds no such dump.
-    static func instructions(inCallgrindOutput text: String) -> UInt64? {
-        var inRegion = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            if line.hasPrefix("desc: Trigger:") { inRegion = line.hasSuffix("counted region") }
-            if inRegion, line.hasPrefix("totals:") || line.hasPrefix("summary:") {
-                return line.split(separator: " ").dropFirst().first.flatMap { UInt64($0) }
-            }
-        }
-        return nil
+            bytesWritten: counts[3], minorFaults: counts[4], majorFaults: counts[5],
+            bytesReadFromStorage: counts[6] * 512, voluntarySwitches: counts[7])
     }
 }

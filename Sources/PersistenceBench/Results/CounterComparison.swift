@@ -16,6 +16,18 @@ package struct CounterComparison: Codable, Sendable {
         package var allocationsPerOperation: Double
         /// Write calls and bytes written per operation inside this factor either way are "same".
         package var writes: Double
+        /// System calls per operation: a change beyond this band and the floor's count per operation.
+        package var systemCalls: Band = Band(factor: 1.02, floor: 0.05)
+        /// Minor page faults per operation: valgrind's own faults (its translations) move with what else the
+        /// machine runs, and a mapped store's with what the page cache holds around the page it touches.
+        package var minorFaults: Band = Band(factor: 1.25, floor: 2)
+        /// Major page faults per operation.
+        package var majorFaults: Band = Band(factor: 1.10, floor: 0.05)
+        /// Bytes read from storage per operation.
+        package var bytesReadFromStorage: Band = Band(factor: 1.10, floor: 4096)
+        /// Voluntary context switches (waits that gave up the CPU) per operation: a store's threads hand
+        /// valgrind's lock to each other more often on a busy machine.
+        package var voluntarySwitches: Band = Band(factor: 2, floor: 0.5)
 
         package init(
             cellInstructions: Double, storeInstructions: Double, allocationsPerOperation: Double, writes: Double
@@ -30,6 +42,29 @@ package struct CounterComparison: Codable, Sendable {
         /// on one host, and the same binary with glibc's string routines of another CPU.
         package static let measured = Bands(
             cellInstructions: 1.05, storeInstructions: 1.025, allocationsPerOperation: 0.5, writes: 1.01)
+    }
+
+    /// A band for a count that moves a little from run to run: a change is beyond `factor` either way and more
+    /// than `floor` per operation, so that a count near zero does not flip on one event.
+    package struct Band: Codable, Sendable, Equatable {
+        package var factor: Double
+        package var floor: Double
+
+        package init(factor: Double, floor: Double) {
+            self.factor = factor
+            self.floor = floor
+        }
+
+        func verdict(_ was: Double, _ now: Double) -> Verdict {
+            if now > was * factor, now - was > floor { return .worse }
+            if now < was / factor, was - now > floor { return .better }
+            return .same
+        }
+
+        /// "×1.10 and 0.5", for a report.
+        package func description(unit: String) -> String {
+            String(format: "×%.2f and %g", factor, floor) + (unit.isEmpty ? "" : " " + unit)
+        }
     }
 
     /// One counter of one cell: medians over the repetitions of each run.
@@ -176,6 +211,22 @@ package struct CounterComparison: Codable, Sendable {
                     was > 0 ? Verdict(ratio: now / was, band: bands.writes) : now > 0 ? .worse : .same
                 })
         }
+        // What instructions do not count: system calls, faults, reads from storage, waits (docs/regression-checks.md).
+        for (metric, counter, band) in [
+            ("system calls/op", \OperationCounts.systemCalls, bands.systemCalls),
+            ("minor faults/op", \OperationCounts.minorFaults, bands.minorFaults),
+            ("major faults/op", \OperationCounts.majorFaults, bands.majorFaults),
+            ("bytes read from storage/op", \OperationCounts.bytesReadFromStorage, bands.bytesReadFromStorage),
+            ("voluntary waits/op", \OperationCounts.voluntarySwitches, bands.voluntarySwitches),
+        ] {
+            _ = compare(
+                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) }, verdict: band.verdict)
+        }
+        // The time system calls waited is shown, not judged: a time, which a busy machine's preemptions inside calls
+        // moved ×50–×3,400 (docs/regression-checks.md); what waits is judged by its count (system calls, waits).
+        _ = compare(
+            "µs waiting/op", { $0.systemCallWaitNanoseconds.map { $0 / 1000 } }, format: { String(format: "%.1f", $0) },
+            verdict: { _, _ in .same })
         // The same operations on the same data leave the same bytes, and read the same answers.
         let baseBytes = base.map(\.bytesOnDisk).max() ?? 0
         let currentBytes = current.map(\.bytesOnDisk).max() ?? 0

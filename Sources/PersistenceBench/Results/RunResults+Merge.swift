@@ -14,6 +14,43 @@ package struct ShardRun: Codable, Equatable, Sendable {
 }
 
 extension RunResults {
+    /// Runs of different matrices judged as one (the counted gate's baselines, or the runs counted from them): the
+    /// first run's machine and configuration, every run's stores in order and every cell. Cells keep their own keys
+    /// (store, workload, scale), so a store in two matrices is one store of the joined run; a cell in two of the
+    /// runs is refused, naming it.
+    package static func joining(_ runs: [RunResults]) throws -> RunResults {
+        guard var joined = runs.first else { throw BenchError("no runs to join") }
+        var keys = Set(joined.cells.map { SeriesID(store: $0.store, workload: $0.workload, scale: $0.scale) })
+        for run in runs.dropFirst() {
+            let theirs = Set(run.cells.map { SeriesID(store: $0.store, workload: $0.workload, scale: $0.scale) })
+            if let shared = keys.intersection(theirs).first {
+                throw BadInput("\(shared) is in two of the runs joined: each cell belongs to one matrix")
+            }
+            keys.formUnion(theirs)
+            joined.configuration.stores += run.configuration.stores.filter {
+                !joined.configuration.stores.contains($0)
+            }
+            joined.cells += run.cells
+        }
+        return joined
+    }
+
+    /// Rounds of one side of a time check, pooled: the first round's machine and configuration, and every round's
+    /// cells, each later round's repetitions numbered on from the last before it, so that every cell's repetitions
+    /// are its samples.
+    package static func pooling(_ rounds: [RunResults]) throws -> RunResults {
+        guard var pooled = rounds.first else { throw BenchError("no rounds to pool") }
+        for round in rounds.dropFirst() {
+            let offset = pooled.cells.map(\.repetition).max() ?? 0
+            pooled.cells += round.cells.map { cell in
+                var cell = cell
+                cell.repetition += offset
+                return cell
+            }
+        }
+        return pooled
+    }
+
     /// Shards of one run (`run --shard K/N`, each finished) joined into one run: every cell keeps the shard that
     /// measured it (`CellResult.shard`), `shards` keeps each one's machine and groups, and the configuration is the
     /// shards' own without the cut. Throws a message naming what differs for shards that are not the parts of one

@@ -9,9 +9,11 @@ import Foundation
 package struct TimeComparison: Codable, Sendable {
     /// The workloads `check --base` times unless told otherwise: the CRUD workloads a store's changes touch, one
     /// of each kind of question (a lookup, a scan, a count, a page) and of each kind of write (bulk, durable one
-    /// by one, update, delete, a write then a read).
+    /// by one, update, delete, a write then a read), and the other read paths apps live on: a keystroke's search
+    /// and an observed query kept fresh (each a loop of steps, time-boxed like the rest).
     package static let defaultWorkloads = [
-        "insert", "insert-each", "get", "scan", "count-where", "page", "update", "delete", "write-then-page",
+        "insert", "insert-each", "get", "scan", "count-where", "page", "update", "delete", "write-then-page", "search",
+        "observe",
     ]
 
     /// When a change is a change.
@@ -55,6 +57,9 @@ package struct TimeComparison: Codable, Sendable {
         /// The one-sided p of the current side being slower (its U over the base's).
         package var pSlower: Double
         package var verdict: Verdict
+        /// The smallest slowdown of this cell the rule could have called slower with the noise this round showed
+        /// (`TimeComparison.detectable`); nil in comparisons written before it was kept.
+        package var detectable: Double?
         /// Slowest ÷ fastest repetition of each side: the noise the cell measured when both sides were alike.
         package var baseSpread: Double { CellGroups.spread(base) }
         package var currentSpread: Double { CellGroups.spread(current) }
@@ -70,6 +75,9 @@ package struct TimeComparison: Codable, Sendable {
         package var low: Double
         package var high: Double
         package var verdict: Verdict
+        /// The smallest slowdown of every one of these cells the rule could have called slower with the noise this
+        /// round showed (`TimeComparison.detectable`); nil in comparisons written before it was kept.
+        package var detectable: Double?
     }
 
     package var rule: Rule
@@ -181,11 +189,17 @@ package struct TimeComparison: Codable, Sendable {
                 pSlower <= rule.alpha && interval.lowerBound > 1 && ratio >= rule.cellEffect
                 ? .worse
                 : pFaster <= rule.alpha && interval.upperBound < 1 && ratio <= 1 / rule.cellEffect ? .better : .same
+            // Separated: the factor by which every current repetition, scaled to the base's median, must grow
+            // to lie above every base repetition (what a rank test of 5 and 5 needs to reach p ≤ 0.01).
+            let separated =
+                (baseTimes.max() ?? 0) * ratio / max(currentTimes.min() ?? .infinity, .leastNonzeroMagnitude)
             cells.append(
                 Cell(
                     store: key.store, workload: key.workload, scale: key.scale, base: baseTimes,
                     current: currentTimes, ratio: ratio, low: interval.lowerBound, high: interval.upperBound,
-                    pSlower: pSlower, verdict: verdict))
+                    pSlower: pSlower, verdict: verdict,
+                    detectable: max(
+                        Self.detectable(ratio: ratio, low: interval.lowerBound, effect: rule.cellEffect), separated)))
             samples.append((key.store, baseTimes, currentTimes))
         }
         var order: [String] = []
@@ -225,6 +239,25 @@ package struct TimeComparison: Codable, Sendable {
             ? .worse : interval.upperBound < 1 && ratio <= 1 / rule.aggregateEffect ? .better : .same
         return Summary(
             name: name, cells: samples.count, ratio: ratio, low: interval.lowerBound, high: interval.upperBound,
-            verdict: verdict)
+            verdict: verdict,
+            detectable: detectable(ratio: ratio, low: interval.lowerBound, effect: rule.aggregateEffect))
+    }
+
+    /// The minimum detectable effect of a ratio judged by an interval: the smallest slowdown that, with the noise
+    /// this round showed (the interval's reach below its ratio, `ratio ÷ low`), would put the interval's lower end
+    /// above 1, and that the rule's least effect (`effect`) allows; a slowdown of that size is caught about half the
+    /// time, a larger one more often. Infinite when the interval reaches 0.
+    package static func detectable(ratio: Double, low: Double, effect: Double) -> Double {
+        guard low > 0, ratio.isFinite else { return .infinity }
+        return max(effect, ratio / low)
+    }
+
+    /// The repetitions a side that would bring a store's detectable slowdown from `detectable` down to `target`,
+    /// from `repetitions`: an interval narrows as the square root of its samples.
+    package static func repetitions(toDetect target: Double, detectable: Double, from repetitions: Int) -> Int {
+        guard detectable > target, target > 1 else { return repetitions }
+        guard detectable.isFinite else { return Int.max }
+        let factor = pow(log(detectable) / log(target), 2)
+        return Int((Double(repetitions) * factor).rounded(.up))
     }
 }

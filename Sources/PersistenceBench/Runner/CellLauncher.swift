@@ -165,8 +165,8 @@ final class CellLauncher {
             crashMessage: outcome.exitedCleanly ? nil : ChildSupervisor.crashMessage(at: supervisor.outputPath),
             killedAtLimit: killedAtLimit, cell: cell)
         result.process?.cappedPeakBytes = cgroup?.peakBytes
-        if counted, result.metrics != nil {
-            result.metrics?.counts?.instructions = CountingLauncher.instructions(dumpedIn: dumps.path)
+        if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
+            result.metrics?.counts?.add(totals)
         }
         // Killed at the memory limit: the same work at a larger scale would only need more.
         return (

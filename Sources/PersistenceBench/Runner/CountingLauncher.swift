@@ -38,17 +38,18 @@ package struct CountingLauncher: Sendable {
     func wrapping(_ command: [String], dumpDirectory: String) -> [String] {
         [
             valgrind, "--tool=callgrind", "--instr-atstart=no", "--dump-line=no", "--compress-strings=no",
+            "--collect-systime=nsec",
             "--callgrind-out-file=\(dumpDirectory)/callgrind.out", "--log-file=\(dumpDirectory)/valgrind.log",
         ] + command
     }
 
     var environment: [String] { ["LD_PRELOAD=\(library)", "SWIFT_DETERMINISTIC_HASHING=1"] }
 
-    /// The counted region's instructions from the child's dump in `dumpDirectory`, or nil where there is none.
-    static func instructions(dumpedIn dumpDirectory: String) -> UInt64? {
+    /// The counted region's totals from the child's dump in `dumpDirectory`, or nil where there is none.
+    static func totals(dumpedIn dumpDirectory: String) -> CallgrindTotals? {
         guard let text = try? String(contentsOfFile: dumpDirectory + "/callgrind.out.1", encoding: .utf8) else {
             return nil
         }
-        return OperationCounter.instructions(inCallgrindOutput: text)
+        return CallgrindTotals(callgrindOutput: text)
     }
 }
