@@ -44,7 +44,8 @@ package struct CheckVerdict {
                 "PASS, but underpowered: a slowdown of ×\(TimeReport.ratio(power.target)) across the cells of "
                     + power.underpowered.map { "\($0.name) (×\(TimeReport.ratio($0.after)) detectable)" }
                     .joined(separator: ", ")
-                    + " could have passed: this host's noise needed more repetitions than --power-time allowed")
+                    + " could have passed: this host's noise asked for more repetitions than --power-time and "
+                    + "\(TimeCheck.Power.rounds) power rounds allowed")
         }
         return passed
     }

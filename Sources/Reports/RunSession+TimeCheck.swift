@@ -18,30 +18,37 @@ extension RunSession {
             secondsPerRepetition[cell.store, default: 0] +=
                 (cell.runSeconds ?? 0) / Double(max(configuration.repetitions, 1))
         }
-        let extra = TimeCheck.Power.extraRepetitions(
-            after: firstRound, secondsPerRepetition: secondsPerRepetition, repetitions: configuration.repetitions,
-            target: target, budgetSeconds: budgetSeconds)
+        // Up to three power rounds: a round's own repetitions may show more noise than the first's did.
         var rounds = [round]
-        for (store, repetitions) in extra {
-            guard let kind = stores.first(where: { $0.name == store }) else { continue }
-            let detectable = firstRound.stores.first { $0.name == store }?.detectable ?? .infinity
-            print(
-                "\(store): the first round could catch a slowdown of ×\(TimeReport.ratio(detectable)) across its "
-                    + "cells, not ×\(TimeReport.ratio(target)); timing it \(repetitions) repetitions more")
-            var more = configuration
-            more.stores = [store]
-            more.repetitions = repetitions
-            rounds.append(
-                try timeRound(
-                    more, stores: [kind], executables: executables, first: .current,
-                    output: output.appendingPathComponent("power").appendingPathComponent(store)))
-        }
-        let first =
-            rounds.count == 1
-            ? firstRound
-            : try TimeComparison(
+        var first = firstRound
+        var added: [String: Int] = [:]
+        let started = Date()
+        for pass in 1...TimeCheck.Power.rounds {
+            let extra = TimeCheck.Power.extraRepetitions(
+                after: first, secondsPerRepetition: secondsPerRepetition,
+                repetitions: { configuration.repetitions + added[$0, default: 0] }, target: target,
+                budgetSeconds: budgetSeconds - Date().timeIntervalSince(started))
+            if extra.isEmpty { break }
+            for (store, repetitions) in extra {
+                guard let kind = stores.first(where: { $0.name == store }) else { continue }
+                let detectable = first.stores.first { $0.name == store }?.detectable ?? .infinity
+                print(
+                    "\(store): \(configuration.repetitions + added[store, default: 0]) repetitions could catch a "
+                        + "slowdown of ×\(TimeReport.ratio(detectable)) across its cells, not "
+                        + "×\(TimeReport.ratio(target)); timing it \(repetitions) repetitions more")
+                var more = configuration
+                more.stores = [store]
+                more.repetitions = repetitions
+                rounds.append(
+                    try timeRound(
+                        more, stores: [kind], executables: executables, first: .current,
+                        output: output.appendingPathComponent("power").appendingPathComponent("\(pass)")
+                            .appendingPathComponent(store)))
+                added[store, default: 0] += repetitions
+            }
+            first = try TimeComparison(
                 base: RunResults.pooling(rounds.map(\.base)), current: RunResults.pooling(rounds.map(\.current)))
-        let added = Dictionary(extra.map { ($0.store, $0.extra) }, uniquingKeysWith: +)
+        }
         let power = TimeCheck.Power(
             target: target, budgetSeconds: budgetSeconds,
             stores: first.stores.map { summary in
@@ -50,7 +57,7 @@ extension RunSession {
                     name: summary.name, before: before,
                     needed: TimeComparison.repetitions(
                         toDetect: target, detectable: before, from: configuration.repetitions),
-                    timed: configuration.repetitions + (added[summary.name] ?? 0),
+                    timed: configuration.repetitions + added[summary.name, default: 0],
                     after: summary.detectable ?? .infinity,
                     secondsPerRepetition: secondsPerRepetition[summary.name] ?? 0)
             })

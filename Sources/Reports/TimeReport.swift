@@ -105,14 +105,16 @@ package enum TimeReport {
                 + "half the time, a larger one more often). A store whose first round (\(repetitions) repetitions "
                 + "a side) could not catch ×\(ratio(power.target)) was timed again with the repetitions it needed "
                 + "(an interval narrows as the square root of its samples), all within "
-                + Quantity.formatDuration(power.budgetSeconds) + ", and judged on every repetition.",
+                + Quantity.formatDuration(power.budgetSeconds) + " and \(TimeCheck.Power.rounds) rounds, each "
+                + "sized from every repetition so far, and judged on every repetition.",
             "",
         ]
         if !power.underpowered.isEmpty {
             out += [
                 "**Underpowered:** a slowdown of ×\(ratio(power.target)) across the cells of "
                     + power.underpowered.map(\.name).joined(separator: ", ")
-                    + " could have passed: they needed more repetitions than the budget allowed (`--power-time`).",
+                    + " could have passed: this host's noise asked for more repetitions than the budget "
+                    + "(`--power-time`) and its rounds allowed.",
                 "",
             ]
         }

@@ -200,16 +200,18 @@ import Testing
         #expect(TimeComparison.repetitions(toDetect: 1.10, detectable: 1.05, from: 5) == 5)
         // Sizing: each store above the target gets what it needs, cut alike to the budget.
         let extra = TimeCheck.Power.extraRepetitions(
-            after: rough, secondsPerRepetition: ["a": 1, "b": 1], repetitions: 5, target: 1.10, budgetSeconds: 1e6)
+            after: rough, secondsPerRepetition: ["a": 1, "b": 1], repetitions: { _ in 5 }, target: 1.10,
+            budgetSeconds: 1e6)
         #expect(extra.map(\.store) == ["a", "b"] && extra.allSatisfy { $0.extra > 0 }, "\(extra)")
         let needed = extra.reduce(0) { $0 + $1.extra }
         let cut = TimeCheck.Power.extraRepetitions(
-            after: rough, secondsPerRepetition: ["a": 1, "b": 1], repetitions: 5, target: 1.10,
+            after: rough, secondsPerRepetition: ["a": 1, "b": 1], repetitions: { _ in 5 }, target: 1.10,
             budgetSeconds: Double(needed) / 2)
         #expect(cut.reduce(0) { $0 + $1.extra } <= needed / 2 && !cut.isEmpty, "\(cut) of \(extra)")
         #expect(
             TimeCheck.Power.extraRepetitions(
-                after: calm, secondsPerRepetition: ["a": 1, "b": 1], repetitions: 5, target: 1.10, budgetSeconds: 1e6
+                after: calm, secondsPerRepetition: ["a": 1, "b": 1], repetitions: { _ in 5 }, target: 1.10,
+                budgetSeconds: 1e6
             ).isEmpty)
         // Pooled rounds are every repetition of both: the interval narrows.
         let pooled = try TimeComparison(

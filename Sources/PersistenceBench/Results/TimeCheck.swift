@@ -70,17 +70,22 @@ package struct TimeCheck: Sendable {
         /// passed a slowdown of the target's size.
         package var underpowered: [Store] { stores.filter { $0.after > target } }
 
-        /// The repetitions to add a side, per store, after a first round of `repetitions`: what each store above
-        /// the target needs, all cut in the same proportion to fit `budgetSeconds` (and at most `most` a side in
-        /// all), in the first round's order. Stores that need none are left out.
+        /// The most power rounds a check times: each judged on every repetition so far, the next sized from it.
+        package static let rounds = 3
+
+        /// The repetitions to add a side, per store, after `first` (judged on `repetitions(store)` a side): what each
+        /// store above the target needs, all cut in the same proportion to fit `budgetSeconds` (and at most `most`
+        /// a side in all), in the comparison's order. Stores that need none are left out.
         package static func extraRepetitions(
-            after first: TimeComparison, secondsPerRepetition: [String: Double], repetitions: Int, target: Double,
-            budgetSeconds: Double, most: Int = 60
+            after first: TimeComparison, secondsPerRepetition: [String: Double], repetitions: (String) -> Int,
+            target: Double, budgetSeconds: Double, most: Int = 60
         ) -> [(store: String, extra: Int)] {
+            guard budgetSeconds > 0 else { return [] }
             let wanted = first.stores.compactMap { summary -> (store: String, extra: Int)? in
                 guard let detectable = summary.detectable, detectable > target else { return nil }
-                let needed = TimeComparison.repetitions(toDetect: target, detectable: detectable, from: repetitions)
-                return (summary.name, min(needed, most) - repetitions)
+                let timed = repetitions(summary.name)
+                let needed = TimeComparison.repetitions(toDetect: target, detectable: detectable, from: timed)
+                return (summary.name, min(needed, most) - timed)
             }.filter { $0.extra > 0 }
             let cost = wanted.reduce(0.0) { $0 + Double($1.extra) * (secondsPerRepetition[$1.store] ?? 0) }
             guard cost > budgetSeconds else { return wanted }
