@@ -10,11 +10,12 @@ extension MarkdownReport {
             "## Counts per operation",
             "",
             "A counted run: every cell ran under valgrind's callgrind with libOperationCounter, so the times further "
-                + "down are the emulator's, not this machine's. The counts are what this run measures: the timed "
-                + "phase and the digest read, of the first repetition.",
+                + "down are the emulator's, not this machine's. The counts are what this run measures, per "
+                + "operation: the timed phase and the digest read, of the first repetition.",
             "",
-            "| store | workload | scale | operations | instructions | allocations | flushes | write calls | bytes written |",
-            "|---|---|---|--:|--:|--:|--:|--:|--:|",
+            "| store | workload | scale | operations | instructions | allocations | flushes | write calls | bytes written "
+                + "| system calls | minor faults | voluntary waits |",
+            "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
         ]
         for cell in results.cells where cell.repetition == 1 {
             guard let metrics = cell.metrics, let counts = metrics.counts else { continue }
@@ -26,7 +27,8 @@ extension MarkdownReport {
                 "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(metrics.operations) | "
                     + "\(per(counts.instructions, "%.0f")) | \(per(counts.allocations, "%.2f")) | "
                     + "\(per(counts.syncs, "%.3f")) | \(per(counts.writeCalls, "%.2f")) | "
-                    + "\(per(counts.bytesWritten, "%.0f")) |")
+                    + "\(per(counts.bytesWritten, "%.0f")) | \(per(counts.systemCalls, "%.2f")) | "
+                    + "\(per(counts.minorFaults, "%.2f")) | \(per(counts.voluntarySwitches, "%.2f")) |")
         }
         return out + [""]
     }

@@ -4,9 +4,10 @@ import PersistenceBench
 extension RunSession {
     /// `check --base`: the matrix's cells of the two builds timed in turn (`Runner.interleaved`), each side written to
     /// `output`/base and `output`/current; then each store too noisy to catch a slowdown of `target` across its cells
-    /// timed again with the repetitions it needs, within `budgetSeconds` for all (`TimeCheck.Power`), into
-    /// `output`/power/STORE, and judged on every repetition; then the stores found slower timed again, twice the
-    /// repetitions, this build first, into `output`/confirmation. A regression is what both judgements find slower.
+    /// timed again with the repetitions it needs, within `budgetSeconds` for all and up to `TimeCheck.Power.rounds`
+    /// rounds (`TimeCheck.Power`), into `output`/power/ROUND/STORE, and judged on every repetition; then the stores
+    /// found slower timed again, twice the repetitions, this build first, into `output`/confirmation. A regression is
+    /// what both judgements find slower.
     package func timeCheck(
         executables: Sides<String>, output: URL, target: Double, budgetSeconds: Double
     ) throws -> TimeCheck {
@@ -35,7 +36,8 @@ extension RunSession {
                 print(
                     "\(store): \(configuration.repetitions + added[store, default: 0]) repetitions could catch a "
                         + "slowdown of ×\(TimeReport.ratio(detectable)) across its cells, not "
-                        + "×\(TimeReport.ratio(target)); timing it \(repetitions) repetitions more")
+                        + "×\(TimeReport.ratio(target)); timing it \(repetitions) more "
+                        + (repetitions == 1 ? "repetition" : "repetitions"))
                 var more = configuration
                 more.stores = [store]
                 more.repetitions = repetitions

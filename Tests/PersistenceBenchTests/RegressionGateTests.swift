@@ -355,6 +355,12 @@ import Testing
         let base = OperationCounts(
             instructions: 10_000_000, allocations: 20_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)
         #expect(try CounterComparison(baseline: counted(base), current: counted(base)).regressions.isEmpty)
+        // A store without the workload's capability is n/a in both runs: not listed as "not compared".
+        var withNotApplicable = counted(base)
+        withNotApplicable.cells.append(
+            CellResult(store: "b", workload: "get", scale: Scale(records: 1000), repetition: 1, status: .notApplicable))
+        let skipped = try CounterComparison(baseline: withNotApplicable, current: withNotApplicable)
+        #expect(skipped.notCompared.isEmpty && skipped.cells.count == 1, "\(skipped.notCompared)")
         var changes: [String: OperationCounts] = [:]
         changes["instructions/op"] = OperationCounts(
             instructions: 10_600_000, allocations: 20_000, syncs: 1000, writeCalls: 2000, bytesWritten: 4_000_000)

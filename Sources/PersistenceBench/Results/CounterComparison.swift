@@ -125,6 +125,9 @@ package struct CounterComparison: Codable, Sendable {
         cells = []
         notCompared = []
         for (key, baseCells) in baseGroups.ordered {
+            // A store without the workload's capability is n/a in both runs: nothing to compare, nothing to say.
+            let notApplicable = { (cells: [CellResult]) in cells.allSatisfy { $0.status == .notApplicable } }
+            if notApplicable(baseCells), notApplicable(currentGroups.byKey[key] ?? []) { continue }
             let baseFinished = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
             guard let currentCells = currentGroups.byKey[key] else {
                 notCompared.append("\(key): not in the current run")

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Before that, the check sizes itself to its host (`Power`): a store whose first round was too noisy to catch a
 /// slowdown of `Power.target` across its cells is timed again with the repetitions that would, as far as the
-/// power budget allows, and the first round's judgement is made on both rounds' repetitions together.
+/// power budget allows, and the first round's judgement is made on every repetition of the store together.
 package struct TimeCheck: Sendable {
     /// The first round's judgement, on its repetitions and those of any power round.
     package var first: TimeComparison
@@ -39,8 +39,9 @@ package struct TimeCheck: Sendable {
             package var name: String
             /// The detectable slowdown of the store's cells together after the first round (5 repetitions a side).
             package var before: Double
-            /// The repetitions a side the target needed (`TimeComparison.repetitions(toDetect:…)`), and those
-            /// timed in all (the first round's and the power round's).
+            /// The repetitions a side the target needed after the first round
+            /// (`TimeComparison.repetitions(toDetect:…)`), and those timed in all (the first round's and the power
+            /// rounds').
             package var needed: Int
             package var timed: Int
             /// The detectable slowdown on every repetition timed.
