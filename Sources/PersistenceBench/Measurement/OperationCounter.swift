@@ -20,9 +20,11 @@ package struct OperationCounts: Codable, Sendable, Equatable {
     /// hidden). Nil where the process did not run under callgrind, or in a run counted before they were.
     package var systemCalls: UInt64?
     /// Nanoseconds those system calls spent off the CPU (their elapsed time less their CPU time): waits for a lock, a
-    /// flush, a read from storage, a sleep. A time, and so the one figure here that the machine changes.
+    /// flush, a read from storage, a sleep. A time: a busy machine's preemptions inside calls move it by orders of
+    /// magnitude, so the counter check shows it and judges the waits by their counts instead.
     package var systemCallWaitNanoseconds: UInt64?
-    /// The process's minor page faults (a page mapped or first touched), from getrusage.
+    /// The process's minor page faults (a page mapped or first touched), from getrusage: valgrind's own translations
+    /// and, for a mapped store, what the page cache holds move them a little.
     package var minorFaults: UInt64?
     /// Its major page faults (a page read from storage to be mapped).
     package var majorFaults: UInt64?

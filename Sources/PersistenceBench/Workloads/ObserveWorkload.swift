@@ -12,8 +12,9 @@ import Foundation
 /// - `observe` (paced): after each commit the writer waits until the observer holds that commit's result; the
 ///   wait after a commit that changed the result is its latency (`FRESH`). The digest folds every expected result
 ///   in order: the observer delivered each of them. A commit and its wait are a step of the time box (`TimeBox`):
-///   `run` judges it against a frame, so its budget floor keeps all 1,000 where the floor's time allows; a counted
-///   run does its 50, and a time check the count its first run's box allowed.
+///   `run` judges it against a frame, so its budget floor keeps all 1,000 where the floor's time allows; a time
+///   check does the count its first run's box allowed, a counted run its 50 (the counter gate leaves it out: the
+///   observer's thread races the writer's, and its counts move with the machine's load).
 /// - `observe-burst`: the writer commits as fast as it can and waits once, at the end, for the final result; the
 ///   report shows how many commits the observer coalesced (notices it answered with one query). The digest is the
 ///   final result.
