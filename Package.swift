@@ -7,7 +7,11 @@ let package = Package(
     name: "PersistenceBench",
     products: [
         .executable(name: "persistbench", targets: ["persistbench"]),
+        // The core: records, the store protocols (`Store`, `ItemStore`), workloads, measurement, results.
         .library(name: "PersistenceBench", targets: ["PersistenceBench"]),
+        // The command line as a library, for a package that benchmarks its own store beside the built-in ones:
+        // its executable calls `PersistBenchTool.main(adding:)` (docs/your-own-store.md, Examples/FileStore).
+        .library(name: "PersistBenchTool", targets: ["PersistBenchTool"]),
         // The stores, for the package-benchmark suites in Benchmarks/ (a nested package) and other users.
         .library(name: "StoreCatalog", targets: ["StoreCatalog"]),
         // The LD_PRELOAD library `persistbench crash --power-loss` and the fault checks load into a writer: it
@@ -80,19 +84,23 @@ let package = Package(
             ]
         ),
         .target(name: "Reports", dependencies: ["PersistenceBench"]),
-        .executableTarget(
-            name: "persistbench",
+        // Every command of the tool, and `PersistBenchTool.main(adding:)`, which runs them with a package's own
+        // stores added.
+        .target(
+            name: "PersistBenchTool",
             dependencies: [
                 "PersistenceBench", "Reports", "StoreCatalog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The tool with the built-in stores: one line that calls PersistBenchTool.
+        .executableTarget(name: "persistbench", dependencies: ["PersistBenchTool"]),
         .testTarget(
             name: "PersistenceBenchTests",
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
             dependencies: [
                 "PersistenceBench", "Reports", "StoreCatalog", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore",
-                "PackedStore", "MemoryStore", "persistbench",
+                "PackedStore", "MemoryStore", "PersistBenchTool", "persistbench",
             ]
         ),
     ],

@@ -15,6 +15,10 @@ let package = Package(
     name: "PersistenceBenchBenchmarks",
     dependencies: [
         .package(path: ".."),
+        // The example of a store added from another package: its suites measure the store, and CI builds its
+        // `filebench` here, against the modules this package builds in release anyway (`make example
+        // EXAMPLE_PACKAGE=Benchmarks`).
+        .package(path: "../Examples/FileStore"),
         // The MallocInterposer trait counts allocations without jemalloc; the default trait pulls a package the
         // build machines do not mirror.
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
@@ -26,6 +30,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PersistenceBench", package: rootPackage),
                 .product(name: "StoreCatalog", package: rootPackage),
+                .product(name: "FileStore", package: "filestore"),
             ],
             path: "Benchmarks/StoreWorkloads",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

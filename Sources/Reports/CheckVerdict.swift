@@ -53,16 +53,27 @@ package struct CheckVerdict {
     /// A counted run judged against its counted baseline: true when nothing regressed and nothing is better than
     /// the baseline beyond its band (the ratchet), unless `betterExpected`. A pair that cannot be compared is bad
     /// input.
+    ///
+    /// `runs` pairs each baseline's directory with the directory its matrix was counted in now: every cell whose
+    /// counters moved beyond a band gets a differential flame graph from the stacks both kept, linked from the
+    /// summary.
     package func counters(
-        _ now: RunResults, against baseline: RunResults, labels: Sides<String>, betterExpected: Bool = false
+        _ now: RunResults, against baseline: RunResults, labels: Sides<String>, betterExpected: Bool = false,
+        runs: [Sides<URL>] = []
     ) throws -> Bool {
         let comparison: CounterComparison
         do { comparison = try CounterComparison(baseline: baseline, current: now) } catch {
             throw BadInput("\(error)")
         }
+        let moved = comparison.cells.filter { $0.verdict != .same }.map {
+            CellID(store: $0.store, workload: $0.workload, scale: $0.scale, repetition: 1)
+        }
+        let graphs = try FlameGraph.writeDifferentials(of: moved, baseline: baseline, current: now, runs: runs)
         try publish(
             CounterReport.render(
-                comparison, baseline: labels.base, current: labels.current, betterExpected: betterExpected))
+                comparison, baseline: labels.base, current: labels.current, betterExpected: betterExpected,
+                flameGraphs: graphs.map { ($0.cell, link(to: $0.file)) }))
+        for graph in graphs { print("Differential flame graph of \(graph.cell): \(graph.file.path)") }
         print(
             "Counters of \(comparison.cells.count) cells; instructions by store: "
                 + comparison.stores.map { "\($0.name) ×\(CounterReport.ratio($0.instructionRatio))" }
@@ -82,6 +93,14 @@ package struct CheckVerdict {
             "Remake the baseline: `make counter-baseline` (and commit it, saying why in its README), or pass "
                 + "--better-expected")
         return false
+    }
+
+    /// `file` relative to the summary's directory when it is under it (check.md's links work where the directory
+    /// is copied), else its full path.
+    private func link(to file: URL) -> String {
+        let directory = summary.deletingLastPathComponent().standardizedFileURL.path + "/"
+        let path = file.standardizedFileURL.path
+        return path.hasPrefix(directory) ? String(path.dropFirst(directory.count)) : path
     }
 
     /// Writes the Markdown summary, and appends it to GitHub's job summary when set.

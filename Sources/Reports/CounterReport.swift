@@ -32,8 +32,10 @@ extension CounterComparison {
 /// A counter comparison as Markdown: the verdict, the regressions, instructions by store, then every cell's
 /// counters. Fit for a terminal and a CI job summary.
 package enum CounterReport {
+    /// `flameGraphs`: the differential flame graph of each cell that moved, by link.
     package static func render(
-        _ comparison: CounterComparison, baseline: String, current: String, betterExpected: Bool = false
+        _ comparison: CounterComparison, baseline: String, current: String, betterExpected: Bool = false,
+        flameGraphs: [(cell: CellID, link: String)] = []
     ) -> String {
         let bands = comparison.bands
         let regressions = comparison.regressions
@@ -77,6 +79,15 @@ package enum CounterReport {
                             + "reason, or run the check with `--better-expected`.",
                     "",
                 ] + improvements.map { "- better: \($0)" } + [""]
+        }
+        if !flameGraphs.isEmpty {
+            out +=
+                [
+                    "## Where the instructions went", "",
+                    "Each cell that moved, as a differential flame graph: this build's instructions per operation by "
+                        + "stack, red where a frame grew since the baseline, blue where it shrank (every counted "
+                        + "cell's own graph is in flames/).", "",
+                ] + flameGraphs.map { "- \($0.cell): [\($0.link)](\($0.link))" } + [""]
         }
         out += ["## Instructions by store", "", "| store | cells | instructions | verdict |", "|---|--:|--:|---|"]
         for summary in comparison.stores + (comparison.overall.map { [$0] } ?? []) {

@@ -37,6 +37,8 @@ package enum ReportWriter {
             for (name, svg) in Charts.render(results) {
                 try FileSystem.writeAtomically(Data(svg.utf8), to: charts.appendingPathComponent(name))
             }
+            // A counted run's cells' flame graphs, from the stacks each kept.
+            if results.configuration.counted == true { try FlameGraph.writeGraphs(of: results, in: directory) }
         }
     }
 }

@@ -83,6 +83,9 @@ package struct RunSession {
             let log = try ConsoleProgress(log: directory.appendingPathComponent("console.txt"))
             return CountedShares.ShareIO(observer: log) { try writer.write($0) }
         }
+        // Each share kept its cells' stacks and flame graphs in its own flames/: the run's are all of them.
+        let shares = try FileManager.default.contentsOfDirectory(atPath: partsDirectory.path)
+        try FlameFiles.gather(from: shares.map { partsDirectory.appendingPathComponent($0) }, into: output)
         try RunningReportWriter(directory: output).write(joined)
         try FileSystem.remove(partsDirectory)
         Self.printOutcome(joined, output: output)

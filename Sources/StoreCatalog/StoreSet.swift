@@ -11,7 +11,9 @@ public enum StoreSet: String, CaseIterable, Sendable {
     case `default`
     /// The counted regression gate's matrix (`make check-counters`, `make counter-baseline`): every CRUD path of the
     /// stores whose code differs (the default stores but `json`, whose every durable write rewrites its file, and
-    /// the variants that change what the store runs: settings, record conformances, statements, batches, a map).
+    /// the variants that change what the store runs: settings, record conformances, statements, a map). Not
+    /// `orm+batched`: its save every 10,000 items never comes at the counted scale, 2k, where it counted what `orm`
+    /// counts in every cell (within 0.5 %).
     case counted
     /// The counted gate's other workloads (results/counter-baseline-workloads): one store of each engine, the default
     /// stores but `json` (its durable writes rewrite its file) and `orm+swiftdata` (the ORM's CRUD paths with its
@@ -55,7 +57,7 @@ public enum StoreSet: String, CaseIterable, Sendable {
     }
 
     private static let countedNames: Set<String> = [
-        "sqlite", "sqlite+tuned", "grdb", "grdb+codable", "grdb+statements", "orm", "orm+batched", "orm+swiftdata",
+        "sqlite", "sqlite+tuned", "grdb", "grdb+codable", "grdb+statements", "orm", "orm+swiftdata",
         "lmdb", "lmdb+writemap", "packed", "memory",
     ]
 }

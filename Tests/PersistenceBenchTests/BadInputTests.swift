@@ -2,7 +2,7 @@ import Foundation
 import PersistenceBench
 import Testing
 
-@testable import persistbench
+@testable import PersistBenchTool
 
 /// Bad input, parsed (and where the check is the command's own, run) in this process: every command answers it
 /// with exit status 2 and one line naming what was wrong (`PersistBench.answer(to:)`), never a crash.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
+@testable import PersistBenchTool
 @testable import PersistenceBench
-@testable import persistbench
 
 /// The stores that answer records of a shape (`run --shape`).
 let recordStoreNames = allStoreKinds.filter { $0.type is any RecordStore.Type }.map(\.name)

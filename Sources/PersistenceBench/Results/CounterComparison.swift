@@ -16,8 +16,10 @@ package struct CounterComparison: Codable, Sendable {
         package var allocationsPerOperation: Double
         /// Write calls and bytes written per operation inside this factor either way are "same".
         package var writes: Double
-        /// System calls per operation: a change beyond this band and the floor's count per operation.
-        package var systemCalls: Band = Band(factor: 1.02, floor: 0.05)
+        /// System calls per operation: a change beyond this band, the floor's count per operation and 8 calls in
+        /// the cell. A pool's threads made 4 more futex calls in a 40-step cell (`grdb teams-per-sport`, 59 → 63)
+        /// counted beside a test run; a call added to every operation is 50 in a counted cell.
+        package var systemCalls: Band = Band(factor: 1.02, floor: 0.05, perCell: 8)
         /// Minor page faults per operation: valgrind's own faults (its translations) move with what else the
         /// machine runs, and a mapped store's with what the page cache holds around the page it touches.
         package var minorFaults: Band = Band(factor: 1.25, floor: 2)
@@ -49,13 +51,17 @@ package struct CounterComparison: Codable, Sendable {
     package struct Band: Codable, Sendable, Equatable {
         package var factor: Double
         package var floor: Double
+        /// A change must also be more than this many in the cell (its operations × the change per operation).
+        package var perCell: Double?
 
-        package init(factor: Double, floor: Double) {
+        package init(factor: Double, floor: Double, perCell: Double? = nil) {
             self.factor = factor
             self.floor = floor
+            self.perCell = perCell
         }
 
-        func verdict(_ was: Double, _ now: Double) -> Verdict {
+        func verdict(_ was: Double, _ now: Double, operations: Double) -> Verdict {
+            let floor = max(floor, (perCell ?? 0) / max(operations, 1))
             if now > was * factor, now - was > floor { return .worse }
             if now < was / factor, was - now > floor { return .better }
             return .same
@@ -64,6 +70,7 @@ package struct CounterComparison: Codable, Sendable {
         /// "×1.10 and 0.5", for a report.
         package func description(unit: String) -> String {
             String(format: "×%.2f and %g", factor, floor) + (unit.isEmpty ? "" : " " + unit)
+                + (perCell.map { String(format: " (and %g a cell)", $0) } ?? "")
         }
     }
 
@@ -173,6 +180,8 @@ package struct CounterComparison: Codable, Sendable {
         _ key: SeriesID, base: [CellMetrics], current: [CellMetrics], bands: Bands
     ) -> Cell {
         var changes: [Change] = []
+        // The cell's operations, for a band's count per cell: the fewer of the two runs'.
+        let operations = Double(min(base.map(\.operations).min() ?? 0, current.map(\.operations).min() ?? 0))
         /// The median over a run's repetitions of a counter per operation; nil where none counted it.
         func perOperation(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> Double? {
             median(
@@ -223,7 +232,8 @@ package struct CounterComparison: Codable, Sendable {
             ("voluntary waits/op", \OperationCounts.voluntarySwitches, bands.voluntarySwitches),
         ] {
             _ = compare(
-                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) }, verdict: band.verdict)
+                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) },
+                verdict: { band.verdict($0, $1, operations: operations) })
         }
         // The time system calls waited is shown, not judged: a time, which a busy machine's preemptions inside calls
         // moved ×50–×3,400 (docs/regression-checks.md); what waits is judged by its count (system calls, waits).

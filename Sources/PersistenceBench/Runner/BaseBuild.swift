@@ -43,12 +43,14 @@ package enum BaseBuild {
         let packageDirectory = relative.isEmpty ? worktree : worktree.appendingPathComponent(relative)
         let log = cache.appendingPathComponent("build.log")
         say("Building the base \(revision) (\(commit.prefix(12))) in \(packageDirectory.path); log: \(log.path)")
+        // This tool's product: `persistbench`, or the executable of a package that adds its own stores.
+        let product = URL(fileURLWithPath: tool).lastPathComponent
         let built = try run(
-            ["swift", "build", "-c", "release", "--product", "persistbench"], in: packageDirectory.path, log: log.path)
+            ["swift", "build", "-c", "release", "--product", product], in: packageDirectory.path, log: log.path)
         guard built == 0 else {
             throw BenchError("the base \(revision) did not build (exit status \(built)); its log: \(log.path)")
         }
-        return (packageDirectory.appendingPathComponent(".build/release/persistbench").path, commit)
+        return (packageDirectory.appendingPathComponent(".build/release/\(product)").path, commit)
     }
 
     /// The two builds of a time check, each with its label for the summary: the base's tool (`baseTool`, else

@@ -12,6 +12,12 @@ final class CellLauncher {
     private let observer: any RunObserver
     /// How counted cells start (`RunConfiguration.counted`); nil for timed cells.
     private let counting: CountingLauncher?
+    /// The measured cell's store directory: `cell` in the work directory, reached by a counted cell through a
+    /// path of one length in every run (`CountedPath`).
+    private let cellDirectory: URL
+    private let countedPath: CountedPath?
+    /// Where a counted cell's folded stacks go (`FlameFiles`).
+    private let flameDirectory: URL
     private var fixtures: [FixtureID: FixtureState] = [:]
     /// Names this launcher's memory cgroup apart from another's in the same process (`CountedShares`).
     private let cgroupSuffix = UUID().uuidString.prefix(8)
@@ -32,12 +38,18 @@ final class CellLauncher {
     }
 
     /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
-    init(executable: String, configuration: RunConfiguration, workDirectory: URL, observer: any RunObserver) throws {
+    init(
+        executable: String, configuration: RunConfiguration, workDirectory: URL, flameDirectory: URL,
+        observer: any RunObserver
+    ) throws {
         self.executable = executable
+        self.flameDirectory = flameDirectory
         self.configuration = configuration
         self.workDirectory = workDirectory
         self.observer = observer
         counting = configuration.counted == true ? try CountingLauncher(beside: executable) : nil
+        countedPath = counting == nil ? nil : try CountedPath(to: workDirectory)
+        cellDirectory = (countedPath?.url ?? workDirectory).appendingPathComponent("cell")
     }
 
     /// Runs `cell` on a fresh copy of its fixture (or in an empty directory) within `box`, calling `started` once
@@ -46,7 +58,7 @@ final class CellLauncher {
     func measure(_ cell: PlannedCell, box: TimeBox, keep: URL? = nil, started: () -> Void) throws -> (
         result: CellResult, overBudget: String?
     ) {
-        let directory = workDirectory.appendingPathComponent("cell")
+        let directory = cellDirectory
         try FileSystem.remove(directory)
         var fixtureSeconds: Double?
         if let fixture = cell.workload.fixture {
@@ -167,11 +179,25 @@ final class CellLauncher {
         result.process?.cappedPeakBytes = cgroup?.peakBytes
         if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
             result.metrics?.counts?.add(totals)
+            try keepStacks(dumpedIn: dumps, of: cell)
         }
         // Killed at the memory limit: the same work at a larger scale would only need more.
         return (
             result, outcome.stopped?.description ?? killedAtLimit.map { _ in result.reason ?? "over the memory limit" }
         )
+    }
+
+    /// The counted region's call graph folded into stacks (`CallGraph`), kept in the run's flames/ for its flame
+    /// graph and a later check's differential one.
+    private func keepStacks(dumpedIn dumps: URL, of cell: PlannedCell) throws {
+        let dump = dumps.appendingPathComponent("callgrind.out.1")
+        guard let text = try? String(contentsOf: dump, encoding: .utf8) else { return }
+        let stacks = CallGraph(callgrindOutput: text, demangle: SwiftDemangler.frameName).foldedStacks()
+        let id = CellID(
+            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
+        try FileSystem.makeDirectory(flameDirectory)
+        try Data(FoldedStacks.text(stacks).utf8).write(
+            to: flameDirectory.appendingPathComponent(FlameFiles.name(of: id) + FlameFiles.stacksSuffix))
     }
 
     /// The budgets' decision at a look at a running child: stop it once it is over its time budget, or resident

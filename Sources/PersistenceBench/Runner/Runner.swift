@@ -89,6 +89,7 @@ package final class Runner {
                 launcher: try CellLauncher(
                     executable: executable, configuration: configuration,
                     workDirectory: plan.interleaved ? work.appendingPathComponent(side.rawValue) : work,
+                    flameDirectory: outputDirectory.appendingPathComponent(FlameFiles.directoryName),
                     observer: observer),
                 results: RunResults(environment: environment, configuration: configuration, startedAt: startedAt))
         }

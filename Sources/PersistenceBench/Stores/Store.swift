@@ -39,30 +39,30 @@ public enum MaintainedCount: String, Sendable {
 }
 
 extension ItemStore {
-    package func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
+    public func items(ids: [Int64]) throws -> [Item?] { try ids.map { try item(id: $0) } }
 
-    package func itemsKeyByKey(ids: [Int64]) throws -> [Item?] { try items(ids: ids) }
+    public func itemsKeyByKey(ids: [Int64]) throws -> [Item?] { try items(ids: ids) }
 
-    package func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
+    public func insertCommitted(_ batch: [Item]) throws { try insert(batch) }
 }
 
 extension Store {
-    package func finishInserting() throws {}
+    public func finishInserting() throws {}
 
-    package func settle() throws {}
+    public func settle() throws {}
 
-    package static func bytesOnDisk(at directory: URL) throws -> Int64 {
+    public static func bytesOnDisk(at directory: URL) throws -> Int64 {
         try FileSystem.logicalSize(of: directory)
     }
 
-    package static var maintainedCounts: Set<MaintainedCount> { [] }
+    public static var maintainedCounts: Set<MaintainedCount> { [] }
 }
 
 /// The CRUD questions about `Item`s.
 ///
 /// Each call is one unit of work in the store's idiom: one transaction for a batch write, one lookup for a
 /// read. The workloads decide the batch sizes, so that every store does the same work.
-package protocol ItemStore: Store {
+public protocol ItemStore: Store {
     /// Inserts items that are not yet in the store: one batch of a bulk load, in one transaction.
     func insert(_ batch: [Item]) throws
     /// Inserts one item in its own transaction, durable on disk before returning.
@@ -101,7 +101,7 @@ package protocol ItemStore: Store {
 }
 
 /// Search as you type over item titles (`search`): every keystroke asks again.
-package protocol SearchStore: ItemStore {
+public protocol SearchStore: ItemStore {
     /// How many items' titles contain `search.text`, ASCII case-insensitively, and the first `search.limit` of
     /// them by title (byte-wise), then id: in the store's own idiom (`docs/workloads.md`, "search").
     func search(_ search: TitleSearch) throws -> TitleSearchAnswer
@@ -112,7 +112,7 @@ package protocol SearchStore: ItemStore {
 }
 
 extension SearchStore {
-    package func searchInOneStatement(_ search: TitleSearch) throws -> TitleSearchAnswer {
+    public func searchInOneStatement(_ search: TitleSearch) throws -> TitleSearchAnswer {
         try self.search(search)
     }
 }
@@ -164,7 +164,7 @@ package protocol ProfileStore: Store {
 
 /// What a store promises to keep when its process is killed or the machine loses power, as `persistbench crash`
 /// checks it.
-package enum DurabilityPromise: String, Codable, Sendable {
+public enum DurabilityPromise: String, Codable, Sendable {
     /// Every transaction whose commit returned survives a kill and a power cut.
     case everyCommit
     /// Every committed transaction survives a kill; a power cut may lose the last ones, never part of one, and

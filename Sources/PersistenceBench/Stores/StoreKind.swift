@@ -29,7 +29,7 @@ public struct StoreKind: Sendable {
     package let open: @Sendable (URL) throws -> any Store
 
     /// Which runs that name no stores include a store.
-    package enum Inclusion: Sendable {
+    public enum Inclusion: Sendable {
         /// A strategy of its own (`sqlite`, `grdb`, `json`): in every default — `persistbench run`, `crash`, the
         /// package-benchmark suites.
         case defaultRun
@@ -53,7 +53,7 @@ public struct StoreKind: Sendable {
     /// never call it the best.
     package static let harnessFloorName = "memory"
 
-    package init(
+    public init(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         configuration: String, engine: @escaping @Sendable () -> String,
         inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], cannotRun: [String: String] = [:],

@@ -128,12 +128,15 @@ struct Check: ParsableCommand {
         return exists && isDirectory.boolValue ? url : url.deletingLastPathComponent()
     }
 
+    /// A run's directory: `path`, or the directory of `path`'s results.json.
+    private static func runDirectory(_ path: String) -> URL {
+        let url = URL(fileURLWithPath: path)
+        return url.pathExtension == "json" ? url.deletingLastPathComponent() : url
+    }
+
     /// A baseline's directory name ("counter-baseline" for results/counter-baseline or its results.json): where
     /// its matrix is counted under --out when there are several.
-    private static func directoryName(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        return (url.pathExtension == "json" ? url.deletingLastPathComponent() : url).lastPathComponent
-    }
+    private static func directoryName(_ path: String) -> String { runDirectory(path).lastPathComponent }
 
     private var summaryURL: URL {
         summary.map { URL(fileURLWithPath: $0) } ?? currentDirectory.appendingPathComponent("check.md")
@@ -148,26 +151,30 @@ struct Check: ParsableCommand {
             // Several baselines are several matrices of one gate: their cells judged together.
             var baselines: [RunResults] = []
             var runs: [RunResults] = []
+            var directories: [Sides<URL>] = []
             for (index, path) in counters.enumerated() {
                 let baseline = try RunResults.load(named: path)
                 baselines.append(baseline)
+                let output: URL
                 if current.isEmpty {
-                    let output =
+                    output =
                         counters.count == 1
                         ? currentDirectory : currentDirectory.appendingPathComponent(Self.directoryName(path))
                     runs.append(
                         try RunSession(recorded: baseline.configuration, of: "the baseline's matrix (\(path))")
                             .count(output: output, jobs: Self.countingJobs))
                 } else {
+                    output = Self.runDirectory(current[index])
                     runs.append(try RunResults.load(named: current[index]))
                 }
+                directories.append(Sides(base: Self.runDirectory(path), current: output))
             }
             passed = try verdict.counters(
                 try RunResults.joining(runs), against: try RunResults.joining(baselines),
                 labels: Sides(
                     base: counters.joined(separator: ", "),
                     current: current.isEmpty ? out : current.joined(separator: ", ")),
-                betterExpected: betterExpected)
+                betterExpected: betterExpected, runs: directories)
         } else {
             let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
             passed = try verdict.time(
