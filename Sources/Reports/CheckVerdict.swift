@@ -90,8 +90,8 @@ package struct CheckVerdict {
         print("FAIL: \(improvements.count) counter(s) better than \(labels.base) beyond their band:")
         for line in improvements { print("  better: \(line)") }
         print(
-            "Remake the baseline: `make counter-baseline` (and commit it, saying why in its README), or pass "
-                + "--better-expected")
+            "Remake the baseline: count its matrix again with this build (`run --count` with its stores, workloads "
+                + "and scales; here `make counter-baseline`) and commit it, saying why, or pass --better-expected")
         return false
     }
 

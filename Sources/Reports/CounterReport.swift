@@ -72,11 +72,12 @@ package enum CounterReport {
                 [
                     "## Better than the baseline", "",
                     betterExpected
-                        ? "Expected (`--better-expected`): remake the baseline with this build (`make counter-baseline`) "
-                            + "so that it keeps the gain."
+                        ? "Expected (`--better-expected`): remake the baseline with this build (its matrix counted "
+                            + "again, `run --count`; here `make counter-baseline`) so that it keeps the gain."
                         : "A gain beyond the band fails the check, so that the baseline keeps it and a later loss shows: "
-                            + "remake the baseline with this build (`make counter-baseline`) and commit it with the "
-                            + "reason, or run the check with `--better-expected`.",
+                            + "remake the baseline with this build (its matrix counted again, `run --count`; here "
+                            + "`make counter-baseline`) and commit it with the reason, or run the check with "
+                            + "`--better-expected`.",
                     "",
                 ] + improvements.map { "- better: \($0)" } + [""]
         }
