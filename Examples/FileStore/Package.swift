@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // A store of your own, benchmarked beside PersistenceBench's: `files`, one JSON file per item in a directory.
-//   swift build -c release --product filebench --product OperationCounter
+//   swift build -c release --product filebench && swift build -c release --product OperationCounter
 //   .build/release/filebench run --stores files,sqlite --scales 2k        (a matrix and its report)
 //   .build/release/filebench check --counters baseline                   (the gate, against the committed baseline)
 // The store is a library (`FileStore`), so that Benchmarks/'s package-benchmark suites measure it too; `filebench` is
