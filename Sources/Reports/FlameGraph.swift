@@ -127,11 +127,15 @@ package struct FlameGraph {
         }
     }
 
-    /// A warm colour from the name (a plain graph), or the change from the base (a differential one).
+    /// A warm colour from the name, aqua for a frame the compiler inlined (a plain graph); or the change from the
+    /// base (a differential one).
     private func color(of frame: Frame) -> String {
         guard differential else {
             var hash: UInt32 = 2_166_136_261
             for byte in frame.name.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+            if frame.name.hasSuffix(CallGraph.inlinedSuffix) {
+                return "rgb(\(60 + Int(hash % 60)),\(190 + Int((hash >> 8) % 40)),\(190 + Int((hash >> 16) % 40)))"
+            }
             let red = 205 + Int(hash % 50)
             let green = 80 + Int((hash >> 8) % 130)
             let blue = 40 + Int((hash >> 16) % 40)

@@ -8,13 +8,37 @@ import Foundation
 /// function's cost among the paths that reach it in proportion to what each call brought it (the attribution
 /// gprof and callgrind_annotate's tree make): exact for a function called from one place, an estimate for one
 /// called from several (a `malloc` reached from two callers gets each caller's share of its whole cost, in
-/// proportion to their calls' instructions). A function the compiler inlined is part of its caller: callgrind,
-/// run without per-instruction debug information, sees no frame for it.
+/// proportion to their calls' instructions).
+///
+/// A function the compiler inlined has no symbol, so callgrind counts it in its caller. Where the dump has each
+/// instruction's address (callgrind's `--dump-instr=yes`), `resolveInlinedFrames` asks the object's debug
+/// information which functions were inlined at each one, and folding draws them as frames of their own inside the
+/// function they were inlined into, named with an " [inlined]" suffix.
 package struct CallGraph: Sendable {
     /// Instructions each function ran itself, by name.
     package private(set) var selfCost: [String: UInt64] = [:]
     /// Instructions each call ran in all, by caller, then callee.
     package private(set) var calls: [String: [String: UInt64]] = [:]
+    /// Where in its object each function ran its instructions and made its calls (a dump with addresses only).
+    private var sites: [String: [Site: SiteCost]] = [:]
+    /// The mangled name each function's frames came from, for matching a symbolizer's answer.
+    private var rawNames: [String: String] = [:]
+    /// The frames inlined at a function's sites, outermost first (as `resolveInlinedFrames` found them).
+    private var inlined: [String: [Site: [String]]] = [:]
+
+    /// An instruction's place: the object it is in (as callgrind names it) and its address there.
+    struct Site: Hashable, Sendable {
+        var object: String
+        var address: UInt64
+    }
+
+    /// What a function did at one instruction, or in a part of itself: the instructions it ran, and the
+    /// instructions of the calls it made there by callee.
+    struct SiteCost: Sendable {
+        var instructions: UInt64 = 0
+        var calls: [String: UInt64] = [:]
+        var total: UInt64 { instructions + calls.values.reduce(0, +) }
+    }
 
     /// The counted region's dump (`callgrind.out.1`, written with `--compress-strings=no`); function names are
     /// demangled with `demangle`.
@@ -24,33 +48,95 @@ package struct CallGraph: Sendable {
             if let known = names[raw] { return known }
             let readable = demangle(String(raw)).replacingOccurrences(of: ";", with: ",")
             names[raw] = readable
+            rawNames[readable] = String(raw)
             return readable
         }
+        var positions = 1
+        var byAddress = false
+        var object = ""
         var function: String?
         var callee: String?
         var callCostFollows = false
+        // Callgrind writes an address relative to the last cost line's (not a call's), and afresh in each function.
+        var lastAddress: UInt64 = 0
+        func address(_ token: Substring) -> UInt64 {
+            if token.hasPrefix("0x") { return UInt64(token.dropFirst(2), radix: 16) ?? 0 }
+            if token == "*" { return lastAddress }
+            guard let offset = Int64(token) else { return 0 }
+            return UInt64(Int64(bitPattern: lastAddress) + offset)
+        }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             guard let first = line.first else { continue }
             if first.isNumber || first == "+" || first == "-" || first == "*" {
                 guard let current = function else { continue }
-                // A cost line: its position, then the events in order, Ir first.
-                let fields = line.split(separator: " ", maxSplits: 2)
-                let instructions = fields.count > 1 ? UInt64(fields[1]) ?? 0 : 0
+                // A cost line: its positions, then the events in order, Ir first.
+                let fields = line.split(separator: " ", maxSplits: positions + 1)
+                let instructions = fields.count > positions ? UInt64(fields[positions]) ?? 0 : 0
+                let site = byAddress ? Site(object: object, address: address(fields[0])) : nil
                 if callCostFollows, let target = callee {
-                    if target != current { calls[current, default: [:]][target, default: 0] += instructions }
+                    if target != current {
+                        calls[current, default: [:]][target, default: 0] += instructions
+                        if let site {
+                            sites[current, default: [:]][site, default: SiteCost()].calls[target, default: 0] +=
+                                instructions
+                        }
+                    }
                     callCostFollows = false
                 } else {
                     selfCost[current, default: 0] += instructions
+                    if let site {
+                        sites[current, default: [:]][site, default: SiteCost()].instructions += instructions
+                        lastAddress = site.address
+                    }
                 }
             } else if line.hasPrefix("fn=") {
                 function = name(line.dropFirst(3))
+                lastAddress = 0
+            } else if line.hasPrefix("ob=") {
+                object = String(line.dropFirst(3))
             } else if line.hasPrefix("cfn=") {
                 callee = name(line.dropFirst(4))
             } else if line.hasPrefix("calls=") {
                 callCostFollows = true
+            } else if line.hasPrefix("positions:") {
+                let kinds = line.dropFirst("positions:".count).split(separator: " ")
+                positions = max(kinds.count, 1)
+                byAddress = kinds == ["instr"]
             }
         }
     }
+
+    /// The objects (as callgrind names them) whose instruction addresses the dump holds.
+    package var objects: Set<String> { Set(sites.values.flatMap { $0.keys.map(\.object) }) }
+
+    /// Finds the functions the compiler inlined at each address of `object` by `symbolize` (each address's frames,
+    /// innermost first, as linkage names: the last is the function the symbol table names, whose frames callgrind
+    /// counted). An address whose outermost frame is not the function callgrind counted it in (an alias, an object
+    /// without debug information) keeps no inlined frames. Names are demangled with `demangle`, as the dump's.
+    package mutating func resolveInlinedFrames(
+        in object: String, symbolize: (_ object: String, _ addresses: [UInt64]) -> [UInt64: [String]],
+        demangle: (String) -> String = { $0 }
+    ) {
+        let wanted = sites.values.flatMap { $0.keys.filter { $0.object == object }.map(\.address) }
+        guard !wanted.isEmpty else { return }
+        let frames = symbolize(object, Array(Set(wanted)).sorted())
+        var names: [String: String] = [:]
+        for (function, functionSites) in sites {
+            let raw = rawNames[function] ?? function
+            for site in functionSites.keys where site.object == object {
+                guard let chain = frames[site.address], chain.count > 1, chain.last == raw else { continue }
+                inlined[function, default: [:]][site] = chain.dropLast().reversed().map { frame in
+                    if let known = names[frame] { return known }
+                    let readable = demangle(frame).replacingOccurrences(of: ";", with: ",") + Self.inlinedSuffix
+                    names[frame] = readable
+                    return readable
+                }
+            }
+        }
+    }
+
+    /// What marks a frame the compiler inlined into the frame below it.
+    package static let inlinedSuffix = " [inlined]"
 
     /// Every function's instructions in all: its own and its calls' (a call of itself left out: callgrind's
     /// inclusive cost of a recursive call is already in the outer call's).
@@ -58,10 +144,25 @@ package struct CallGraph: Sendable {
         (selfCost[function] ?? 0) + (calls[function]?.values.reduce(0, +) ?? 0)
     }
 
-    /// The region's stacks ("root;caller;callee") with the instructions each ran itself; a call that ran less than
-    /// `minimumShare` of the region's instructions is drawn as part of its caller (0.5 %: a cell's stacks in about
-    /// 8 KB, which a committed baseline keeps for a later check's differential graphs), at most `maximumDepth` frames
-    /// deep.
+    /// A function's cost split by the frames inlined where it was spent (outermost first; none where nothing was
+    /// inlined, or where the dump has no addresses).
+    private func parts(of function: String) -> [[String]: SiteCost] {
+        guard let frames = inlined[function], let functionSites = sites[function] else {
+            return [[]: SiteCost(instructions: selfCost[function] ?? 0, calls: calls[function] ?? [:])]
+        }
+        var parts: [[String]: SiteCost] = [:]
+        for (site, cost) in functionSites {
+            let chain = frames[site] ?? []
+            parts[chain, default: SiteCost()].instructions += cost.instructions
+            parts[chain, default: SiteCost()].calls.merge(cost.calls, uniquingKeysWith: +)
+        }
+        return parts
+    }
+
+    /// The region's stacks ("root;caller;callee") with the instructions each ran itself; a call or an inlined
+    /// frame that ran less than `minimumShare` of the region's instructions is drawn as part of its caller (0.5 %: a
+    /// cell's stacks in about 10 KB, which a committed baseline keeps for a later check's differential graphs), at
+    /// most `maximumDepth` frames deep.
     package func foldedStacks(minimumShare: Double = 0.005, maximumDepth: Int = 96) -> [String: UInt64] {
         let callers = Set(calls.values.flatMap(\.keys))
         var arriving: [String: UInt64] = [:]
@@ -82,13 +183,34 @@ package struct CallGraph: Sendable {
             let own = Double(inclusive(function))
             guard own > 0 else { return }
             let scale = cost / own
-            var drawn = Double(selfCost[function] ?? 0) * scale
-            for (callee, callCost) in calls[function] ?? [:] {
-                let share = Double(callCost) * scale
-                if share >= floor, !path.contains(callee) { walk(callee, cost: share) } else { drawn += share }
+            let parts = parts(of: function)
+            // An inlined frame is drawn where it and what it holds reach the floor; a smaller one is part of the
+            // frame it was inlined into.
+            var reached: [[String]: Double] = [:]
+            for (chain, part) in parts where !chain.isEmpty {
+                for count in 1...chain.count {
+                    reached[Array(chain.prefix(count)), default: 0] += Double(part.total) * scale
+                }
             }
-            let key = path.joined(separator: ";")
-            if drawn >= 0.5 { stacks[key, default: 0] += UInt64(drawn.rounded()) }
+            var drawn: [[String]: Double] = [:]
+            for (chain, part) in parts.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+                var frames = chain
+                while !frames.isEmpty, (reached[frames] ?? 0) < floor { frames.removeLast() }
+                drawn[frames, default: 0] += Double(part.instructions) * scale
+                for (callee, callCost) in part.calls.sorted(by: { $0.key < $1.key }) {
+                    let share = Double(callCost) * scale
+                    if share >= floor, !path.contains(callee) {
+                        path += frames
+                        walk(callee, cost: share)
+                        path.removeLast(frames.count)
+                    } else {
+                        drawn[frames, default: 0] += share
+                    }
+                }
+            }
+            for (frames, amount) in drawn where amount >= 0.5 {
+                stacks[(path + frames).joined(separator: ";"), default: 0] += UInt64(amount.rounded())
+            }
         }
         // The roots: what no recorded call brought, the instructions a function ran from a frame that was active
         // when counting started (the workload's loop).
@@ -101,25 +223,38 @@ package struct CallGraph: Sendable {
     }
 }
 
-/// Folded stacks as text: the frames' names once each, then every stack as frame numbers and its instructions
-/// ("0;4;9 1234"). Brendan Gregg's folded format repeats every frame's name in every stack: about 60 KB a counted
-/// cell, where this is about 8 KB, and a committed baseline keeps one per cell.
+/// Folded stacks as text: the frames' names once each, then the stacks as a tree, a line per frame: the line of the
+/// frame it was called from ("-" for a root), its name's number and the instructions it ran itself ("12 4 1234").
+/// Brendan Gregg's folded format repeats every frame's name in every stack: about 60 KB a counted cell, and a list
+/// of each stack's frame numbers took 18–104 KB once inlined frames made stacks deeper; this takes about 10 KB, and a
+/// committed baseline keeps one per cell.
 package enum FoldedStacks {
-    static let header = "# persistbench stacks 1: frame names, then stacks of frame numbers and their instructions"
+    static let header =
+        "# persistbench stacks 2: frame names, then one line per frame: its caller's line, name, instructions"
+    /// Files written before inlined frames (2026-11-29): each stack's frame numbers and its instructions ("0;4;9 1234").
+    static let listHeader = "# persistbench stacks 1: frame names, then stacks of frame numbers and their instructions"
 
     package static func text(_ stacks: [String: UInt64]) -> String {
         var numbers: [String: Int] = [:]
         var names: [String] = []
+        var nodes: [[Int]: Int] = [:]
         var lines: [String] = []
         for (stack, count) in stacks.sorted(by: { $0.key < $1.key }) {
-            let frames = stack.split(separator: ";").map { frame in
-                let name = String(frame)
-                if let number = numbers[name] { return String(number) }
-                numbers[name] = names.count
-                names.append(name)
-                return String(names.count - 1)
+            var path: [Int] = []
+            for frame in stack.split(separator: ";").map(String.init) {
+                let number = numbers[frame] ?? names.count
+                if number == names.count {
+                    numbers[frame] = number
+                    names.append(frame)
+                }
+                let parent = nodes[path].map(String.init) ?? "-"
+                path.append(number)
+                if nodes[path] == nil {
+                    nodes[path] = lines.count
+                    lines.append("\(parent) \(number) 0")
+                }
             }
-            lines.append(frames.joined(separator: ";") + " \(count)")
+            if let line = nodes[path] { lines[line] = lines[line].dropLast(2) + " \(count)" }
         }
         return ([header, "frames \(names.count)"] + names + lines).joined(separator: "\n") + "\n"
     }
@@ -127,133 +262,36 @@ package enum FoldedStacks {
     /// The stacks of `text`; nil when it is not such a text.
     package static func parse(_ text: String) -> [String: UInt64]? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.count >= 2, lines[0] == header, lines[1].hasPrefix("frames "),
+        guard lines.count >= 2, lines[0] == header || lines[0] == listHeader, lines[1].hasPrefix("frames "),
             let count = Int(lines[1].dropFirst("frames ".count)), lines.count >= 2 + count
         else { return nil }
         let names = lines[2..<(2 + count)].map(String.init)
         var stacks: [String: UInt64] = [:]
+        var paths: [String] = []
         for line in lines[(2 + count)...] where !line.isEmpty {
-            guard let space = line.lastIndex(of: " "), let instructions = UInt64(line[line.index(after: space)...])
-            else { return nil }
-            var frames: [String] = []
-            for number in line[..<space].split(separator: ";") {
-                guard let index = Int(number), names.indices.contains(index) else { return nil }
-                frames.append(names[index])
+            let fields = line.split(separator: " ")
+            if lines[0] == listHeader {
+                guard fields.count == 2, let instructions = UInt64(fields[1]) else { return nil }
+                var frames: [String] = []
+                for number in fields[0].split(separator: ";") {
+                    guard let index = Int(number), names.indices.contains(index) else { return nil }
+                    frames.append(names[index])
+                }
+                stacks[frames.joined(separator: ";"), default: 0] += instructions
+                continue
             }
-            stacks[frames.joined(separator: ";"), default: 0] += instructions
+            guard fields.count == 3, let index = Int(fields[1]), names.indices.contains(index),
+                let instructions = UInt64(fields[2])
+            else { return nil }
+            var path = names[index]
+            if fields[0] != "-" {
+                guard let parent = Int(fields[0]), paths.indices.contains(parent) else { return nil }
+                path = paths[parent] + ";" + path
+            }
+            paths.append(path)
+            if instructions > 0 { stacks[path, default: 0] += instructions }
         }
         return stacks
-    }
-}
-
-/// Swift's own demangler, from the runtime this process runs on (`swift_demangle`), for the names callgrind
-/// records mangled; a name it does not know is returned as it is.
-package enum SwiftDemangler {
-    private typealias Demangle =
-        @convention(c) (
-            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UInt32
-        ) -> UnsafeMutablePointer<CChar>?
-
-    private static let function: Demangle? = dlsym(nil, "swift_demangle").map {
-        unsafeBitCast($0, to: Demangle.self)
-    }
-
-    /// `name` demangled and shortened for a frame's label: "GRDBItemStore.item(id:)", "closure #1 in
-    /// GetWorkload.run(on:context:)".
-    package static func frameName(_ name: String) -> String {
-        guard name.hasPrefix("$s") || name.hasPrefix("_$s"), let function else { return name }
-        guard let demangled = name.withCString({ function($0, strlen($0), nil, nil, 0) }) else { return name }
-        defer { free(demangled) }
-        return shortened(String(cString: demangled))
-    }
-
-    /// A demangled name without what a frame's label does not need: the compiler's specialization and thunk
-    /// prefixes, a witness's conformance, module and outer type names (the last two dotted names stay), argument
-    /// types (their labels stay) and the result type.
-    package static func shortened(_ full: String) -> String {
-        var text = Substring(full)
-        var prefix = ""
-        // "closure #1 in …", "implicit closure #2 in …": kept, with the function they are in shortened.
-        while true {
-            let before = text
-            for phrase in [
-                "function signature specialization ", "generic specialization ", "specialized ", "merged ",
-                "partial apply for ", "reabstraction thunk helper ", "outlined copy of ", "static ",
-            ] where text.hasPrefix(phrase) {
-                text = text.dropFirst(phrase.count)
-                if text.hasPrefix("<"), let close = matching(text, from: text.startIndex) {
-                    text = text[text.index(after: close)...]
-                }
-                if text.hasPrefix(" of ") { text = text.dropFirst(4) }
-                if text.hasPrefix("of ") { text = text.dropFirst(3) }
-            }
-            if text.hasPrefix("protocol witness for ") {
-                text = text.dropFirst("protocol witness for ".count)
-                if let conformance = text.range(of: " in conformance ") { text = text[..<conformance.lowerBound] }
-            }
-            if let range = text.range(of: " in "), text[..<range.lowerBound].contains("closure #"),
-                !text[..<range.lowerBound].contains("(")
-            {
-                prefix += text[..<range.upperBound]
-                text = text[range.upperBound...]
-            }
-            if text == before { break }
-        }
-        // The name up to its argument list, and the labels of that list.
-        var name = text
-        var labels = ""
-        if let open = text.firstIndex(of: "("), let close = matching(text, from: open) {
-            name = text[..<open]
-            labels =
-                "("
-                + topLevelParts(text[text.index(after: open)..<close]).map { part in
-                    part.firstIndex(of: ":").map { part[..<$0].trimmingCharacters(in: .whitespaces) + ":" } ?? "_:"
-                }.joined() + ")"
-            if labels == "(_:)", text[text.index(after: open)..<close].isEmpty { labels = "()" }
-        } else if let space = text.firstIndex(of: " ") {
-            name = text[..<space]
-        }
-        let components = name.split(separator: ".")
-        return prefix + components.suffix(2).joined(separator: ".") + labels
-    }
-
-    /// The index of the bracket that closes the one at `open` ("(" or "<"), or nil.
-    private static func matching(_ text: Substring, from open: Substring.Index) -> Substring.Index? {
-        var depth = 0
-        var index = open
-        while index < text.endIndex {
-            switch text[index] {
-            case "(", "<", "[": depth += 1
-            case ")", "]": depth -= 1
-            case ">" where index > text.startIndex && text[text.index(before: index)] != "-": depth -= 1
-            default: break
-            }
-            if depth == 0 { return index }
-            index = text.index(after: index)
-        }
-        return nil
-    }
-
-    /// `text` split at its top-level commas.
-    private static func topLevelParts(_ text: Substring) -> [Substring] {
-        var parts: [Substring] = []
-        var depth = 0
-        var start = text.startIndex
-        var index = text.startIndex
-        while index < text.endIndex {
-            switch text[index] {
-            case "(", "<", "[": depth += 1
-            case ")", "]": depth -= 1
-            case ">" where index > text.startIndex && text[text.index(before: index)] != "-": depth -= 1
-            case "," where depth == 0:
-                parts.append(text[start..<index])
-                start = text.index(after: index)
-            default: break
-            }
-            index = text.index(after: index)
-        }
-        if start < text.endIndex { parts.append(text[start...]) }
-        return parts
     }
 }
 

@@ -18,6 +18,8 @@ final class CellLauncher {
     private let countedPath: CountedPath?
     /// Where a counted cell's folded stacks go (`FlameFiles`).
     private let flameDirectory: URL
+    /// Names the frames the compiler inlined in a counted cell's stacks; without one, they are their callers'.
+    private let symbolizer = Symbolizer()
     private var fixtures: [FixtureID: FixtureState] = [:]
     /// Names this launcher's memory cgroup apart from another's in the same process (`CountedShares`).
     private let cgroupSuffix = UUID().uuidString.prefix(8)
@@ -192,7 +194,17 @@ final class CellLauncher {
     private func keepStacks(dumpedIn dumps: URL, of cell: PlannedCell) throws {
         let dump = dumps.appendingPathComponent("callgrind.out.1")
         guard let text = try? String(contentsOf: dump, encoding: .utf8) else { return }
-        let stacks = CallGraph(callgrindOutput: text, demangle: SwiftDemangler.frameName).foldedStacks()
+        var graph = CallGraph(callgrindOutput: text, demangle: SwiftDemangler.frameName)
+        // The tool's own executable has the debug information of what the compiler inlined (the stores, GRDB,
+        // the harness and the standard library's inlinable code); the system's libraries have none.
+        let tool = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
+        if let symbolizer {
+            for object in graph.objects where URL(fileURLWithPath: object).resolvingSymlinksInPath().path == tool {
+                graph.resolveInlinedFrames(
+                    in: object, symbolize: symbolizer.frames(in:at:), demangle: SwiftDemangler.frameName)
+            }
+        }
+        let stacks = graph.foldedStacks()
         let id = CellID(
             store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
         try FileSystem.makeDirectory(flameDirectory)

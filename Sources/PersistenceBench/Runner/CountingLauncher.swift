@@ -34,10 +34,12 @@ package struct CountingLauncher: Sendable {
     }
 
     /// `command` (the child's program and arguments) under callgrind, its dumps and log written into
-    /// `dumpDirectory` (the counted region's is the first dump, `callgrind.out.1`).
+    /// `dumpDirectory` (the counted region's is the first dump, `callgrind.out.1`), with each instruction's address
+    /// (for the functions inlined there: `CallGraph.resolveInlinedFrames`).
     func wrapping(_ command: [String], dumpDirectory: String) -> [String] {
         [
-            valgrind, "--tool=callgrind", "--instr-atstart=no", "--dump-line=no", "--compress-strings=no",
+            valgrind, "--tool=callgrind", "--instr-atstart=no", "--dump-line=no", "--dump-instr=yes",
+            "--compress-strings=no",
             "--collect-systime=nsec",
             "--callgrind-out-file=\(dumpDirectory)/callgrind.out", "--log-file=\(dumpDirectory)/valgrind.log",
         ] + command
