@@ -114,14 +114,19 @@ package struct CallGraph: Sendable {
     /// counted). An address whose outermost frame is not the function callgrind counted it in (an alias, an object
     /// without debug information) keeps no inlined frames. Names are demangled with `demangle`, as the dump's.
     package mutating func resolveInlinedFrames(
-        in object: String, symbolize: (_ object: String, _ addresses: [UInt64]) -> [UInt64: [String]],
+        in object: String, minimumShare: Double = Self.minimumShare,
+        symbolize: (_ object: String, _ addresses: [UInt64]) -> [UInt64: [String]],
         demangle: (String) -> String = { $0 }
     ) {
-        let wanted = sites.values.flatMap { $0.keys.filter { $0.object == object }.map(\.address) }
+        // Only a function that ran `minimumShare` of the region with its calls can be drawn, so only its addresses
+        // are asked about (a GRDB lookup runs code at 30,000 addresses, most of it in functions too small to draw).
+        let floor = Double(regionTotal) * minimumShare
+        let drawn = sites.filter { Double(inclusive($0.key)) >= floor }
+        let wanted = drawn.values.flatMap { $0.keys.filter { $0.object == object }.map(\.address) }
         guard !wanted.isEmpty else { return }
         let frames = symbolize(object, Array(Set(wanted)).sorted())
         var names: [String: String] = [:]
-        for (function, functionSites) in sites {
+        for (function, functionSites) in drawn {
             let raw = rawNames[function] ?? function
             for site in functionSites.keys where site.object == object {
                 guard let chain = frames[site.address], chain.count > 1, chain.last == raw else { continue }
@@ -137,6 +142,29 @@ package struct CallGraph: Sendable {
 
     /// What marks a frame the compiler inlined into the frame below it.
     package static let inlinedSuffix = " [inlined]"
+
+    /// The share of the region's instructions under which a call or an inlined frame is drawn in its caller.
+    package static let minimumShare = 0.005
+
+    /// Every function the dump names, as caller, callee or both.
+    private var functions: Set<String> { Set(selfCost.keys).union(calls.keys).union(calls.values.flatMap(\.keys)) }
+
+    /// The instructions each function's callers' calls brought it.
+    private var arriving: [String: UInt64] {
+        var arriving: [String: UInt64] = [:]
+        for callees in calls.values { for (callee, cost) in callees { arriving[callee, default: 0] += cost } }
+        return arriving
+    }
+
+    /// The region's instructions: every function's beyond what calls brought it (the roots' whole cost).
+    private var regionTotal: UInt64 {
+        let arriving = self.arriving
+        return functions.reduce(UInt64(0)) { sum, function in
+            let own = inclusive(function)
+            let arrived = arriving[function] ?? 0
+            return sum + (own > arrived ? own - arrived : 0)
+        }
+    }
 
     /// Every function's instructions in all: its own and its calls' (a call of itself left out: callgrind's
     /// inclusive cost of a recursive call is already in the outer call's).
@@ -163,19 +191,24 @@ package struct CallGraph: Sendable {
     /// frame that ran less than `minimumShare` of the region's instructions is drawn as part of its caller (0.5 %: a
     /// cell's stacks in about 10 KB, which a committed baseline keeps for a later check's differential graphs), at
     /// most `maximumDepth` frames deep.
-    package func foldedStacks(minimumShare: Double = 0.005, maximumDepth: Int = 96) -> [String: UInt64] {
-        let callers = Set(calls.values.flatMap(\.keys))
-        var arriving: [String: UInt64] = [:]
-        for callees in calls.values { for (callee, cost) in callees { arriving[callee, default: 0] += cost } }
-        let functions = Set(selfCost.keys).union(calls.keys).union(callers)
-        let total = functions.reduce(UInt64(0)) { sum, function in
-            let own = inclusive(function)
-            let arrived = arriving[function] ?? 0
-            return sum + (own > arrived ? own - arrived : 0)
-        }
-        let floor = Double(total) * minimumShare
+    package func foldedStacks(minimumShare: Double = Self.minimumShare, maximumDepth: Int = 96) -> [String: UInt64] {
+        let (functions, arriving) = (self.functions, self.arriving)
+        let floor = Double(regionTotal) * minimumShare
         var stacks: [String: UInt64] = [:]
         var path: [String] = []
+        var split: [String: (parts: [(chain: [String], cost: SiteCost)], reached: [[String]: UInt64])] = [:]
+        func splitting(_ function: String) -> (parts: [(chain: [String], cost: SiteCost)], reached: [[String]: UInt64])
+        {
+            let parts = parts(of: function).sorted { $0.key.lexicographicallyPrecedes($1.key) }.map {
+                ($0.key, $0.value)
+            }
+            var reached: [[String]: UInt64] = [:]
+            for (chain, part) in parts where !chain.isEmpty {
+                for count in 1...chain.count { reached[Array(chain.prefix(count)), default: 0] += part.total }
+            }
+            split[function] = (parts, reached)
+            return (parts, reached)
+        }
         func walk(_ function: String, cost: Double) {
             guard cost >= floor, cost > 0, path.count < maximumDepth, !path.contains(function) else { return }
             path.append(function)
@@ -183,19 +216,14 @@ package struct CallGraph: Sendable {
             let own = Double(inclusive(function))
             guard own > 0 else { return }
             let scale = cost / own
-            let parts = parts(of: function)
-            // An inlined frame is drawn where it and what it holds reach the floor; a smaller one is part of the
-            // frame it was inlined into.
-            var reached: [[String]: Double] = [:]
-            for (chain, part) in parts where !chain.isEmpty {
-                for count in 1...chain.count {
-                    reached[Array(chain.prefix(count)), default: 0] += Double(part.total) * scale
-                }
-            }
+            // A function reached from many paths is split by its inlined frames once.
+            let (parts, reached) = split[function] ?? splitting(function)
             var drawn: [[String]: Double] = [:]
-            for (chain, part) in parts.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
+            for (chain, part) in parts {
+                // An inlined frame is drawn where it and what it holds reach the floor; a smaller one is part of the
+                // frame it was inlined into.
                 var frames = chain
-                while !frames.isEmpty, (reached[frames] ?? 0) < floor { frames.removeLast() }
+                while !frames.isEmpty, Double(reached[frames] ?? 0) * scale < floor { frames.removeLast() }
                 drawn[frames, default: 0] += Double(part.instructions) * scale
                 for (callee, callCost) in part.calls.sorted(by: { $0.key < $1.key }) {
                     let share = Double(callCost) * scale

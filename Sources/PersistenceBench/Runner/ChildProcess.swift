@@ -149,9 +149,7 @@ enum Subprocess {
         return (try String(contentsOfFile: outputPath, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// `name` found on the PATH, or `name` itself where it is a path.
     static func executablePath(named name: String) -> String? {
-        if name.contains("/") { return access(name, X_OK) == 0 ? name : nil }
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return directories.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }
