@@ -5,12 +5,11 @@ extension FlameGraph {
     /// Draws the flame graph of every cell of `results` whose folded stacks its run kept in `directory`'s flames/
     /// (a counted run), beside them as .svg; a graph newer than its stacks is left as it is.
     package static func writeGraphs(of results: RunResults, in directory: URL) throws {
-        let flames = directory.appendingPathComponent(FlameFiles.directoryName)
         for cell in results.cells {
             guard let operations = cell.metrics?.operations else { continue }
             let id = CellID(store: cell.store, workload: cell.workload, scale: cell.scale, repetition: cell.repetition)
-            let stacksFile = flames.appendingPathComponent(FlameFiles.name(of: id) + FlameFiles.stacksSuffix)
-            let graphFile = flames.appendingPathComponent(FlameFiles.name(of: id) + ".svg")
+            let stacksFile = FlameFiles.file(of: id, inRunAt: directory)
+            let graphFile = FlameFiles.file(of: id, inRunAt: directory, suffix: ".svg")
             guard let stacksDate = modified(stacksFile), (modified(graphFile).map { $0 < stacksDate } ?? true),
                 let stacks = FlameFiles.stacks(of: id, inRunAt: directory)
             else { continue }
@@ -29,8 +28,8 @@ extension FlameGraph {
         for id in cells {
             guard
                 let pair = runs.first(where: {
-                    FileManager.default.fileExists(atPath: stacksFile(of: id, in: $0.base).path)
-                        && FileManager.default.fileExists(atPath: stacksFile(of: id, in: $0.current).path)
+                    FileManager.default.fileExists(atPath: FlameFiles.file(of: id, inRunAt: $0.base).path)
+                        && FileManager.default.fileExists(atPath: FlameFiles.file(of: id, inRunAt: $0.current).path)
                 }),
                 let baseStacks = FlameFiles.stacks(of: id, inRunAt: pair.base),
                 let currentStacks = FlameFiles.stacks(of: id, inRunAt: pair.current),
@@ -40,18 +39,12 @@ extension FlameGraph {
             let graph = FlameGraph(
                 title: "\(id): instructions, this build against the baseline", stacks: currentStacks,
                 operations: currentOperations, base: (baseStacks, baseOperations))
-            let file = pair.current.appendingPathComponent(FlameFiles.directoryName)
-                .appendingPathComponent(FlameFiles.name(of: id) + ".diff.svg")
+            let file = FlameFiles.file(of: id, inRunAt: pair.current, suffix: ".diff.svg")
             try FileSystem.makeDirectory(file.deletingLastPathComponent())
             try FileSystem.writeAtomically(Data(graph.svg.utf8), to: file)
             written.append((id, file))
         }
         return written
-    }
-
-    private static func stacksFile(of id: CellID, in directory: URL) -> URL {
-        directory.appendingPathComponent(FlameFiles.directoryName).appendingPathComponent(
-            FlameFiles.name(of: id) + FlameFiles.stacksSuffix)
     }
 
     private static func operations(of id: CellID, in results: RunResults) -> Int? {

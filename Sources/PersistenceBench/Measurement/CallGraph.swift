@@ -333,10 +333,15 @@ package enum FlameFiles {
         "\(cell.store)-\(cell.workload)-\(cell.scale.records)-\(cell.repetition)"
     }
 
+    /// The file of `cell` with `suffix` (its stacks, ".svg" its graph, ".diff.svg" its differential one) in the
+    /// run at `directory`.
+    package static func file(of cell: CellID, inRunAt directory: URL, suffix: String = stacksSuffix) -> URL {
+        directory.appendingPathComponent(directoryName).appendingPathComponent(name(of: cell) + suffix)
+    }
+
     /// The folded stacks of `cell` in the run at `directory`, if it kept them.
     package static func stacks(of cell: CellID, inRunAt directory: URL) -> [String: UInt64]? {
-        let file = directory.appendingPathComponent(directoryName).appendingPathComponent(name(of: cell) + stacksSuffix)
-        return (try? String(contentsOf: file, encoding: .utf8)).flatMap(FoldedStacks.parse)
+        (try? String(contentsOf: file(of: cell, inRunAt: directory), encoding: .utf8)).flatMap(FoldedStacks.parse)
     }
 }
 

@@ -16,8 +16,8 @@ final class CellLauncher {
     /// path of one length in every run (`CountedPath`).
     private let cellDirectory: URL
     private let countedPath: CountedPath?
-    /// Where a counted cell's folded stacks go (`FlameFiles`).
-    private let flameDirectory: URL
+    /// The run's output directory, whose flames/ keeps each counted cell's folded stacks (`FlameFiles`).
+    private let runDirectory: URL
     /// Names the frames the compiler inlined in a counted cell's stacks; without one, they are their callers'.
     private let symbolizer = Symbolizer()
     private var fixtures: [FixtureID: FixtureState] = [:]
@@ -41,11 +41,11 @@ final class CellLauncher {
 
     /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
     init(
-        executable: String, configuration: RunConfiguration, workDirectory: URL, flameDirectory: URL,
+        executable: String, configuration: RunConfiguration, workDirectory: URL, runDirectory: URL,
         observer: any RunObserver
     ) throws {
         self.executable = executable
-        self.flameDirectory = flameDirectory
+        self.runDirectory = runDirectory
         self.configuration = configuration
         self.workDirectory = workDirectory
         self.observer = observer
@@ -207,9 +207,9 @@ final class CellLauncher {
         let stacks = graph.foldedStacks()
         let id = CellID(
             store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
-        try FileSystem.makeDirectory(flameDirectory)
-        try Data(FoldedStacks.text(stacks).utf8).write(
-            to: flameDirectory.appendingPathComponent(FlameFiles.name(of: id) + FlameFiles.stacksSuffix))
+        let file = FlameFiles.file(of: id, inRunAt: runDirectory)
+        try FileSystem.makeDirectory(file.deletingLastPathComponent())
+        try Data(FoldedStacks.text(stacks).utf8).write(to: file)
     }
 
     /// The budgets' decision at a look at a running child: stop it once it is over its time budget, or resident

@@ -89,7 +89,7 @@ package final class Runner {
                 launcher: try CellLauncher(
                     executable: executable, configuration: configuration,
                     workDirectory: plan.interleaved ? work.appendingPathComponent(side.rawValue) : work,
-                    flameDirectory: outputDirectory.appendingPathComponent(FlameFiles.directoryName),
+                    runDirectory: outputDirectory,
                     observer: observer),
                 results: RunResults(environment: environment, configuration: configuration, startedAt: startedAt))
         }
