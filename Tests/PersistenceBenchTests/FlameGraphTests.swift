@@ -212,6 +212,25 @@ import Testing
         var aliased = CallGraph(callgrindOutput: Self.dumpWithAddresses)
         aliased.resolveInlinedFrames(in: "/tool") { _, _ in [0x204: ["decode", "lookupAlias"]] }
         #expect(aliased.foldedStacks() == ["root": 100, "root;$lookup": 1_700, "root;$lookup;malloc": 600])
+        // Two specializations whose names shorten alike are one frame, and each keeps its inlined frames.
+        let twoSpecializations = """
+            positions: instr
+            events: Ir
+
+            ob=/tool
+            fn=$lookupInt
+            0x200 100
+            fn=$lookupString
+            0x300 300
+
+            """
+        var merged = CallGraph(callgrindOutput: twoSpecializations) { _ in "lookup" }
+        merged.resolveInlinedFrames(in: "/tool") { _, _ in
+            [0x200: ["decode", "$lookupInt"], 0x300: ["decode", "$lookupString"]]
+        } demangle: {
+            $0.hasPrefix("$lookup") ? "lookup" : $0
+        }
+        #expect(merged.foldedStacks() == ["lookup;decode [inlined]": 400])
     }
 
     /// The symbolizer the tool runs (llvm-symbolizer, which the Swift toolchain has) names a function of this

@@ -21,8 +21,9 @@ package struct CallGraph: Sendable {
     package private(set) var calls: [String: [String: UInt64]] = [:]
     /// Where in its object each function ran its instructions and made its calls (a dump with addresses only).
     private var sites: [String: [Site: SiteCost]] = [:]
-    /// The mangled name each function's frames came from, for matching a symbolizer's answer.
-    private var rawNames: [String: String] = [:]
+    /// The mangled names each function's frames came from (two specializations can shorten alike), for matching a
+    /// symbolizer's answer.
+    private var rawNames: [String: Set<String>] = [:]
     /// The frames inlined at a function's sites, outermost first (as `resolveInlinedFrames` found them).
     private var inlined: [String: [Site: [String]]] = [:]
 
@@ -48,7 +49,7 @@ package struct CallGraph: Sendable {
             if let known = names[raw] { return known }
             let readable = demangle(String(raw)).replacingOccurrences(of: ";", with: ",")
             names[raw] = readable
-            rawNames[readable] = String(raw)
+            rawNames[readable, default: []].insert(String(raw))
             return readable
         }
         var positions = 1
@@ -119,7 +120,8 @@ package struct CallGraph: Sendable {
         demangle: (String) -> String = { $0 }
     ) {
         // Only a function that ran `minimumShare` of the region with its calls can be drawn, so only its addresses
-        // are asked about (a GRDB lookup runs code at 30,000 addresses, most of it in functions too small to draw).
+        // are asked about (a GRDB lookup runs code at 26,500 addresses of the tool, most in functions too small to
+        // draw).
         let floor = Double(regionTotal) * minimumShare
         let drawn = sites.filter { Double(inclusive($0.key)) >= floor }
         let wanted = drawn.values.flatMap { $0.keys.filter { $0.object == object }.map(\.address) }
@@ -127,9 +129,11 @@ package struct CallGraph: Sendable {
         let frames = symbolize(object, Array(Set(wanted)).sorted())
         var names: [String: String] = [:]
         for (function, functionSites) in drawn {
-            let raw = rawNames[function] ?? function
+            let raws = rawNames[function] ?? [function]
             for site in functionSites.keys where site.object == object {
-                guard let chain = frames[site.address], chain.count > 1, chain.last == raw else { continue }
+                guard let chain = frames[site.address], chain.count > 1, let outermost = chain.last,
+                    raws.contains(outermost)
+                else { continue }
                 inlined[function, default: [:]][site] = chain.dropLast().reversed().map { frame in
                     if let known = names[frame] { return known }
                     let readable = demangle(frame).replacingOccurrences(of: ";", with: ",") + Self.inlinedSuffix
