@@ -3,7 +3,7 @@ import PersistenceBench
 import SQLiteSupport
 
 /// After a crash: SQLite's own check of every page, b-tree and index, through the pool.
-extension GRDBItemStore: IntegrityCheckingStore {
+extension GRDBItemStore: SQLiteDatabaseStore {
     package func checkIntegrity() throws {
         try DamagedStore.checking(database.path) {
             let (lines, pageSize) = try database.read { db in

@@ -95,7 +95,7 @@ package final class GRDBItemStore: Store {
         // does, and counts.
         let busyTimeout = busyTimeout
         configuration.busyMode = .callback { tries in busyTimeout.retry(afterTries: tries) }
-        let path = directory.appendingPathComponent("store.sqlite").path
+        let path = directory.appendingPathComponent(Self.databaseName).path
         switch connection {
         case .pool:
             database = try DatabasePool(path: path, configuration: configuration)

@@ -100,7 +100,7 @@ package final class LMDBEnvironment {
     /// Whether `directory`'s data.mdb holds nothing past the two meta pages a new environment starts with: it is
     /// no longer than they are, or everything after them is a hole (`MDB_WRITEMAP` sizes a new file to the whole
     /// map with `ftruncate` before writing its metas). A file system that cannot report holes reports data, and
-    /// the file stays an error.
+    /// the file stays an error; so does one that does not begin as LMDB begins one (zeros or a meta page).
     private static func holdsOnlyMetaPages(_ directory: URL) -> Bool {
         let data = directory.appendingPathComponent("data.mdb").path
         let metas = 2 * Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -109,6 +109,16 @@ package final class LMDBEnvironment {
         defer { Glibc.close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { return false }
+        // What a creation writes: zeros, or a meta page's start (its magic number 16 bytes in). Any other file
+        // named data.mdb is not one LMDB began, and is not removed.
+        var start = [UInt8](repeating: 0, count: metas)
+        let count = pread(descriptor, &start, metas, 0)
+        guard count >= 0 else { return false }
+        let magic: [UInt8] = [0xDE, 0xC0, 0xEF, 0xBE]
+        let began = [0, metas / 2].contains { page in
+            page + 20 <= count && Array(start[page + 16..<page + 20]) == magic
+        }
+        guard began || start[..<count].allSatisfy({ $0 == 0 }) else { return false }
         if Int(status.st_size) <= metas { return true }
         // SEEK_DATA (Linux's value; glibc declares it only under _GNU_SOURCE): the next byte that is not a hole.
         let seekData: Int32 = 3

@@ -1,3 +1,4 @@
+import Foundation
 import PersistenceBench
 
 /// After a crash: the open decoded the whole document (a torn or flipped file fails there) and checked what the heap
@@ -9,5 +10,12 @@ extension MemoryItemStore: IntegrityCheckingStore {
             throw DamagedStore(
                 file: file.path, place: "team \(team.id)", problem: "its sport \(team.sportID) is not stored")
         }
+    }
+}
+
+extension MemoryItemStore {
+    /// One file: `store.json` or `store.plist` for a document, `memory`'s dump otherwise.
+    package static func storeFiles(in directory: URL, kind: String) -> StoreFiles {
+        StoreFiles(data: [DocumentFormat(rawValue: kind)?.fileName ?? dumpName])
     }
 }

@@ -3,7 +3,7 @@ import SQLiteSupport
 
 /// After a crash: SQLite's check of the file, then Core Data's own invariant: no entity's rows use a primary key
 /// above the highest one `Z_PRIMARYKEY` handed out (the next insert would collide with a stored row).
-extension ORMItemStore: IntegrityCheckingStore {
+extension ORMItemStore: SQLiteDatabaseStore {
     package func checkIntegrity() throws {
         try DamagedStore.checking(container.connection.path) {
             let (lines, pageSize) = try container.connection.integrityCheck()

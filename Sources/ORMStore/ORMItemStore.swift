@@ -95,7 +95,7 @@ package final class ORMItemStore: ObjectGraphStore {
         self.directory = directory
         self.externalStorage = externalStorage
         container = try ModelContainer(
-            model: Self.makeModel(), url: directory.appendingPathComponent("store.sqlite"), mechanisms: mechanisms)
+            model: Self.makeModel(), url: directory.appendingPathComponent(Self.databaseName), mechanisms: mechanisms)
         context = ModelContext(container)
         self.savesEveryBatch = savesEveryBatch
     }

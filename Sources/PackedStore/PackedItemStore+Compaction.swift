@@ -8,7 +8,14 @@ extension PackedItemStore {
     package func compact() throws {
         let number = Int(generation.lastPathComponent.dropFirst()) ?? 1
         let target = directory.appendingPathComponent("g\(number + 1)")
-        try FileSystem.remove(target)
+        // A directory there is an earlier compaction's leftover, or not the store's to remove.
+        if FileManager.default.fileExists(atPath: target.path) {
+            guard Self.isLeftoverGeneration(target) else {
+                throw PackedError.corrupted(
+                    target.path, "in the way of a compaction, and not a generation of this store")
+            }
+            try FileManager.default.removeItem(at: target)
+        }
         try FileSystem.makeDirectory(target)
         let (newRows, newArena, newTombstones, newJournal) = try Self.openFiles(
             in: target, flushes: flushes, randomAccess: randomAccess)

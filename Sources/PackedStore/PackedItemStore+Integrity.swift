@@ -1,3 +1,4 @@
+import Foundation
 import PersistenceBench
 
 /// After a crash: the header slots' checksums and the journal's were checked by the open; this checks what they
@@ -5,6 +6,7 @@ import PersistenceBench
 /// header says so), strings inside the arena's committed bytes, its checksum against its fields and strings; the
 /// header's per-filter counts against the live rows. (Rows an append's slot vouches for but its commit did not write
 /// are the open's to find: `recover()` checks them against the commit's counts and opens to the commit before.)
+/// The page order index, when the open trusts one, against the live rows it orders.
 extension PackedItemStore: IntegrityCheckingStore {
     /// Damaged rows reported one by one, before the rest are counted in one line.
     static let rowProblemsListed = 5
@@ -47,6 +49,10 @@ extension PackedItemStore: IntegrityCheckingStore {
             problems.append(
                 DamagedStore(file: path, problem: "\(damagedRows - Self.rowProblemsListed) more damaged rows"))
         }
+        if damagedRows == 0, let order, let problem = order.damage(against: view, rowCount: state.rowCount) {
+            problems.append(
+                DamagedStore(file: generation.appendingPathComponent(OrderIndex.fileName).path, problem: problem))
+        }
         if counts != state.counts {
             problems.append(
                 DamagedStore(
@@ -82,5 +88,19 @@ extension PackedItemStore.MappedView {
             return "its checksum does not match its fields and strings"
         }
         return nil
+    }
+}
+
+// MARK: - Before an open
+
+extension PackedItemStore {
+    /// `CURRENT` and the four files of the generation it names (`g1` when it names none).
+    package static func storeFiles(in directory: URL, kind: String) -> StoreFiles {
+        let named = (try? String(contentsOf: directory.appendingPathComponent("CURRENT"), encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let generation = named.flatMap { $0.hasPrefix("g") && Int($0.dropFirst()) != nil ? $0 : nil } ?? "g1"
+        return StoreFiles(
+            data: ["CURRENT"]
+                + dataFileNames.map { "\(generation)/\($0)" })
     }
 }

@@ -4,26 +4,73 @@ import PersistenceBench
 /// Opening and recovery: the generation `CURRENT` names, its files mapped, an interrupted commit's journal replayed.
 extension PackedItemStore {
     /// The generation directory `CURRENT` names; a new store gets `g1`. Leftovers of an interrupted `compact`
-    /// (other `g*` directories) are removed.
+    /// (other `g<N>` directories holding only a generation's files) are removed; nothing else is.
+    ///
+    /// Throws `PackedError.corrupted` rather than create or remove what it cannot vouch for: a `CURRENT` that names
+    /// a generation that is not there, or no `CURRENT` beside a `g<N>` that is not the empty `g1` a creation cut
+    /// short leaves (a creation makes `g1`, then writes `CURRENT`, then the files).
     static func currentGeneration(in directory: URL) throws -> URL {
         let current = directory.appendingPathComponent("CURRENT")
+        let found = try generations(in: directory)
         let name: String
         if FileManager.default.fileExists(atPath: current.path) {
             let text = try String(contentsOf: current, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
             guard text.hasPrefix("g"), Int(text.dropFirst()) != nil else {
                 throw PackedError.corrupted(current.path, "it names \"\(text)\", not a generation like g1")
             }
+            guard found.contains(text) else {
+                throw PackedError.corrupted(
+                    current.path,
+                    "it names \(text), which is not there (generations found: "
+                        + "\(found.isEmpty ? "none" : found.joined(separator: ", ")))")
+            }
             name = text
         } else {
+            let first = directory.appendingPathComponent("g1")
+            guard
+                found.isEmpty
+                    || (found == ["g1"]
+                        && (try? FileManager.default.contentsOfDirectory(atPath: first.path))?.isEmpty == true)
+            else {
+                throw PackedError.corrupted(
+                    current.path, "missing, beside \(found.joined(separator: ", ")): not a store this open made")
+            }
             name = "g1"
-            try FileSystem.makeDirectory(directory.appendingPathComponent(name))
+            try FileSystem.makeDirectory(first)
             try FileSystem.writeDurably(Data("g1\n".utf8), to: current)
         }
-        for entry in try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        where entry.hasPrefix("g") && entry != name && Int(entry.dropFirst()) != nil {
-            try FileManager.default.removeItem(at: directory.appendingPathComponent(entry))
+        for entry in found where entry != name {
+            let leftover = directory.appendingPathComponent(entry)
+            if isLeftoverGeneration(leftover) { try FileManager.default.removeItem(at: leftover) }
         }
         return directory.appendingPathComponent(name)
+    }
+
+    /// The names of the `g<N>` directories in `directory`, in order of N.
+    static func generations(in directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { entry in
+            var isDirectory: ObjCBool = false
+            return entry.hasPrefix("g") && Int(entry.dropFirst()) != nil
+                && FileManager.default.fileExists(
+                    atPath: directory.appendingPathComponent(entry).path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }.sorted { Int($0.dropFirst()) ?? 0 < Int($1.dropFirst()) ?? 0 }
+    }
+
+    /// The four files every generation holds, in the order `openFiles` returns them.
+    static let dataFileNames = ["items.rows", "strings.arena", "items.tombstones", "items.journal"]
+
+    /// Every file a generation may hold: its four, the order index and the index's temporary.
+    static let generationFiles = Set(dataFileNames + [OrderIndex.fileName, OrderIndex.fileName + ".tmp"])
+
+    /// Whether `url` is a directory (not a link to one) that holds nothing but a generation's files: what a
+    /// compaction cut short leaves, and what the open and the next compaction may remove.
+    static func isLeftoverGeneration(_ url: URL) -> Bool {
+        var status = stat()
+        guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,
+            let entries = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+        else { return false }
+        return entries.allSatisfy(generationFiles.contains)
     }
 
     /// Opens the generation's four files, creating those missing (their names durable before the open returns).
@@ -31,7 +78,7 @@ extension PackedItemStore {
         MappedFile, MappedFile, MappedFile, MappedFile
     ) {
         let files = try MappedFile.openAll(
-            ["items.rows", "strings.arena", "items.tombstones", "items.journal"], in: generation, flushes: flushes,
+            dataFileNames, in: generation, flushes: flushes,
             randomAccess: randomAccess)
         let (rows, arena, tombstones, journal) = (files[0], files[1], files[2], files[3])
         try FileMagic.prepare(arena, magic: "PBARENA")

@@ -113,7 +113,7 @@ package final class SQLiteItemStore: Store {
         directory: URL, tuned: Bool, synchronous: String = "FULL", readsInTransactions: Bool = false,
         fullText: Bool = false, blobsAsFiles: Bool = false
     ) throws {
-        let connection = try SQLiteConnection(path: directory.appendingPathComponent("store.sqlite").path)
+        let connection = try SQLiteConnection(path: directory.appendingPathComponent(Self.databaseName).path)
         self.connection = connection
         self.directory = directory
         self.blobsAsFiles = blobsAsFiles

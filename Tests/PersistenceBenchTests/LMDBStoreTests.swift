@@ -108,12 +108,13 @@ import Testing
     }
 
     /// A power cut during an environment's creation may leave data.mdb's name without both meta pages: LMDB
-    /// refuses the file (MDB_INVALID). No more than two pages long, nothing was ever committed to it, and the store
-    /// makes it again; a longer file it cannot read stays an error, never silently replaced.
+    /// refuses the file (MDB_INVALID). No more than two pages long and begun as LMDB begins one (a meta page's
+    /// start), nothing was ever committed to it, and the store makes it again; a longer file it cannot read, or one
+    /// that LMDB did not begin, stays an error, never silently replaced.
     @Test func anEnvironmentWhoseCreationWasCutIsMadeAgainAndNothingElseIs() throws {
         let directory = try TemporaryDirectory()
         let data = directory.url.appendingPathComponent("data.mdb")
-        try Data(repeating: 0x5A, count: 4096 + 100).write(to: data)
+        try tornMetaPage(4096 + 100).write(to: data)
         let store = try LMDBItemStore(directory: directory.url)
         try store.insert(generator.items(1...10))
         var count = 0
@@ -121,14 +122,19 @@ import Testing
         #expect(count == 10)
         try store.close()
         let damaged = try TemporaryDirectory()
-        try Data(repeating: 0x5A, count: 3 * 4096).write(to: damaged.url.appendingPathComponent("data.mdb"))
+        try tornMetaPage(3 * 4096).write(to: damaged.url.appendingPathComponent("data.mdb"))
         #expect(throws: LMDBError.self) { _ = try LMDBItemStore(directory: damaged.url) }
+        let foreign = try TemporaryDirectory()
+        let notLMDB = Data(repeating: 0x5A, count: 4096 + 100)
+        try notLMDB.write(to: foreign.url.appendingPathComponent("data.mdb"))
+        #expect(throws: LMDBError.self) { _ = try LMDBItemStore(directory: foreign.url) }
+        #expect(try Data(contentsOf: foreign.url.appendingPathComponent("data.mdb")) == notLMDB)
         // MDB_WRITEMAP sizes a new file to its whole map before writing the metas: a hole past them, as long as
         // the map, is still a creation cut short; one page of data in it is not.
         for (dataAt, madeAgain) in [(nil, true), (64 * 4096, false)] {
             let mapped = try TemporaryDirectory()
             let handle = try FileHandle(forWritingTo: createdFile(mapped.url.appendingPathComponent("data.mdb")))
-            try handle.write(contentsOf: Data(repeating: 0x5A, count: 100))
+            try handle.write(contentsOf: tornMetaPage(100))
             if let dataAt {
                 try handle.seek(toOffset: UInt64(dataAt))
                 try handle.write(contentsOf: Data(repeating: 0x5A, count: 4096))
@@ -144,6 +150,12 @@ import Testing
                 #expect(throws: LMDBError.self) { _ = try kind.open(mapped.url) }
             }
         }
+    }
+
+    /// `count` bytes of a meta page a creation began to write: its 16-byte page header, LMDB's magic number, then
+    /// bytes that are no meta page's.
+    private func tornMetaPage(_ count: Int) -> Data {
+        Data(count: 16) + Data([0xDE, 0xC0, 0xEF, 0xBE]) + Data(repeating: 0x5A, count: count - 20)
     }
 
     private func createdFile(_ url: URL) throws -> URL {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A store that can check its own files after a crash: what `persistbench crash` and `verify` run after reopening.
 package protocol IntegrityCheckingStore: ItemStore {
     /// Checks the store's files with the store's own means (SQLite's `PRAGMA integrity_check`, a walk of every
@@ -13,6 +15,29 @@ package protocol IntegrityCheckingStore: ItemStore {
     /// creation it made again); empty when it found the last commit whole, and for stores whose engine recovers
     /// without saying.
     var recoveryNotes: [String] { get }
+
+    /// The files a store of kind `kind` (one of this type's names) keeps in `directory`: what `verify` requires,
+    /// whole and readable, before it opens anything, since an open would make a missing one again.
+    static func storeFiles(in directory: URL, kind: String) -> StoreFiles
+
+    /// Damage the files show before an open reads them (a file shorter than its own header says it is, which a map
+    /// of it would fault on): what `verify` reports instead of opening. Called only when every data file is there,
+    /// a regular file, not empty and readable. None by default.
+    static func damageBeforeOpen(in directory: URL, kind: String) -> [DamagedStore]
+}
+
+/// The files that make a store of one kind, by path relative to its directory.
+package struct StoreFiles: Sendable {
+    /// The files that hold the data: each must be there, a regular file, not empty and readable.
+    package var data: [String]
+    /// Files only a store of this kind leaves and its engine makes again (a WAL, LMDB's `lock.mdb`): with one of
+    /// them there and a data file missing, the directory is a damaged store of the kind, not some other directory.
+    package var traces: [String]
+
+    package init(data: [String], traces: [String] = []) {
+        self.data = data
+        self.traces = traces
+    }
 }
 
 extension IntegrityCheckingStore {
@@ -26,6 +51,8 @@ extension IntegrityCheckingStore {
     }
 
     package var recoveryNotes: [String] { [] }
+
+    package static func damageBeforeOpen(in directory: URL, kind: String) -> [DamagedStore] { [] }
 }
 
 /// Damage an integrity check found: the file, where in it (a byte offset, or a page), and what.
