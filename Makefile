@@ -11,9 +11,10 @@ TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 	benchmarks example example-baseline format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
-# cell's loop of questions time-boxed at 500 ms) into results/latest/: under 5 minutes on a 2-core VM, build excluded.
+# cell's loop of questions time-boxed at 500 ms) into results/latest/, replacing the last run there: under 5 minutes on
+# a 2-core VM, build excluded.
 bench: build
-	$(TOOL) run $(RUN_ARGS)
+	$(TOOL) run --replace $(RUN_ARGS)
 
 # The tests, after a build that fails on any compiler warning in the project's own code (its dependencies' are
 # theirs): a warning shows in a clean build (CI's), not again in an incremental one.
@@ -48,13 +49,13 @@ sweep: build
 # Joins every results/sweep-K-of-N/ into results/sweep/ (SHARDS names other directories).
 SHARDS ?= $(wildcard results/sweep-*-of-*)
 merge: build
-	$(TOOL) merge $(SHARDS) --out results/sweep
+	$(TOOL) merge $(SHARDS) --out results/sweep --replace
 
 # The default stores (or SMOKE_ARGS's) and every CRUD workload at 10k, once; fails unless every digest agrees and every cell finishes.
 # SMOKE_ARGS="--stores sqlite,json,plist" narrows it (CI: the stores its baseline check does not cover, beside sqlite).
 SMOKE_ARGS ?=
 smoke: build
-	$(TOOL) run --scales 10k --repetitions 1 --out results/smoke --strict $(SMOKE_ARGS)
+	$(TOOL) run --scales 10k --repetitions 1 --out results/smoke --replace --strict $(SMOKE_ARGS)
 
 # Search as you type at 10k, once, on every default store and the full-text variants, with the writes an index must
 # follow (durable inserts, updates, deletes); fails unless every digest agrees and every cell finishes. SEARCH_ARGS
@@ -62,7 +63,7 @@ smoke: build
 SEARCH_ARGS ?=
 smoke-search: build
 	$(TOOL) run --workloads search,insert-each,update,delete --scales 10k --repetitions 1 --out results/smoke-search \
-		--strict --stores $$($(TOOL) list --names search) $(SEARCH_ARGS)
+		--replace --strict --stores $$($(TOOL) list --names search) $(SEARCH_ARGS)
 
 # The live workloads (reads during an import, observed queries, a second process, a pinned snapshot) at 10k, once, the
 # default stores; fails unless every digest agrees and every cell finishes. Not in the default matrix: each cell reads
@@ -73,13 +74,13 @@ LIVE_ARGS ?=
 smoke-live: build
 	$(TOOL) run --workloads import,read-while-import,observe,observe-burst,two-processes,pinned-reader --scales 10k \
 		--repetitions 1 --out results/smoke-live \
-		--strict $(LIVE_ARGS)
+		--replace --strict $(LIVE_ARGS)
 
 # Durability at 2k items: every store with a promise killed 5 times, 40 power-loss crash states and 40 two-crash
 # states (a crash state reopened, written on and cut again), 6 injected faults; fails unless every store keeps its
 # promise (README, "Durability").
 smoke-crash: build
-	$(TOOL) crash --kills 5 --power-loss 40 --crashes 2 --faults 6 --scale 2k --out results/smoke-crash
+	$(TOOL) crash --kills 5 --power-loss 40 --crashes 2 --faults 6 --scale 2k --out results/smoke-crash --replace
 
 # The regression checks CI runs (README, "Regression checks"): the counters, then the time against BASE.
 check: check-counters check-time
@@ -91,7 +92,7 @@ COUNTER_BASELINES = results/counter-baseline results/counter-baseline-workloads 
 COUNTER_ARGS ?=
 check-counters: build
 	$(TOOL) check $(foreach baseline,$(COUNTER_BASELINES),--counters $(baseline)) --out results/check-counters \
-		$(COUNTER_ARGS)
+		--replace $(COUNTER_ARGS)
 
 # Time, judged against the revision BASE built now (in .build/check-base/, kept between checks) and timed in turn
 # with this build on this machine, 5 repetitions each, into results/check-time/; exit 1 if this build is slower.
@@ -99,7 +100,7 @@ check-counters: build
 BASE ?= HEAD~1
 TIME_ARGS ?=
 check-time: build
-	$(TOOL) check --base $(BASE) --out results/check-time $(TIME_ARGS)
+	$(TOOL) check --base $(BASE) --out results/check-time --replace $(TIME_ARGS)
 
 # Makes the committed counted baselines again (after a change the counter check rightly flags, or one that makes a
 # store better, or to add a host's run beside them), each a matrix of its own at 2k, counted: every CRUD path of the
@@ -115,7 +116,7 @@ COUNTED_QUERIES = teams-per-sport,ordered-rooms,profile-window
 COUNTED_FLOORS = engine-insert,engine-get,limit-write,limit-scan
 COUNTED_ENGINE_WORKLOADS = $(COUNTED_READS),$(COUNTED_YCSB),$(COUNTED_WRITES),$(COUNTED_QUERIES),$(COUNTED_FLOORS)
 COUNTED_VARIANT_WORKLOADS = get,get-batch,page,search,insert-each,update,delete
-COUNTED_RUN = $(TOOL) run --count --scales 2k --repetitions 1
+COUNTED_RUN = $(TOOL) run --count --scales 2k --repetitions 1 --replace
 counter-baseline: build
 	$(COUNTED_RUN) --stores $$($(TOOL) list --names counted) --workloads $(COUNTED_WORKLOADS) \
 		--out results/counter-baseline
@@ -141,14 +142,14 @@ EXAMPLE_BUILD = cd $(EXAMPLE_PACKAGE) && $(SWIFT) build -c release --product fil
 example: need-deps
 	$(EXAMPLE_BUILD)
 	$(EXAMPLE_TOOL) run --stores files,sqlite --workloads $(EXAMPLE_WORKLOADS) --scales 2k --repetitions 1 --strict \
-		--out results/example
-	$(EXAMPLE_TOOL) check --counters Examples/FileStore/baseline --out results/example-check
+		--out results/example --replace
+	$(EXAMPLE_TOOL) check --counters Examples/FileStore/baseline --out results/example-check --replace
 
 # Makes the example's counted baseline again (after a change to `files` or to what a counted run records).
 example-baseline: need-deps
 	$(EXAMPLE_BUILD)
 	$(EXAMPLE_TOOL) run --count --stores files --workloads $(EXAMPLE_WORKLOADS) --scales 2k --repetitions 1 \
-		--out Examples/FileStore/baseline
+		--out Examples/FileStore/baseline --replace
 
 # What the stores link and the tests use is not installed behind anyone's back: the targets that need it stop with
 # a message naming what is missing and `make deps`.

@@ -50,6 +50,7 @@ struct Check: ParsableCommand {
     var baseTool: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --base: the slowdown across a store's cells the check must be able to catch; a store whose first "
                 + "round is too noisy for it is timed again with the repetitions it needs (within --power-time), "
@@ -57,6 +58,7 @@ struct Check: ParsableCommand {
     var detect: String = "10%"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --base: the wall time the repetitions added to reach --detect may take in all.",
             valueName: "duration"))
@@ -66,6 +68,9 @@ struct Check: ParsableCommand {
 
     @Option(help: "Where the runs made now are written.")
     var out: String = "results/check"
+
+    @Flag(help: replaceHelp)
+    var replace = false
 
     @Option(help: "Where the Markdown summary is written. Default: check.md in the current run's directory.")
     var summary: String?
@@ -113,10 +118,8 @@ struct Check: ParsableCommand {
     }
 
     private func powerSeconds() throws -> Double {
-        guard let seconds = Quantity.seconds(parsing: powerTime), seconds >= 0 else {
-            throw ValidationError("invalid --power-time '\(powerTime)': use a duration such as 4m, or 0s for none")
-        }
-        return seconds
+        if let zero = Double(powerTime.trimmingCharacters(in: .letters)), zero == 0 { return 0 }
+        return try duration(powerTime, "--power-time", "4m, or 0s for none")
     }
 
     /// The current run's directory: the one --current's (or the directory of its results.json), else --out.
@@ -143,7 +146,13 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
-        if current.isEmpty { try OutputPath.requireDirectory(out, option: "--out") }
+        let claim =
+            current.isEmpty
+            ? try OutputDirectory(
+                out, option: "--out", use: .fresh(replacing: replace),
+                owned: Set(counters.count > 1 ? counters.map(Self.directoryName) : []))
+            : nil
+        defer { claim?.release() }
         try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
         let verdict = CheckVerdict(summary: summaryURL)
         let passed: Bool

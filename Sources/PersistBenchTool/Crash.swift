@@ -25,35 +25,42 @@ struct Crash: ParsableCommand {
     )
     var stores: String?
 
-    @Option(help: "Kills per store (0: none).")
+    @Option(parsing: .unconditional, help: "Kills per store (0: none).")
     var kills = 200
 
-    @Option(name: .customLong("power-loss"), help: "Power-loss crash states per store (0: none).")
+    @Option(
+        name: .customLong("power-loss"), parsing: .unconditional, help: "Power-loss crash states per store (0: none).")
     var powerLoss = 0
 
     @Option(
+        parsing: .unconditional,
         help: """
             Crashes in a row: 1, or 2 to check as many two-crash states as --power-loss gives (each a power-loss \
             state reopened, written on and cut again) beside the single ones.
             """)
     var crashes = 1
 
-    @Option(help: "Injected faults per store (0: none).")
+    @Option(parsing: .unconditional, help: "Injected faults per store (0: none).")
     var faults = 0
 
-    @Option(help: "Byte flips and truncations of the closed store per store (0: none); measured, never a failure.")
+    @Option(
+        parsing: .unconditional,
+        help: "Byte flips and truncations of the closed store per store (0: none); measured, never a failure.")
     var corruptions = 0
 
-    @Option(help: "Items each store starts with: 10k, 100k, 1M.")
+    @Option(parsing: .unconditional, help: "Items each store starts with: 10k, 100k, 1M.")
     var scale = "10k"
 
-    @Option(help: "Seed of the data, the transactions, the kill moments and the crash states.")
+    @Option(parsing: .unconditional, help: "Seed of the data, the transactions, the kill moments and the crash states.")
     var seed: UInt64 = RunConfiguration.defaultSeed
 
-    @Option(help: "Transactions the recorded writer of the power-loss and fault checks commits.")
+    @Option(
+        parsing: .unconditional, help: "Transactions the recorded writer of the power-loss and fault checks commits.")
     var transactions = 24
 
-    @Option(help: "A kill comes a seeded 0 to this many milliseconds after the writer opened the store.")
+    @Option(
+        parsing: .unconditional,
+        help: "A kill comes a seeded 0 to this many milliseconds after the writer opened the store.")
     var maxDelay = 200
 
     @Option(
@@ -72,8 +79,11 @@ struct Crash: ParsableCommand {
                 + "orm+external) as its rows are.", valueName: "shape"))
     var shape = "item"
 
-    @Option(help: "Output directory for crash.json and crash.md.")
+    @Option(help: "Output directory for crash.json and crash.md: new, empty, or an earlier run's.")
     var out = "results/crash-latest"
+
+    @Flag(help: replaceHelp)
+    var replace = false
 
     /// Stores with an integrity check and a promise (memory promises nothing).
     static var checkable: [StoreKind] { allStores.filter(\.isCrashChecked) }
@@ -90,8 +100,8 @@ struct Crash: ParsableCommand {
                 throw ValidationError("\(kind.name) promises nothing to check: \(kind.promise.summary)")
             }
         }
-        guard let records = Scale(parsing: scale)?.records else {
-            throw ValidationError("invalid --scale '\(scale)': use a positive record count such as 10k or 1M")
+        guard let records = Scale(parsing: scale)?.records, OptionBounds.crashScale.contains(records) else {
+            throw ValidationError("invalid --scale '\(scale)': use a record count from 1 to 10M such as 10k or 1M")
         }
         guard let rule = NewFileRule(rawValue: newFiles) else {
             throw ValidationError("invalid --new-files '\(newFiles)': posix or ext4")
@@ -109,8 +119,9 @@ struct Crash: ParsableCommand {
     }
 
     func run() throws {
-        try OutputPath.requireDirectory(out, option: "--out")
         let (kinds, configuration) = try parsed()
+        let claim = try OutputDirectory(out, option: "--out", use: .fresh(replacing: replace))
+        defer { claim.release() }
         let results = try CrashCampaign.checkAndReport(
             kinds, configuration: configuration, output: URL(fileURLWithPath: out), say: { print($0) })
         if results.failed { throw ExitCode.failure }

@@ -14,13 +14,13 @@ struct Keys: ParsableCommand {
     @Option(help: "A workload whose keys are drawn from the seed: \(keyedNames.joined(separator: ", ")).")
     var workload: String
 
-    @Option(help: "The scale in records: 10k, 1M, 1e6, 1000000.")
+    @Option(parsing: .unconditional, help: "The scale in records: 10k, 1M, 1e6, 1000000.")
     var scale: String
 
-    @Option(help: "Print only the first this many (default: every key the cell uses).")
+    @Option(parsing: .unconditional, help: "Print only the first this many (default: every key the cell uses).")
     var count: Int?
 
-    @Option(help: "Seed of the key sequences.")
+    @Option(parsing: .unconditional, help: "Seed of the key sequences.")
     var seed: UInt64 = 42
 
     @Flag(help: "Print how the keys spread instead of the keys.")

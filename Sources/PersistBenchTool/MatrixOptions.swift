@@ -31,13 +31,13 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
     @Option(help: "Comma-separated workloads (see `persistbench list`).")
     var workloads: String = Defaults.workloads.joined(separator: ",")
 
-    @Option(help: "Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.")
+    @Option(parsing: .unconditional, help: "Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.")
     var scales: String = Defaults.scales
 
-    @Option(help: "Repetitions of every cell.")
+    @Option(parsing: .unconditional, help: "Repetitions of every cell.")
     var repetitions: Int = Defaults.repetitions
 
-    @Option(help: ArgumentHelp(Defaults.timeBoxHelp, valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(Defaults.timeBoxHelp, valueName: "duration"))
     var timeBox: String = Defaults.timeBox
 
     /// The stores to run, in the order named.
@@ -58,7 +58,7 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
         for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
             guard let scale = Scale(parsing: text) else {
                 throw ValidationError(
-                    "invalid scale '\(text)': use a positive record count such as 10k, 1M, 1e6 or 1000000")
+                    "invalid scale '\(text)': use a record count from 1 to 10^12 such as 10k, 1M, 1e6 or 1000000")
             }
             if !parsed.contains(scale) { parsed.append(scale) }
         }
@@ -70,16 +70,17 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
         guard repetitions >= minimum.count else {
             throw ValidationError("invalid --repetitions \(repetitions): at least \(minimum.count)\(minimum.reason)")
         }
+        try badInput {
+            try OptionBounds.count(
+                repetitions, option: "--repetitions", in: minimum.count...OptionBounds.repetitions.upperBound)
+        }
         return repetitions
     }
 
     /// The time box in seconds; nil for `none`.
     func timeBoxSeconds() throws -> Double? {
         guard timeBox != "none" else { return nil }
-        guard let seconds = Quantity.seconds(parsing: timeBox) else {
-            throw ValidationError("invalid --time-box '\(timeBox)': use a duration such as 20s or 1m, or none")
-        }
-        return seconds
+        return try duration(timeBox, "--time-box", "20s or 1m, or none")
     }
 
     /// The matrix with every other setting at its default (`RunConfiguration.init(stores:workloads:scales:…)`).

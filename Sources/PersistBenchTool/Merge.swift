@@ -17,8 +17,11 @@ struct Merge: ParsableCommand {
     @Argument(help: "Every shard's directory (or its results.json).")
     var shards: [String]
 
-    @Option(help: "Where the merged run is written.")
+    @Option(help: "Where the merged run is written: new, empty, or an earlier run's; never one of the shards.")
     var out: String
+
+    @Flag(help: replaceHelp)
+    var replace = false
 
     @Option(
         help: ArgumentHelp(
@@ -27,7 +30,14 @@ struct Merge: ParsableCommand {
     var capped: [String] = []
 
     func run() throws {
-        try OutputPath.requireDirectory(out, option: "--out")
+        let target = URL(fileURLWithPath: out).resolvingSymlinksInPath().standardizedFileURL.path
+        for input in shards + capped {
+            var source = URL(fileURLWithPath: input)
+            if source.lastPathComponent == "results.json" { source.deleteLastPathComponent() }
+            guard source.resolvingSymlinksInPath().standardizedFileURL.path != target else {
+                throw ValidationError("--out '\(out)' is one of the runs merged ('\(input)'): name another directory")
+            }
+        }
         let parts = try shards.map { (source: $0, results: try RunResults.load(named: $0)) }
         var merged: RunResults
         do {
@@ -39,6 +49,8 @@ struct Merge: ParsableCommand {
             throw ValidationError("\(error)")
         }
         let output = URL(fileURLWithPath: out)
+        let claim = try OutputDirectory(out, option: "--out", use: .fresh(replacing: replace))
+        defer { claim.release() }
         try RunningReportWriter(directory: output).write(merged)
         print(
             "Merged \(merged.shards?.count ?? 0) shards, \(merged.cells.count) cells, from "

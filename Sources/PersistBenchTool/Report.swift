@@ -33,7 +33,8 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        try OutputPath.requireDirectory(directory, option: "the run's directory")
+        let claim = try OutputDirectory(directory, option: "the run's directory", use: .existing)
+        defer { claim.release() }
         let results = try RunResults.load(named: resultsPath)
         let formats = try formats()
         try ReportWriter.write(results, to: URL(fileURLWithPath: directory), formats: formats)

@@ -15,21 +15,24 @@ struct Run: ParsableCommand {
     @OptionGroup var matrix: MatrixOptions<RunDefaults>
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Run a single repetition of the cells at scales above this one (a sweep's largest scales): 1M.",
             valueName: "scale"))
     var singleRepetitionAbove: String?
 
-    @Option(help: "Seed of the data set and key sequences.")
+    @Option(parsing: .unconditional, help: "Seed of the data set and key sequences.")
     var seed: UInt64 = RunConfiguration.defaultSeed
 
-    @Option(help: "Records per write transaction in bulk writes.")
+    @Option(parsing: .unconditional, help: "Records per write transaction in bulk writes.")
     var batchSize: Int = RunConfiguration.defaultBatchSize
 
-    @Option(help: "Reads per second of read-while-import's open-loop reader.")
+    @Option(parsing: .unconditional, help: "Reads per second of read-while-import's open-loop reader.")
     var readRate: Double = WorkloadContext.defaultReadRate
 
-    @Option(help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.")
+    @Option(
+        parsing: .unconditional,
+        help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.")
     var readers: String?
 
     @Option(
@@ -39,17 +42,30 @@ struct Run: ParsableCommand {
                 + "get, scan, update and page (the default list) over its records.", valueName: "shape"))
     var shape = "item"
 
-    @Option(help: "Output directory for results.json, results.csv and report.md.")
+    @Option(help: "Output directory for results.json, results.csv and report.md: new, empty, or an earlier run's.")
     var out: String = "results/latest"
 
-    @Option(help: "Wall-clock budget per cell process: 90s, 10m, 1h.")
+    @Flag(help: replaceHelp)
+    var replace = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Run even when the estimate of the disk the run needs (a fixture of each store at the largest scale, "
+                + "about \(Int(DiskEstimate.bytesPerItem)) bytes an item, and a cell's copy) exceeds --out's free space."
+        ))
+    var ignoreFreeSpace = false
+
+    @Option(parsing: .unconditional, help: "Wall-clock budget per cell process: 90s, 10m, 1h.")
     var timeBudget: String = "10m"
 
     // Longer than a cell's (`RunConfiguration.defaultFixtureTimeBudgetSeconds`).
-    @Option(help: "Wall-clock budget of a fixture's load (untimed setup, once per store, fixture and scale): 30m, 2h.")
+    @Option(
+        parsing: .unconditional,
+        help: "Wall-clock budget of a fixture's load (untimed setup, once per store, fixture and scale): 30m, 2h.")
     var fixtureTimeBudget: String = "1h"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Under a time box, a workload judged against an app's budget (insert-each, page, search) does at least "
                 + "\(TimeBox.budgetSamples) steps (or all it has), so that its p99 rests on that many samples; a store "
@@ -58,10 +74,11 @@ struct Run: ParsableCommand {
             valueName: "duration"))
     var floorTime = "\(Int(TimeBox.defaultFloorSeconds))s"
 
-    @Option(help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
+    @Option(parsing: .unconditional, help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
     var memoryBudget: String = "8GiB"
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Run each cell's process in a memory cgroup of this limit, page cache included (root, cgroup v1 or v2): "
                 + "a mapped store pays for what the cap evicts, a heap-bound one is killed at it (DNF); swap is limited "
@@ -82,6 +99,7 @@ struct Run: ParsableCommand {
     var count = false
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --count: processes counting at once, each a share of the stores (counts do not depend on what else "
                 + "the machine runs; times would). Default: 2."))
@@ -113,9 +131,38 @@ struct Run: ParsableCommand {
     var estimateFrom: [String] = []
 
     func validate() throws {
+        if resume != nil { try refuseMatrixOptions() }
         _ = try parsedMatrix()
         guard estimateFrom.isEmpty || dryRun else { throw ValidationError("--estimate-from goes with --dry-run") }
         for source in estimateFrom { _ = try badInput { try RunResults.load(named: source) } }
+    }
+
+    /// With `--resume`, the run's own configuration is the one resumed: an option that would change it is refused
+    /// rather than ignored.
+    private func refuseMatrixOptions() throws {
+        let defaults = try Run.parse([])
+        let given: [(String, Bool)] = [
+            ("--stores", matrix.stores != nil), ("--skip-stores", matrix.skipStores != nil),
+            ("--workloads", matrix.workloads != defaults.matrix.workloads),
+            ("--scales", matrix.scales != defaults.matrix.scales),
+            ("--repetitions", matrix.repetitions != defaults.matrix.repetitions),
+            ("--time-box", matrix.timeBox != defaults.matrix.timeBox), ("--seed", seed != defaults.seed),
+            ("--batch-size", batchSize != defaults.batchSize), ("--read-rate", readRate != defaults.readRate),
+            ("--readers", readers != nil), ("--shape", shape != defaults.shape), ("--out", out != defaults.out),
+            ("--replace", replace), ("--time-budget", timeBudget != defaults.timeBudget),
+            ("--fixture-time-budget", fixtureTimeBudget != defaults.fixtureTimeBudget),
+            ("--floor-time", floorTime != defaults.floorTime),
+            ("--memory-budget", memoryBudget != defaults.memoryBudget),
+            ("--memory-limit", memoryLimit != nil), ("--keep-stores", keepStores), ("--count", count),
+            ("--jobs", jobs != nil), ("--shard", shard != nil),
+            ("--single-repetition-above", singleRepetitionAbove != nil),
+        ]
+        let changed = given.filter(\.1).map(\.0)
+        guard changed.isEmpty else {
+            throw ValidationError(
+                "--resume continues a run with its own options: \(changed.joined(separator: ", ")) would change nothing "
+                    + "(start a new run in another --out to change them)")
+        }
     }
 
     /// The run's matrix, or a ValidationError naming the bad value.
@@ -123,28 +170,32 @@ struct Run: ParsableCommand {
         var matrix = try matrix.matrix(counted: count)
         if let jobs {
             guard count else { throw ValidationError("--jobs goes with --count: timed cells run one at a time") }
-            guard jobs >= 1 else { throw ValidationError("invalid --jobs \(jobs): at least 1") }
+            try badInput { try OptionBounds.count(jobs, option: "--jobs", in: OptionBounds.jobs) }
         }
-        guard batchSize >= 1 else { throw ValidationError("invalid --batch-size \(batchSize): at least 1") }
+        try badInput {
+            try OptionBounds.count(batchSize, option: "--batch-size", in: OptionBounds.batchSize, unit: "records, ")
+        }
         guard readRate > 0, readRate <= 1_000_000 else {
             throw ValidationError("invalid --read-rate \(readRate): reads per second, more than 0 and at most 1000000")
         }
         var configuration = matrix.configuration
         (configuration.seed, configuration.batchSize, configuration.readRate) = (seed, batchSize, readRate)
+        if readers != nil, !matrix.workloads.contains(where: { $0 is ReadersWorkload }) {
+            throw ValidationError(
+                "--readers sets the reader threads of get-readers, page-readers and search-readers, and --workloads "
+                    + "names none of them")
+        }
         configuration.readers = try readers.map { text in
             try option(text, "--readers", "thread counts from 1 to 64 such as 1,2,4,8") { list in
                 let levels = list.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
                 return levels.allSatisfy({ (1...64).contains($0) }) ? levels : nil
             }
         }
-        configuration.timeBudgetSeconds = try option(timeBudget, "--time-budget", "a duration such as 90s, 10m or 1h")
+        configuration.timeBudgetSeconds = try duration(timeBudget, "--time-budget", "90s, 10m or 1h")
         configuration.memoryBudgetBytes = try option(
             memoryBudget, "--memory-budget", "a size such as 512MiB or 8GiB", Quantity.bytes(parsing:))
-        configuration.fixtureTimeBudgetSeconds = try option(
-            fixtureTimeBudget, "--fixture-time-budget", "a duration such as 30m or 2h")
-        let floorSeconds = try option(floorTime, "--floor-time", "a duration such as 20s or 1m") { text in
-            Quantity.seconds(parsing: text).flatMap { $0 > 0 ? $0 : nil }
-        }
+        configuration.fixtureTimeBudgetSeconds = try duration(fixtureTimeBudget, "--fixture-time-budget", "30m or 2h")
+        let floorSeconds = try duration(floorTime, "--floor-time", "20s or 1m")
         if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorSeconds }
         configuration.keepStores = keepStores
         configuration.counted = count ? true : nil
@@ -187,12 +238,15 @@ struct Run: ParsableCommand {
         let results: RunResults
         if let resume {
             let interrupted = try RunResults.interrupted(in: resume)
-            try OutputPath.requireDirectory(resume, option: "--resume")
+            let claim = try OutputDirectory(resume, option: "--resume", use: .existing)
+            defer { claim.release() }
             results = try RunSession(recorded: interrupted.configuration, of: "the run to resume").run(
                 output: URL(fileURLWithPath: resume), resuming: interrupted)
         } else {
-            try OutputPath.requireDirectory(out, option: "--out")
             let session = try parsedMatrix()
+            let claim = try OutputDirectory(out, option: "--out", use: .fresh(replacing: replace))
+            defer { claim.release() }
+            if !ignoreFreeSpace { try DiskEstimate.requireRoom(for: session.configuration, in: claim.url) }
             let output = URL(fileURLWithPath: out)
             results = try count ? session.count(output: output, jobs: jobs ?? 2) : session.run(output: output)
         }
@@ -200,12 +254,19 @@ struct Run: ParsableCommand {
     }
 }
 
-/// An option's `text` parsed by `parse` (seconds by default), or a ValidationError naming the option and an
-/// `example` of what it takes.
-func option<Value>(
-    _ text: String, _ name: String, _ example: String,
-    _ parse: (String) -> Value? = { Quantity.seconds(parsing: $0) }
-) throws -> Value {
+/// `--replace`'s help, the same in every command that writes a new run.
+let replaceHelp = ArgumentHelp(
+    "Replace the earlier run in --out: every file it wrote (results, reports, charts, kept stores) is removed "
+        + "first. Without it, a --out holding a run is refused.")
+
+/// A duration option's seconds (`OptionBounds.durationSeconds`), or a ValidationError naming the option, its range
+/// and an `example`.
+func duration(_ text: String, _ name: String, _ example: String) throws -> Double {
+    try badInput { try OptionBounds.seconds(text, option: name, example: example) }
+}
+
+/// An option's `text` parsed by `parse`, or a ValidationError naming the option and an `example` of what it takes.
+func option<Value>(_ text: String, _ name: String, _ example: String, _ parse: (String) -> Value?) throws -> Value {
     guard let value = parse(text) else { throw ValidationError("invalid \(name) '\(text)': use \(example)") }
     return value
 }

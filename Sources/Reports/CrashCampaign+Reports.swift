@@ -3,7 +3,7 @@ import PersistenceBench
 
 extension CrashCampaign {
     /// `persistbench crash`: each store of `kinds` checked in turn by a campaign of `configuration` (its work under
-    /// `output`/work), crash.json and crash.md written to `output` after each store. A store whose check fails to
+    /// `output`/.persistbench-work), crash.json and crash.md written to `output` after each store. A store whose check fails to
     /// run is recorded as not checked and the others go on. `say` is told what happens.
     package static func checkAndReport(
         _ kinds: [StoreKind], configuration: Configuration, output: URL, say: @escaping (String) -> Void
@@ -14,7 +14,7 @@ extension CrashCampaign {
         let campaign = CrashCampaign(
             configuration: configuration, executable: executable,
             recorder: FileManager.default.fileExists(atPath: recorder) ? recorder : nil,
-            work: output.appendingPathComponent("work"), progress: say)
+            work: output.appendingPathComponent(OutputDirectory.scratchName), progress: say)
         var results = CrashResults(
             environment: RunEnvironment.current(stores: kinds, arguments: CommandLine.arguments),
             configuration: configuration)

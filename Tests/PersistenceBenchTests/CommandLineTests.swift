@@ -202,7 +202,7 @@ import Testing
         #expect(
             results.cells[1].reason?.contains("fixture items: over the fixture time budget of 0.3 s") == true,
             "\(results.cells[1].reason ?? "")")
-        let strict = try runTool(arguments + ["--strict"])
+        let strict = try runTool(arguments + ["--strict", "--replace"])
         #expect(strict.status == 1)
         // A fixture's load has its own budget (1 h by default): one longer than the cell's budget is no DNF.
         let loaded = directory.url.appendingPathComponent("loaded").path

@@ -152,8 +152,8 @@ package final class CrashCampaign {
         package func validate() throws {
             for (option, value) in [
                 ("kills", kills), ("power-loss", powerLossStates), ("faults", faults), ("corruptions", corruptions),
-            ] where value < 0 {
-                throw BadInput("invalid --\(option) \(value): 0 or more")
+            ] {
+                try OptionBounds.count(value, option: "--\(option)", in: OptionBounds.crashTrials)
             }
             guard kills + powerLossStates + faults + corruptions > 0 else {
                 throw BadInput("nothing to check: --kills, --power-loss, --faults and --corruptions are all 0")
@@ -164,10 +164,10 @@ package final class CrashCampaign {
             guard crashes == 1 || powerLossStates > 0 else {
                 throw BadInput("--crashes 2 needs --power-loss N: the two-crash states start from power-loss states")
             }
-            guard transactions >= 1 else { throw BadInput("invalid --transactions \(transactions): at least 1") }
-            guard maximumKillDelayMilliseconds >= 0 else {
-                throw BadInput("invalid --max-delay \(maximumKillDelayMilliseconds): milliseconds, 0 or more")
-            }
+            try OptionBounds.count(transactions, option: "--transactions", in: OptionBounds.transactions)
+            try OptionBounds.count(
+                maximumKillDelayMilliseconds, option: "--max-delay", in: OptionBounds.killDelayMilliseconds,
+                unit: "milliseconds, ")
         }
     }
 

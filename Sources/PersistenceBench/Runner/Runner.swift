@@ -81,7 +81,7 @@ package final class Runner {
         environment: RunEnvironment, outputDirectory: URL, executables: KeyValuePairs<Side, String>,
         observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
     ) throws {
-        let work = outputDirectory.appendingPathComponent("work")
+        let work = outputDirectory.appendingPathComponent(OutputDirectory.scratchName)
         let startedAt = Date()
         lanes = try executables.map { side, executable in
             Lane(
@@ -153,7 +153,7 @@ package final class Runner {
         finished = resumption.kept
     }
 
-    private var workDirectory: URL { outputDirectory.appendingPathComponent("work") }
+    private var workDirectory: URL { outputDirectory.appendingPathComponent(OutputDirectory.scratchName) }
 
     private static func sameGroup(_ one: PlannedCell, _ other: PlannedCell) -> Bool {
         one.group == other.group && one.repetition == other.repetition

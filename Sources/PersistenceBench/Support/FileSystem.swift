@@ -40,10 +40,18 @@ public enum FileSystem {
         for created in missing.reversed() { try syncDirectory(created.deletingLastPathComponent()) }
     }
 
-    /// Removes `url` if it exists.
+    /// Removes `url` if it exists: a symbolic link as the link, never what it points to; a directory with everything
+    /// in it, the links inside it removed as links.
     public static func remove(_ url: URL) throws {
-        if FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.removeItem(at: url)
+        var status = stat()
+        guard lstat(url.path, &status) == 0 else { return }
+        if status.st_mode & S_IFMT == S_IFDIR {
+            for entry in try FileManager.default.contentsOfDirectory(atPath: url.path) {
+                try remove(url.appendingPathComponent(entry))
+            }
+            guard rmdir(url.path) == 0 else { throw BenchError.system("cannot remove \(url.path)") }
+        } else {
+            guard unlink(url.path) == 0 else { throw BenchError.system("cannot remove \(url.path)") }
         }
     }
 
@@ -52,11 +60,17 @@ public enum FileSystem {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
         // Written with `write(_:to:at:path:)`'s loop, not `Data.write(to:)`: `memory`'s 2.1 GB dump of 10k
         // attachments, written by Foundation here, read back as garbage (a count of 4142705746529234072).
-        try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
-            try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
-        }
-        if rename(temporary.path, url.path) != 0 {
-            throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
+        do {
+            try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
+                try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
+            }
+            if rename(temporary.path, url.path) != 0 {
+                throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
+            }
+        } catch {
+            // A full disk leaves no half-written temporary beside the file.
+            unlink(temporary.path)
+            throw error
         }
     }
 }
@@ -80,14 +94,19 @@ extension FileSystem {
     /// directory: after a crash, `url` holds either its old contents or all of the new.
     package static func writeDurably(_ data: Data, to url: URL) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
-        try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
-            try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
-            guard fsync(descriptor) == 0 else {
-                throw BenchError.system("flushing \(temporary.path)")
+        do {
+            try withDescriptor(of: temporary, flags: O_WRONLY | O_CREAT | O_TRUNC) { descriptor in
+                try data.withUnsafeBytes { try write($0, to: descriptor, at: 0, path: temporary.path) }
+                guard fsync(descriptor) == 0 else {
+                    throw BenchError.system("flushing \(temporary.path)")
+                }
             }
-        }
-        if rename(temporary.path, url.path) != 0 {
-            throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
+            if rename(temporary.path, url.path) != 0 {
+                throw BenchError.system("cannot rename \(temporary.path) to \(url.path)")
+            }
+        } catch {
+            unlink(temporary.path)
+            throw error
         }
         try syncDirectory(url.deletingLastPathComponent())
     }
