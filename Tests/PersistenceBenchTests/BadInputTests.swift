@@ -55,7 +55,10 @@ import Testing
             ),
             (["check", "--counters", "results/ci-baseline"], "is not a counted run (made without `run --count`)"),
             (["run", "--jobs", "2"], "--jobs goes with --count"),
-            (["run", "--readers", "1,0"], "invalid --readers '1,0': use thread counts from 1 to 64"),
+            (
+                ["run", "--workloads", "get-readers", "--readers", "1,0"],
+                "invalid --readers '1,0': use thread counts from 1 to 64"
+            ),
             (["run", "--shard", "3/2"], "invalid --shard '3/2': use K/N with 1 ≤ K ≤ N"),
             (["run", "--estimate-from", "results/ci-baseline"], "--estimate-from goes with --dry-run"),
             (["run", "--memory-limit", "lots"], "invalid --memory-limit 'lots': use a size such as 24MiB or 120MiB"),

@@ -43,6 +43,8 @@ package final class OutputDirectory {
         try OutputPath.requireDirectory(path, option: option)
         url = URL(fileURLWithPath: path)
         let lock = url.appendingPathComponent(Self.lockName).path
+        var existing = stat()
+        let created = lstat(lock, &existing) != 0
         descriptor = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else {
             throw BadInput("cannot lock \(option) '\(path)': \(lock): \(String(cString: strerror(errno)))")
@@ -63,6 +65,8 @@ package final class OutputDirectory {
                 try prepare(option: option, replacing: replacing, names: Self.toolNames.union(owned))
             }
         } catch {
+            // A refused directory is left as it was found, without a lock file.
+            if created { unlink(lock) }
             release()
             throw error
         }
