@@ -21,6 +21,63 @@ import Testing
         #expect(ChildSupervisor.crashMessage(at: directory.url.appendingPathComponent("missing.txt")) == nil)
     }
 
+    /// A release build's checks trap without a message: the backtracer's banner names the failure, and the first
+    /// frame in a source file says where.
+    @Test func aReleaseBuildsCrashIsNamedByTheBacktracersFailureAndItsPlace() {
+        let crash = """
+            *** Signal 4: Backtracing from 0x55e4ccf43e00... done ***
+
+            *** Swift runtime failure: Double value cannot be converted to UInt64 because the result would be \
+            greater than UInt64.max ***
+
+            Thread 0 "persistbench" crashed:
+              0 [inlined] [system] 0x000055e4ccf43e00 Swift runtime failure: Double value cannot be converted in \
+            persistbench at //<compiler-generated>
+              1                    0x000055e4ccf43e00 TimeBox.start(steps:minimum:) + 240 in persistbench at \
+            /work/main/Sources/PersistenceBench/Workloads/TimeBox.swift:58:35
+            """
+        #expect(
+            ChildSupervisor.crashMessage(in: crash)
+                == "Swift runtime failure: Double value cannot be converted to UInt64 because the result would be "
+                + "greater than UInt64.max (at TimeBox.swift:58:35)")
+        let signal = """
+            *** Signal 11: Backtracing from 0x1234... done ***
+            *** Program crashed: Bad pointer dereference at 0x0000000000000008 ***
+            Thread 0 crashed:
+            0 0x1234 sqlite3VdbeExec + 1 in libsqlite3.so.0
+            """
+        #expect(
+            ChildSupervisor.crashMessage(in: signal) == "Program crashed: Bad pointer dereference at 0x0000000000000008"
+        )
+    }
+
+    /// A cell whose child traps (a time box no option lets through: a request written past the bounds) is a DNF
+    /// whose reason is the runtime's failure, and its child's output is kept in the run's cells/.
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aCrashedCellSaysWhyAndKeepsItsOutput() throws {
+        let directory = try TemporaryDirectory()
+        let kind = try storeKind("memory")
+        let workload = try #require(WorkloadCatalog.workload(named: "get"))
+        let configuration = RunConfiguration(
+            stores: [kind.name], workloads: [workload.name], scales: [Scale(records: 200)], repetitions: 1,
+            timeBoxSeconds: 1e30)
+        let launcher = try CellLauncher(
+            executable: toolExecutable.path, configuration: configuration,
+            workDirectory: directory.url.appendingPathComponent(OutputDirectory.scratchName),
+            runDirectory: directory.url,
+            observer: SilentObserver())
+        let cell = PlannedCell(store: kind, workload: workload, scale: Scale(records: 200), repetition: 1)
+        let (result, _) = try launcher.measure(cell, box: TimeBox(seconds: 1e30)) {}
+        #expect(result.status == .dnf)
+        let reason = try #require(result.reason)
+        #expect(reason.contains("crashed with signal"), "\(reason)")
+        #expect(reason.contains("Double value cannot be converted to UInt64"), "\(reason)")
+        #expect(!reason.contains("Backtracing"), "\(reason)")
+        #expect(reason.hasSuffix("(its output: cells/memory/get-200-1.txt)"), "\(reason)")
+        let kept = try String(
+            contentsOf: directory.url.appendingPathComponent("cells/memory/get-200-1.txt"), encoding: .utf8)
+        #expect(kept.contains("crashed"), "\(kept)")
+    }
+
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws
     {
         let stores = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
@@ -125,4 +182,12 @@ import Testing
         let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
         #expect(report.contains("**incomplete**"))
     }
+}
+
+/// An observer that shows nothing.
+private final class SilentObserver: RunObserver {
+    func fixtureStarted(store: String, fixture: String, scale: Scale) {}
+    func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {}
+    func progress(elapsedSeconds: Double, recordsDone: Int?) {}
+    func cellFinished(_ result: CellResult, index: Int, total: Int) {}
 }

@@ -179,6 +179,9 @@ final class CellLauncher {
             crashMessage: outcome.exitedCleanly ? nil : ChildSupervisor.crashMessage(at: supervisor.outputPath),
             killedAtLimit: killedAtLimit, cell: cell)
         result.process?.cappedPeakBytes = cgroup?.peakBytes
+        if !outcome.exitedCleanly || result.status != .ok {
+            result.reason = (result.reason ?? "") + (try keepOutput(of: supervisor, for: cell, mode: mode))
+        }
         if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
             result.metrics?.counts?.add(totals)
             try keepStacks(dumpedIn: dumps, of: cell)
@@ -187,6 +190,19 @@ final class CellLauncher {
         return (
             result, outcome.stopped?.description ?? killedAtLimit.map { _ in result.reason ?? "over the memory limit" }
         )
+    }
+
+    /// Copies the output of a child that crashed, was killed or failed to the run's cells/ (the scratch it was in
+    /// is removed), and says where, for the cell's reason: the lines around the one the reason quotes.
+    private func keepOutput(of supervisor: ChildSupervisor, for cell: PlannedCell, mode: CellJob.Mode) throws -> String
+    {
+        let name = "\(cell.workload.name)-\(cell.scale)-\(cell.repetition)\(mode == .loadFixture ? "-fixture" : "").txt"
+        let kept = runDirectory.appendingPathComponent(OutputDirectory.keptOutputName)
+            .appendingPathComponent(cell.store.name).appendingPathComponent(name)
+        guard let output = try? Data(contentsOf: supervisor.outputPath), !output.isEmpty else { return "" }
+        try FileSystem.makeDirectory(kept.deletingLastPathComponent())
+        try FileSystem.writeAtomically(output, to: kept)
+        return " (its output: \(OutputDirectory.keptOutputName)/\(cell.store.name)/\(name))"
     }
 
     /// The counted region's call graph folded into stacks (`CallGraph`), kept in the run's flames/ for its flame

@@ -131,11 +131,36 @@ struct ChildSupervisor {
         ((try? String(contentsOf: outputPath, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The line of a crashed child's output that says why (Swift's "Fatal error: …"), without the stack trace.
+    /// The line of a crashed child's output that says why, without the stack trace: the runtime's "Fatal error: …"
+    /// (a debug build), else the backtracer's "Swift runtime failure: …" (a release build, whose checks trap without
+    /// a message) or "Program crashed: …", with the first frame in a source file of the program where it has one;
+    /// else the first line that is not the backtracer's.
     static func crashMessage(at url: URL) -> String? {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
+        return crashMessage(in: text)
+    }
+
+    static func crashMessage(in text: String) -> String? {
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let line = lines.first { $0.contains("Fatal error") || $0.contains("fatal error") } ?? lines.first
-        return line.map { String($0.prefix(300)) }
+        if let fatal = lines.first(where: { $0.localizedCaseInsensitiveContains("fatal error") }) {
+            return String(fatal.prefix(300))
+        }
+        func banner(_ marker: String) -> String? {
+            lines.lazy.compactMap { line -> String? in
+                guard line.hasPrefix("*** " + marker) else { return nil }
+                return String(line.dropFirst(4).dropLast(line.hasSuffix(" ***") ? 4 : 0))
+            }.first
+        }
+        guard let failure = banner("Swift runtime failure:") ?? banner("Program crashed:") else {
+            return lines.first { !$0.hasPrefix("***") }.map { String($0.prefix(300)) }
+        }
+        // The first frame that names a line of a source file, the standard library's and generated code's aside.
+        let place = lines.lazy.compactMap { line -> String? in
+            guard let range = line.range(of: " at /", options: .backwards) else { return nil }
+            let location = line[line.index(after: range.lowerBound)...].dropFirst(3)
+            guard location.contains(".swift:"), !location.contains("<compiler-generated>") else { return nil }
+            return location.split(separator: "/").last.map(String.init)
+        }.first
+        return String((failure + (place.map { " (at \($0))" } ?? "")).prefix(300))
     }
 }

@@ -16,12 +16,14 @@ package final class OutputDirectory {
     /// The name of a run's scratch directory (fixtures, the cell's store, its request and reply), removed when
     /// the run ends.
     package static let scratchName = ".persistbench-work"
+    /// Where a run keeps the output of a cell's child that crashed, was killed or failed (`cells/<store>/…`).
+    package static let keptOutputName = "cells"
     /// Every name this tool writes at the top of an output directory (the temporaries of its atomic writes too):
     /// `run`'s, `merge`'s and `report`'s results and reports, `run --keep-stores`' stores, `run --count`'s parts and
     /// flame graphs, `check`'s sides and summary, `crash`'s results, and crashed cells' output.
     package static let toolNames: Set<String> = [
         lockName, scratchName, "results.json", "results.csv", "report.md", "charts", "stores", "parts", "flames",
-        "cells", "base", "current", "confirmation", "check.md", "crash.json", "crash.md", "console.txt",
+        keptOutputName, "base", "current", "confirmation", "check.md", "crash.json", "crash.md", "console.txt",
     ]
 
     /// What the command does with the directory.
