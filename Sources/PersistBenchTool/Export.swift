@@ -37,7 +37,10 @@ struct Export: ParsableCommand {
 
     func run() throws {
         try OutputPath.requireFile(file, option: "the export file")
-        let results = try RunResults.load(from: URL(fileURLWithPath: resultsPath))
+        let results = try RunResults.load(named: resultsPath)
+        guard results.cells.contains(where: { $0.status == .ok }) else {
+            throw BadInput("\(resultsPath) has no finished cell to export (\(results.cells.count) cells, none ok)")
+        }
         let text: String
         switch format {
         case .githubActionBenchmark: text = try BenchmarkActionExport.render(results)

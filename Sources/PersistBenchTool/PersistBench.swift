@@ -11,11 +11,30 @@ struct PersistBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "persistbench",
         abstract: "Identical, verified workloads against Swift persistence strategies: throughput, latency, memory.",
+        version: versionText,
         subcommands: [
             Run.self, Merge.self, List.self, Report.self, Export.self, Compare.self, Check.self, Keys.self, Crash.self,
             Verify.self,
             Child.self,
         ])
+
+    /// Bad input naming the commands when the first argument is a word that names none.
+    static func requireKnownCommand(_ word: String?) throws {
+        guard let word, !word.hasPrefix("-") else { return }
+        let names = configuration.subcommands.map { $0._commandName }.filter { !$0.hasPrefix("_") }
+        guard names.contains(word) || word == "help" else {
+            throw BadInput("unknown command '\(word)'; the commands: \(names.joined(separator: ", ")), help")
+        }
+    }
+
+    /// What `--version` prints: the results format this build writes, the compiler that built it and the engines its
+    /// stores link, as `results.json` records them.
+    static var versionText: String {
+        var engines: [String] = []
+        for kind in StoreCatalog.builtIn where !engines.contains(kind.engine()) { engines.append(kind.engine()) }
+        return "persistbench: results schema \(RunResults.currentSchemaVersion), built by "
+            + "\(RunEnvironment.compilerVersion); engines: \(engines.joined(separator: ", "))"
+    }
 
     /// Runs the command with `stores` added to the catalogue's. Bad input (a bad added store too) exits with status
     /// 2 and one line naming it; runtime failures exit with 1.
@@ -29,6 +48,7 @@ struct PersistBench: ParsableCommand {
                 try Child.run(requestPath: arguments[2])
                 return
             }
+            try requireKnownCommand(arguments.dropFirst().first)
             var command = try parseAsRoot()
             try command.run()
         } catch {

@@ -53,7 +53,9 @@ extension MarkdownReport {
         ]
         out += harnessShare(results)
         let mismatches = results.digestChecks.filter { !$0.agreed }.count
-        let agreed = results.digestChecks.count - mismatches
+        let compared = results.digestChecks.filter(\.compared)
+        let agreed = compared.filter(\.agreed).count
+        let alone = results.digestChecks.count - compared.count
         let boxed = results.digestChecks.compactMap { check in
             check.steps.map { "\(check.workload) at \(check.scale) \(formatCount(Double($0))) steps" }
         }
@@ -64,8 +66,9 @@ extension MarkdownReport {
                 + "each), every cell of the group did that count, its speed is measured on it and all its answers "
                 + "are compared: " + boxed.joined(separator: ", ") + "."
         return out + [
-            "Digests: \(agreed) of \(results.digestChecks.count) (workload, scale) groups agree across stores"
-                + (mismatches == 0 ? "." : "; **\(mismatches) disagree** (see above).") + boxedNote,
+            "Digests: \(agreed) of \(compared.count) (workload, scale) groups with more than one store agree across "
+                + "stores" + (mismatches == 0 ? "." : "; **\(mismatches) disagree** (see above).")
+                + (alone == 0 ? "" : " \(alone) had one store's cells only: not compared.") + boxedNote,
             "",
         ]
     }

@@ -21,9 +21,9 @@ package enum RunComparison {
                     + "machine did between them as well as what the code did. `check --base` times both builds "
                     + "in turn to leave only the code.\n\n" : ""
             return note
-                + TimeReport.render(
+                + TimeReport.renderApart(
                     comparison, base: "`\(labels.base)`", current: "`\(labels.current)`",
-                    repetitions: min(base.configuration.repetitions, now.configuration.repetitions))
+                    repetitions: Sides(base: base.configuration.repetitions, current: now.configuration.repetitions))
         default:
             throw BadInput("one run is counted (`run --count`) and the other timed: they share no metric to compare")
         }

@@ -62,7 +62,20 @@ package struct RunSession {
         let unfinished = results.cells.filter { $0.status == .dnf }
         if !errors.isEmpty { print("\(errors.count) cell(s) failed with an error; see report.md") }
         if !unfinished.isEmpty { print("\(unfinished.count) cell(s) did not finish (DNF); see report.md") }
-        if mismatches.isEmpty { print("Digests agree: \(results.digestChecks.count) (workload, scale) groups checked") }
+        guard mismatches.isEmpty else { return }
+        print(digestSummary(results.digestChecks))
+    }
+
+    /// What the digest check compared, in one line: the groups whose stores' answers were held against each other,
+    /// and those that had one store's cells (not compared) or none that finished.
+    static func digestSummary(_ checks: [DigestCheck]) -> String {
+        let compared = checks.filter(\.compared).count
+        let alone = checks.count - compared
+        guard !checks.isEmpty else { return "No digests compared: no cell finished" }
+        return "Digests agree: \(compared) (workload, scale) group\(compared == 1 ? "" : "s") compared across stores"
+            + (alone == 0
+                ? ""
+                : "; \(alone) with one store's cells only, not compared (its repetitions agree with each other)")
     }
 
     /// A counted run in `jobs` shares at once (`CountedShares`), each share's log and reports under OUT/parts/,

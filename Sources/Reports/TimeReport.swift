@@ -61,6 +61,34 @@ package enum TimeReport {
         return out.joined(separator: "\n") + "\n"
     }
 
+    /// The fewest repetitions a side `compare` gives a verdict from: with fewer, a rank test has nothing to rank.
+    package static let fewestRepetitionsForAVerdict = 3
+
+    /// `compare`'s two runs, made apart (not in turn in one session): what the rule would say, and with fewer than
+    /// `fewestRepetitionsForAVerdict` repetitions a side no verdict, only the ratios.
+    package static func renderApart(
+        _ comparison: TimeComparison, base: String, current: String, repetitions: Sides<Int>
+    ) -> String {
+        let fewest = min(repetitions.base, repetitions.current)
+        let judged = fewest >= fewestRepetitionsForAVerdict
+        let rule = comparison.rule
+        var out = [
+            judged
+                ? headline(comparison.regressions)[0]
+                : "# Time: no verdict (\(fewest) repetition\(fewest == 1 ? "" : "s") a side; a verdict needs "
+                    + "\(fewestRepetitionsForAVerdict))",
+            "",
+            "Base \(base) (\(repetitions.base) repetitions), current \(current) (\(repetitions.current)): two runs "
+                + "made apart, compared cell by cell. A cell is slower when its median time per operation is "
+                + "×\(ratio(rule.cellEffect)) or more the base's, the \(Int(rule.confidence * 100)) % bootstrap "
+                + "interval of that ratio lies above 1 and a one-sided Mann–Whitney test gives p ≤ \(p(rule.alpha)). "
+                + "Spread: each side's slowest ÷ fastest repetition.",
+        ]
+        if judged { out += regressionList(comparison.regressions) } else { out.append("") }
+        out += tables(comparison, level: "##", verdicts: judged)
+        return out.joined(separator: "\n") + "\n"
+    }
+
     /// The check's two rounds: what both found slower, what only the first did, and each round's tables.
     package static func render(_ check: TimeCheck, base: String, current: String, repetitions: Int) -> String {
         let regressions = check.regressions
@@ -151,7 +179,7 @@ package enum TimeReport {
     }
 
     /// A round's stores together, then its cells; `level` is their headings'.
-    private static func tables(_ comparison: TimeComparison, level: String) -> [String] {
+    private static func tables(_ comparison: TimeComparison, level: String, verdicts: Bool = true) -> [String] {
         var out = [
             "\(level) By store", "",
             "| store | cells | time ratio | interval | detectable | verdict |", "|---|--:|--:|--:|--:|---|",
@@ -160,7 +188,7 @@ package enum TimeReport {
             out.append(
                 "| \(summary.name) | \(summary.cells) | ×\(ratio(summary.ratio)) | "
                     + "\(ratio(summary.low))–\(ratio(summary.high)) | \(detectable(summary.detectable)) | "
-                    + "\(mark(summary.verdict)) |")
+                    + "\(verdicts ? mark(summary.verdict) : "—") |")
         }
         out += [
             "", "\(level) Cells", "",
@@ -174,7 +202,7 @@ package enum TimeReport {
                     + "\(time(cell.current)) | ×\(ratio(cell.ratio)) | "
                     + "\(ratio(cell.low))–\(ratio(cell.high)) | \(p(cell.pSlower)) | "
                     + "×\(ratio(cell.baseSpread)) / ×\(ratio(cell.currentSpread)) | \(detectable(cell.detectable)) | "
-                    + "\(mark(cell.verdict)) |")
+                    + "\(verdicts ? mark(cell.verdict) : "—") |")
         }
         if !comparison.notCompared.isEmpty {
             out += ["", "Not compared:", ""] + comparison.notCompared.map { "- \($0)" }

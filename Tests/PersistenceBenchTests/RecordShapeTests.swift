@@ -146,7 +146,7 @@ let everyTypeShape = RecordShape(
             "--repetitions", "1", "--out", out.path,
         ])
         #expect(run.status == 0, "\(run.output)")
-        #expect(run.output.contains("Digests agree: 6 (workload, scale) groups checked"))
+        #expect(run.output.contains("Digests agree: 6 (workload, scale) groups compared across stores"))
         let results = try RunResults.load(named: out.path)
         #expect(results.configuration.shape?.name == "note")
         let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)

@@ -89,7 +89,7 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     }
 
     /// The Swift compiler that built this binary, to the patch level where it can be told at compile time.
-    static var compilerVersion: String {
+    package static var compilerVersion: String {
         #if compiler(>=6.4)
             return "Swift 6.4 or later"
         #elseif compiler(>=6.3.1)

@@ -82,15 +82,40 @@ package struct RunResults: Codable, Equatable, Sendable {
             throw BenchError("cannot read \(url.path): \(FileSystem.cause(of: error))")
         }
         struct Version: Decodable { var schemaVersion: Int }
+        guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
+            throw BenchError("\(url.path) is not a PersistenceBench results file: not a JSON object")
+        }
         guard let version = try? JSONDecoder().decode(Version.self, from: data) else {
-            throw BenchError("\(url.path) is not a PersistenceBench results file (no schemaVersion)")
+            throw BenchError("\(url.path) is not a PersistenceBench results file: no schemaVersion")
         }
         guard version.schemaVersion == currentSchemaVersion else {
             throw BenchError(
                 "\(url.path) has schema version \(version.schemaVersion); this tool reads \(currentSchemaVersion)")
         }
-        do { return try decoder.decode(RunResults.self, from: data) } catch {
+        do { return try decoder.decode(RunResults.self, from: data) } catch let error as DecodingError {
+            throw BenchError("\(url.path) is malformed: \(Self.describe(error))")
+        } catch {
             throw BenchError("\(url.path) is malformed: \(error)")
+        }
+    }
+
+    /// A decoding error in one line: what was wrong, and where (`cells[3].metrics.digest`).
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : text.isEmpty ? "the top level" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "no '\(key.stringValue)' in \(path(context.codingPath))"
+        case .valueNotFound(_, let context):
+            return "\(path(context.codingPath)) is null"
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)) is not \(type == String.self ? "a string" : "a \(type)")"
+        case .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
         }
     }
 
@@ -221,6 +246,10 @@ package struct DigestCheck: Codable, Equatable, Sendable {
     /// Each store's distinct digests of the first steps every cell of the group did (`CellMetrics.prefix`), where
     /// a store stopped short: all must be one. Nil when none did.
     package var prefixes: [String: [Digest]]?
+
+    /// Whether two or more stores' answers were compared: a group of one store's cells only checks that its
+    /// repetitions agree with each other.
+    package var compared: Bool { Set(digests.keys).union(ownSteps.map { Array($0.keys) } ?? []).count > 1 }
 
     /// One check per (workload, scale) that has finished cells, in the cells' order. Every cell is compared: a
     /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`); a cell that

@@ -16,8 +16,11 @@ enum CountRounds {
     /// digest holds the first round's answers; every later round must answer the same, or the workload fails, so
     /// the digest does not depend on how many rounds a store asked. The outcome's steps are the questions asked, and
     /// its first round's timed seconds are kept apart (a cold round's scans fault the store's pages in).
+    ///
+    /// `check` is given the first round's answers (untimed) and throws if they cannot be right.
     static func run<Question>(
-        _ questions: [Question], workload: String, context: WorkloadContext, answer: (Question) throws -> Int
+        _ questions: [Question], workload: String, context: WorkloadContext,
+        check: ([Int]) throws -> Void = { _ in }, answer: (Question) throws -> Int
     ) throws -> WorkloadOutcome {
         let roundLimit = context.timeBox.stepLimit.map { max(1, $0 / questions.count) }
         let clocked = context.timeBox.seconds != nil
@@ -45,7 +48,10 @@ enum CountRounds {
                             + "\(round + 1)")
                 }
             }
-            if round == 0 { firstRoundSeconds = context.stopwatch.elapsedSeconds }
+            if round == 0 {
+                firstRoundSeconds = context.stopwatch.elapsedSeconds
+                try check(first)
+            }
             operations += questions.count
             context.progress.advance(by: questions.count)
             round += 1

@@ -14,7 +14,16 @@ package struct CountWhereWorkload: ItemWorkload {
         // The rounds the digest has always covered: many at small scales, at least 4 at any scale.
         let rounds = max(4, min(100, 1_000_000 / max(1, context.scale)))
         let filters = (0..<rounds).flatMap { _ in ItemFilter.all }
-        return try CountRounds.run(filters, workload: name, context: context) {
+        // The eight filters split the N items of the fixture between them: their counts add up to N.
+        let (scale, checks) = (context.scale, context.checksAnswers)
+        let partition = { (answers: [Int]) in
+            guard checks else { return }
+            let counted = answers.prefix(ItemFilter.all.count).reduce(0, +)
+            guard counted == scale else {
+                throw BenchError("count-where: the \(ItemFilter.all.count) filters count \(counted) items of \(scale)")
+            }
+        }
+        return try CountRounds.run(filters, workload: name, context: context, check: partition) {
             try store.count(where: $0)
         }
     }

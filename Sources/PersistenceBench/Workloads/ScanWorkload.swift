@@ -21,6 +21,11 @@ package struct ScanWorkload: ItemWorkload {
                 if digest.count & 0xFFFF == 0 { progress.advance(by: 0x10000) }
             }
         }
+        // The fixture holds exactly N items: a scan that reads another number answers wrongly, whatever the digest
+        // of a store alone in its group would say.
+        guard digest.count == context.scale || !context.checksAnswers else {
+            throw BenchError("scan read \(digest.count) items; the store was loaded with \(context.scale)")
+        }
         return WorkloadOutcome(operations: digest.count, digest: digest)
     }
 }

@@ -162,6 +162,10 @@ public struct WorkloadContext {
     package var timeBox: TimeBox { parameters.timeBox }
     /// How a loop of fast questions is timed (`askInTurn`): by each question's speed, or held alone or in blocks.
     package var loopTiming: LoopTiming = .adaptive
+    /// Whether a workload checks its answers against what it knows of the fixture (a scan's N items, the filters'
+    /// counts adding up to N, a page's size and order) before its digest counts: every cell does; the harness's
+    /// floor, which asks a store that stores nothing (`HarnessFloor`), does not.
+    package var checksAnswers = true
     /// The store's directory, for a workload that watches its files (`pinned-reader`); set by the cell.
     package var directory: URL?
     /// This tool's executable, for a workload that starts a process of its own (`two-processes`); nil where this
