@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: bench sweep merge test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time counter-baseline \
+.PHONY: fuzz bench sweep merge test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time counter-baseline \
 	benchmarks example example-baseline format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
@@ -124,6 +124,30 @@ counter-baseline: build
 		--out results/counter-baseline-workloads
 	$(COUNTED_RUN) --stores $$($(TOOL) list --names counted-variants) --workloads $(COUNTED_VARIANT_WORKLOADS) \
 		--out results/counter-baseline-variants
+
+# Coverage-guided fuzzing (libFuzzer through `swiftc -sanitize=fuzzer`) of the readers of what a user or a crash hands
+# the tool: a shape file, results.json, packed's files, the write recorder's log (Sources/FuzzTargets). Each target runs
+# FUZZ_SECONDS from its committed corpus (Tests/FuzzCorpus/<target>/, which the tests replay); what it adds stays in a
+# temporary directory, and an input that traps is kept as results/fuzz/<target>-crash-… and fails the step. Each
+# target's log, with its executions and coverage, is results/fuzz/<target>.log.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS = shape results packed write-log
+FUZZ_BUILD = .build-fuzz
+fuzz: need-deps
+	$(SWIFT) build --build-path $(FUZZ_BUILD) --product persistbench-fuzz -Xswiftc -sanitize=fuzzer \
+		-Xswiftc -DFUZZING -Xswiftc -use-ld=lld -Xlinker --allow-multiple-definition
+	@mkdir -p results/fuzz
+	@for target in $(FUZZ_TARGETS); do \
+		added=$$(mktemp -d); status=0; \
+		PERSISTBENCH_FUZZ_TARGET=$$target $(FUZZ_BUILD)/debug/persistbench-fuzz -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+			-artifact_prefix=results/fuzz/$$target- $$added Tests/FuzzCorpus/$$target \
+			>results/fuzz/$$target.log 2>&1 || status=$$?; \
+		rm -rf $$added; \
+		echo "$$target: $$(grep -E 'stat::number_of_executed_units' results/fuzz/$$target.log | sed 's/.*: *//') executions in" \
+			"$(FUZZ_SECONDS) s, $$(grep -E 'DONE' results/fuzz/$$target.log | tail -1 | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [^ ]+')"; \
+		if [ $$status != 0 ]; then tail -40 results/fuzz/$$target.log; echo "FAILED: $$target trapped (results/fuzz/)"; exit 1; fi; \
+	done
 
 # The package-benchmark suites (nested package Benchmarks/): every store × core workload at 10k, gated on malloc
 # counts and bytes written against the thresholds committed in Benchmarks/Thresholds/.

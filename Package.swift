@@ -95,12 +95,17 @@ let package = Package(
         ),
         // The tool with the built-in stores: one line that calls PersistBenchTool.
         .executableTarget(name: "persistbench", dependencies: ["PersistBenchTool"]),
+        // The readers of what a user or a crash hands the tool (a shape file, results.json, packed's files, the
+        // write recorder's log), one input at a time: for the fuzzer and for the tests' replay of its corpus.
+        .target(name: "FuzzTargets", dependencies: ["PersistenceBench", "PackedStore"]),
+        // `make fuzz` builds it with `-sanitize=fuzzer -D FUZZING` (libFuzzer's entry); otherwise it replays inputs.
+        .executableTarget(name: "persistbench-fuzz", dependencies: ["FuzzTargets"]),
         .testTarget(
             name: "PersistenceBenchTests",
             // The tool is a dependency so that CLI tests can run the real, freshly built executable.
             dependencies: [
                 "PersistenceBench", "Reports", "StoreCatalog", "SQLiteStore", "GRDBStore", "ORMStore", "LMDBStore",
-                "PackedStore", "MemoryStore", "PersistBenchTool", "persistbench",
+                "PackedStore", "MemoryStore", "PersistBenchTool", "persistbench", "FuzzTargets",
             ]
         ),
     ],

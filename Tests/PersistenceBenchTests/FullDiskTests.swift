@@ -19,10 +19,17 @@ import Testing
         try mount(["-t", "tmpfs", "-o", "size=14m", "tmpfs", mountPoint.path])
         defer { umount2(mountPoint.path, Int32(MNT_DETACH)) }
         let output = mountPoint.appendingPathComponent("run")
-        let run = try runTool([
+        let arguments = [
             "run", "--stores", "sqlite,packed,memory", "--workloads", "get,update", "--scales", "20k",
             "--repetitions", "1", "--out", output.path,
-        ])
+        ]
+        // The run's estimate (3 stores' fixtures and a cell's copy at 20k) is more than the disk holds: refused
+        // before anything is written, unless the user says to try.
+        let refused = try runTool(arguments)
+        #expect(refused.status == 2)
+        #expect(refused.output.contains("the run may need 30.5 MiB in '\(output.path)'"), "\(refused.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).isEmpty)
+        let run = try runTool(arguments + ["--ignore-free-space"])
         #expect(run.status == 1)
         #expect(run.output.contains("No space left on device"), "\(run.output)")
         #expect(run.output.contains("finished cells are in \(output.path)/results.json"))

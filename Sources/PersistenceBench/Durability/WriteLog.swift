@@ -2,7 +2,7 @@ import Foundation
 
 /// The changes a writer made to a store's files, in call order, as libWriteRecorder logged them
 /// (`Sources/CWriteRecorder/recorder.c` has the format), with the writer's commit reports among them.
-struct WriteLog {
+package struct WriteLog {
     enum Operation: Equatable {
         /// `file` names one file over its life (a path may be reused by a new file after an unlink).
         case write(file: Int, path: String, offset: Int, data: [UInt8])
@@ -29,7 +29,12 @@ struct WriteLog {
 
     /// Reads the log at `url`; paths become relative to `directory` (the recorded store's).
     init(contentsOf url: URL, directory: String) throws {
-        let bytes = [UInt8](try Data(contentsOf: url))
+        try self.init(bytes: [UInt8](try Data(contentsOf: url)), path: url.path, directory: directory)
+    }
+
+    /// Reads a log's `bytes` (named `path` in errors); paths become relative to `directory`.
+    package init(bytes: [UInt8], path: String, directory: String) throws {
+        let url = URL(fileURLWithPath: path)
         let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
         func relative(_ path: String) -> String {
             path == root ? "." : path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path

@@ -81,6 +81,12 @@ package struct RunResults: Codable, Equatable, Sendable {
         do { data = try Data(contentsOf: url) } catch {
             throw BenchError("cannot read \(url.path): \(FileSystem.cause(of: error))")
         }
+        return try decode(data, path: url.path)
+    }
+
+    /// A results file's `data` (named `path` in errors), decoded.
+    package static func decode(_ data: Data, path: String) throws -> RunResults {
+        let url = URL(fileURLWithPath: path)
         struct Version: Decodable { var schemaVersion: Int }
         guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
             throw BenchError("\(url.path) is not a PersistenceBench results file: not a JSON object")
