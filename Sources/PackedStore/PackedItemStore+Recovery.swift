@@ -95,6 +95,14 @@ extension PackedItemStore {
     /// for rows it never wrote.
     func recover() throws {
         if rows.length < StoreHeader.rowsStart {
+            // A new store, or a creation cut before its slots were written: nothing beyond the other files' magic.
+            // Rows cut short beside strings, tombstones or a journal are a damaged store, not one to make again.
+            guard [arena, tombstones, journal].allSatisfy({ $0.length <= FileMagic.headerSize }) else {
+                throw PackedError.corrupted(
+                    rows.path,
+                    "\(rows.length) bytes, shorter than its two header slots (\(StoreHeader.rowsStart)), beside "
+                        + "\(arena.length) bytes of strings: not a new store")
+            }
             try initialize()
             return
         }

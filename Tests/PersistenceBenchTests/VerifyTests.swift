@@ -10,8 +10,13 @@ import Testing
     /// The stores `verify` can check.
     static let checkedStores = allStoreKinds.filter { $0.type is any IntegrityCheckingStore.Type }.map(\.name)
 
+    /// Data files whose bytes past their header may hold nothing committed: `packed`'s journal once its last commit's
+    /// changes were applied and flushed (a clean close). Cut past its header, such a file loses nothing.
+    static let mayHoldNothingCommitted: Set<String> = ["g1/items.journal"]
+
     /// A store of the `get` fixture at 300 items with every third of the last 30 deleted (so that the deletions' bits sit at
-    /// the end of `packed`'s tombstones), closed.
+    /// the end of `packed`'s tombstones), then item 1 deleted (so that the last commit's journal holds none of those
+    /// bits), closed.
     private func makeStore(_ name: String, in directory: URL) throws {
         let kind = try storeKind(name)
         let context = WorkloadContext(
@@ -20,6 +25,7 @@ import Testing
             of: try #require(WorkloadCatalog.workload(named: "get")), into: kind, at: directory, context: context)
         let store = try openItemStore(kind, at: directory)
         try store.delete(ids: Array(stride(from: 271, through: 300, by: 3)))
+        try store.delete(ids: [1])
         try store.close()
     }
 
@@ -65,7 +71,7 @@ import Testing
         try makeStore(name, in: original)
         let sound = try verify(name, original).get()
         #expect(sound.problems.isEmpty, "\(sound.problems)")
-        #expect(sound.items == 290)
+        #expect(sound.items == 289)
         let type = try #require(try storeKind(name).type as? any IntegrityCheckingStore.Type)
         let dataFiles = type.storeFiles(in: original, kind: name).data
         #expect(!dataFiles.isEmpty)
@@ -75,6 +81,12 @@ import Testing
                 ("removed", { try FileManager.default.removeItem(at: $0) }),
                 ("cut to 0 bytes", { try FileHandle(forWritingTo: $0).truncate(atOffset: 0) }),
                 ("cut mid-page", { try FileHandle(forWritingTo: $0).truncate(atOffset: UInt64(written / 2 | 1)) }),
+                (
+                    "cut into its header",
+                    {
+                        try FileHandle(forWritingTo: $0).truncate(atOffset: UInt64(min(written / 2, 100)))
+                    }
+                ),
             ]
             for (what, cut) in cuts {
                 let copy = temporary.url.appendingPathComponent(
@@ -82,6 +94,9 @@ import Testing
                 try FileManager.default.copyItem(at: original, to: copy)
                 try cut(copy.appendingPathComponent(file))
                 switch try verify(name, copy) {
+                case .success(let verification) where Self.mayHoldNothingCommitted.contains(file):
+                    // Sound only if nothing was lost: every item read, and the check found nothing.
+                    #expect(!verification.problems.isEmpty || verification.items == 289, "\(name): \(file) \(what)")
                 case .success(let verification):
                     #expect(!verification.problems.isEmpty, "\(name): \(file) \(what) called sound")
                 case .failure(let refusal):
