@@ -33,9 +33,9 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
+        let results = try RunResults.load(named: resultsPath)
         let claim = try OutputDirectory(directory, option: "the run's directory", use: .existing)
         defer { claim.release() }
-        let results = try RunResults.load(named: resultsPath)
         let formats = try formats()
         try ReportWriter.write(results, to: URL(fileURLWithPath: directory), formats: formats)
         print("Wrote " + formats.map(\.fileName).joined(separator: ", ") + " in \(directory)")

@@ -244,9 +244,12 @@ struct Run: ParsableCommand {
                 output: URL(fileURLWithPath: resume), resuming: interrupted)
         } else {
             let session = try parsedMatrix()
+            // Before the claim, so that a run refused for its size creates nothing.
+            if !ignoreFreeSpace {
+                try DiskEstimate.requireRoom(for: session.configuration, in: URL(fileURLWithPath: out))
+            }
             let claim = try OutputDirectory(out, option: "--out", use: .fresh(replacing: replace))
             defer { claim.release() }
-            if !ignoreFreeSpace { try DiskEstimate.requireRoom(for: session.configuration, in: claim.url) }
             let output = URL(fileURLWithPath: out)
             results = try count ? session.count(output: output, jobs: jobs ?? 2) : session.run(output: output)
         }

@@ -11,6 +11,7 @@ public enum CellExecution {
         let progress = ProgressReporter { done in channel?.send(done) }
         var context = WorkloadContext(parameters: job.parameters, stopwatch: Stopwatch(), progress: progress)
         context.executable = try? Executable.path()
+        context.checksAnswers = !OperationCounter.isCounting
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:

@@ -61,10 +61,15 @@ package enum DiskEstimate {
         return largest * bytesPerRecord(configuration.shape) * copies
     }
 
-    /// Bad input when `configuration`'s estimate exceeds the free space of `directory`'s file system.
+    /// Bad input when `configuration`'s estimate exceeds the free space of the file system `directory` is (or will
+    /// be made) on: that of its nearest existing ancestor.
     package static func requireRoom(for configuration: RunConfiguration, in directory: URL) throws {
+        var existing = directory.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+            existing.deleteLastPathComponent()
+        }
         var status = statvfs()
-        guard statvfs(directory.path, &status) == 0 else { return }
+        guard statvfs(existing.path, &status) == 0 else { return }
         let free = Double(status.f_bavail) * Double(status.f_frsize)
         let needed = bytes(of: configuration)
         guard needed <= free else {

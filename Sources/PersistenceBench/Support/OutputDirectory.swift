@@ -59,9 +59,6 @@ package final class OutputDirectory {
                 "\(option) '\(path)' is in use by \(holder.map { $0.isEmpty ? "another process" : "process \($0)" } ?? "another process"); "
                     + "one command writes a directory at a time: wait for it, or name another")
         }
-        let holder = "\(getpid()) (\(CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " ")))\n"
-        _ = ftruncate(descriptor, 0)
-        _ = holder.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         do {
             if case .fresh(let replacing) = use {
                 try prepare(option: option, replacing: replacing, names: Self.toolNames.union(owned))
@@ -72,6 +69,10 @@ package final class OutputDirectory {
             release()
             throw error
         }
+        // Named once the claim holds: a refused claim leaves the lock file as it found it.
+        let holder = "\(getpid()) (\(CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " ")))\n"
+        _ = ftruncate(descriptor, 0)
+        _ = holder.withCString { pwrite(descriptor, $0, strlen($0), 0) }
     }
 
     deinit { release() }

@@ -163,8 +163,10 @@ public struct WorkloadContext {
     /// How a loop of fast questions is timed (`askInTurn`): by each question's speed, or held alone or in blocks.
     package var loopTiming: LoopTiming = .adaptive
     /// Whether a workload checks its answers against what it knows of the fixture (a scan's N items, the filters'
-    /// counts adding up to N, a page's size and order) before its digest counts: every cell does; the harness's
-    /// floor, which asks a store that stores nothing (`HarnessFloor`), does not.
+    /// counts adding up to N, a page's size and order) before its digest counts: every timed cell does (untimed).
+    /// Not the harness's floor, which asks a store that stores nothing (`HarnessFloor`), nor a counted cell, whose
+    /// region would count the checks' instructions as the store's; its digests are held against its baseline's,
+    /// which a timed run's checks accepted.
     package var checksAnswers = true
     /// The store's directory, for a workload that watches its files (`pinned-reader`); set by the cell.
     package var directory: URL?
