@@ -14,8 +14,11 @@ extension PackedItemStore {
         let found = try generations(in: directory)
         let name: String
         if FileManager.default.fileExists(atPath: current.path) {
-            let text = try String(contentsOf: current, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard text.hasPrefix("g"), Int(text.dropFirst()) != nil else {
+            guard let read = try? String(contentsOf: current, encoding: .utf8) else {
+                throw PackedError.corrupted(current.path, "not text naming a generation")
+            }
+            let text = read.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard isGenerationName(text) else {
                 throw PackedError.corrupted(current.path, "it names \"\(text)\", not a generation like g1")
             }
             guard found.contains(text) else {
@@ -46,14 +49,18 @@ extension PackedItemStore {
         return directory.appendingPathComponent(name)
     }
 
+    /// Whether `name` is a generation's as this store writes one: `g` and a positive number, no sign or leading zero.
+    static func isGenerationName(_ name: String) -> Bool {
+        guard name.hasPrefix("g"), let number = Int(name.dropFirst()), number > 0 else { return false }
+        return name == "g\(number)"
+    }
+
     /// The names of the `g<N>` directories in `directory`, in order of N.
     static func generations(in directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { entry in
-            var isDirectory: ObjCBool = false
-            return entry.hasPrefix("g") && Int(entry.dropFirst()) != nil
-                && FileManager.default.fileExists(
-                    atPath: directory.appendingPathComponent(entry).path, isDirectory: &isDirectory)
-                && isDirectory.boolValue
+            var status = stat()
+            return isGenerationName(entry) && lstat(directory.appendingPathComponent(entry).path, &status) == 0
+                && status.st_mode & S_IFMT == S_IFDIR
         }.sorted { Int($0.dropFirst()) ?? 0 < Int($1.dropFirst()) ?? 0 }
     }
 
@@ -63,14 +70,19 @@ extension PackedItemStore {
     /// Every file a generation may hold: its four, the order index and the index's temporary.
     static let generationFiles = Set(dataFileNames + [OrderIndex.fileName, OrderIndex.fileName + ".tmp"])
 
-    /// Whether `url` is a directory (not a link to one) that holds nothing but a generation's files: what a
-    /// compaction cut short leaves, and what the open and the next compaction may remove.
+    /// Whether `url` is a directory (not a link to one) that holds one or more of a generation's files and
+    /// nothing else, each a regular file: what a compaction cut short leaves, and what the open and the next
+    /// compaction may remove. An empty directory is not one: nothing shows this store made it.
     static func isLeftoverGeneration(_ url: URL) -> Bool {
         var status = stat()
         guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,
-            let entries = try? FileManager.default.contentsOfDirectory(atPath: url.path)
+            let entries = try? FileManager.default.contentsOfDirectory(atPath: url.path), !entries.isEmpty
         else { return false }
-        return entries.allSatisfy(generationFiles.contains)
+        return entries.allSatisfy { entry in
+            var file = stat()
+            return generationFiles.contains(entry) && lstat(url.appendingPathComponent(entry).path, &file) == 0
+                && file.st_mode & S_IFMT == S_IFREG
+        }
     }
 
     /// Opens the generation's four files, creating those missing (their names durable before the open returns).
@@ -107,6 +119,15 @@ extension PackedItemStore {
             return
         }
         let slots = try headerSlots()
+        if slots.count == 1, let slot = slots.first {
+            let other = 1 - slot.slot
+            let bytes = rows.bytes[other * StoreHeader.slotSize..<(other + 1) * StoreHeader.slotSize]
+            if bytes.contains(where: { $0 != 0 }) {
+                recoveryNotes.append(
+                    "header slot \(other) of \(rows.path) does not match its checksum: read slot \(slot.slot) "
+                        + "(commit \(slot.sequence))")
+            }
+        }
         guard let newest = slots.max(by: { $0.sequence < $1.sequence }) else {
             // Neither slot whole, and nothing beyond the slots in any file: a creation cut before its slots were
             // flushed (a commit writes and flushes slot 0 before the first rows, strings or journal records).
@@ -149,6 +170,14 @@ extension PackedItemStore {
         if rows.length > rowBytes { try rows.truncate(to: rowBytes) }
         if arena.length > committed.arenaLength { try arena.truncate(to: committed.arenaLength) }
         header = committed
+        let tombstoneBytes = FileMagic.headerSize + (committed.rowCount + 7) / 8
+        if tombstones.length < tombstoneBytes {
+            // Legitimate after a crash (the growth of an append is not flushed), but any deletion past its end is
+            // gone unless this commit's journal holds it: said, so that a check of the files shows it.
+            recoveryNotes.append(
+                "\(tombstones.path): \(tombstones.length) bytes, short of the \(tombstoneBytes) its \(committed.rowCount) "
+                    + "rows need: grown with zero bits")
+        }
         try ensureTombstoneCapacity(rowCount: committed.rowCount)
         try replayJournal()
         order = try OrderIndex.open(in: generation, sequence: header.orderIndexSequence)

@@ -192,8 +192,11 @@ struct Run: ParsableCommand {
             }
         }
         configuration.timeBudgetSeconds = try duration(timeBudget, "--time-budget", "90s, 10m or 1h")
+        // Below what a cell's process holds before its store opens, every cell would be stopped at once.
         configuration.memoryBudgetBytes = try option(
-            memoryBudget, "--memory-budget", "a size such as 512MiB or 8GiB", Quantity.bytes(parsing:))
+            memoryBudget, "--memory-budget",
+            "a size from \(Quantity.formatBytes(MemoryCgroup.minimumLimitBytes)) such as 512MiB or 8GiB"
+        ) { text in Quantity.bytes(parsing: text).flatMap { $0 >= MemoryCgroup.minimumLimitBytes ? $0 : nil } }
         configuration.fixtureTimeBudgetSeconds = try duration(fixtureTimeBudget, "--fixture-time-budget", "30m or 2h")
         let floorSeconds = try duration(floorTime, "--floor-time", "20s or 1m")
         if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorSeconds }

@@ -152,4 +152,77 @@ import Testing
         #expect(throws: (any Error).self) { try FileSystem.writeDurably(Data("{}".utf8), to: target) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.url.path) == ["results.json"])
     }
+
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aResumeStoppedPartWayKeepsEveryFinishedCell() throws {
+        let temporary = try TemporaryDirectory()
+        let out = temporary.url.appendingPathComponent("out")
+        let made = try runTool([
+            "run", "--stores", "packed,memory", "--workloads", "insert,get", "--scales", "1k", "--repetitions", "2",
+            "--out", out.path,
+        ])
+        #expect(made.status == 0, "\(made.output)")
+        let before = try RunResults.load(named: out.path).cells.count
+        // A resume of the run, killed as soon as it holds the directory: before any cell, every one is kept.
+        let process = Process()
+        process.executableURL = toolExecutable
+        process.arguments = ["run", "--resume", out.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let lock = out.appendingPathComponent(OutputDirectory.lockName)
+        let started = Date()
+        while (try? String(contentsOf: lock, encoding: .utf8))?.hasPrefix("\(process.processIdentifier) ") != true,
+            Date().timeIntervalSince(started) < 60
+        {
+            usleep(5_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(try RunResults.load(named: out.path).cells.count == before)
+    }
+
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func whatLooksLikeTheToolsButIsNotIsNeverRemoved() throws {
+        let temporary = try TemporaryDirectory()
+        // Folders named as a check's sides, with no run beside them: a user's.
+        let folders = try temporary.subdirectory("folders")
+        try FileManager.default.createDirectory(
+            at: folders.appendingPathComponent("current"), withIntermediateDirectories: true)
+        try Data("chapter 1".utf8).write(to: folders.appendingPathComponent("current/thesis.txt"))
+        let refused = try runTool(run(folders, ["--replace"]))
+        #expect(refused.status == 2)
+        #expect(refused.output.contains("holds files this tool did not write (current)"), "\(refused.output)")
+        #expect(try contents(of: folders) == ["current/thesis.txt": Data("chapter 1".utf8)])
+        // A note inside an earlier run's charts/: --replace refuses rather than remove it.
+        let out = temporary.url.appendingPathComponent("out")
+        #expect(try runTool(run(out)).status == 0)
+        try Data("mine".utf8).write(to: out.appendingPathComponent("charts/notes.txt"))
+        let stray = try runTool(run(out, ["--replace"]))
+        #expect(stray.status == 2)
+        #expect(stray.output.contains("charts/notes.txt is not: move it"), "\(stray.output)")
+        #expect(try contents(of: out)["charts/notes.txt"] == Data("mine".utf8))
+        // A lock file that is a hard link to a user's file is not written through.
+        let victim = temporary.url.appendingPathComponent("victim.txt")
+        try Data("victim".utf8).write(to: victim)
+        let linked = try temporary.subdirectory("linked")
+        try FileManager.default.linkItem(at: victim, to: linked.appendingPathComponent(OutputDirectory.lockName))
+        let hardLinked = try runTool(run(linked))
+        #expect(hardLinked.status == 2)
+        #expect(
+            hardLinked.output.contains("holds a .persistbench.lock this tool did not write"), "\(hardLinked.output)")
+        #expect(try Data(contentsOf: victim) == Data("victim".utf8))
+    }
+
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aResumeRefusesALinkWhereItWrites() throws {
+        let temporary = try TemporaryDirectory()
+        let outside = try temporary.subdirectory("outside")
+        let out = temporary.url.appendingPathComponent("out")
+        #expect(try runTool(run(out, ["--keep-stores"])).status == 0)
+        try FileManager.default.removeItem(at: out.appendingPathComponent("stores"))
+        try FileManager.default.createSymbolicLink(
+            at: out.appendingPathComponent("stores"), withDestinationURL: outside)
+        let resumed = try runTool(["run", "--resume", out.path])
+        #expect(resumed.status == 2)
+        #expect(resumed.output.contains("has a symbolic link where this tool writes (stores)"), "\(resumed.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+    }
 }

@@ -56,7 +56,8 @@ import Testing
         let before = try contents(of: directory)
         let result: Result<StoreVerification, BadInput>
         do {
-            result = .success(try StoreVerification(try storeKind(name), directory: directory))
+            result = .success(
+                try StoreVerification(try storeKind(name), directory: directory, executable: toolExecutable.path))
         } catch let refusal as BadInput {
             result = .failure(refusal)
         }
@@ -167,5 +168,43 @@ import Testing
         }
         let after = try contents(of: directory)
         for (path, bytes) in before { #expect(after[path] == bytes, "\(name) changed or removed \(path)") }
+    }
+
+    /// LMDB asserts on a page it cannot read and aborts the process: the check runs in a child, so the abort is a
+    /// finding (exit 3), and the copy it ran on is removed.
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func anEngineThatAbortsOnADamagedPageIsAFinding() throws {
+        let temporary = try TemporaryDirectory()
+        let directory = try temporary.subdirectory("lmdb")
+        try makeStore("lmdb", in: directory)
+        let data = directory.appendingPathComponent("data.mdb")
+        let handle = try FileHandle(forWritingTo: data)
+        try handle.seek(toOffset: 4096 * 5)
+        try handle.write(contentsOf: Data(count: 4096))
+        try handle.close()
+        let verification = try verify("lmdb", directory).get()
+        #expect(!verification.problems.isEmpty)
+        #expect(verification.problems.allSatisfy { !$0.contains("persistbench-verify-") }, "\(verification.problems)")
+        // A file of holes past its pages is sound, and copied without writing them.
+        let sparse = try temporary.subdirectory("sparse")
+        try makeStore("lmdb", in: sparse)
+        try FileHandle(forWritingTo: sparse.appendingPathComponent("data.mdb")).truncate(atOffset: 1 << 30)
+        let holes = try verify("lmdb", sparse).get()
+        #expect(holes.problems.isEmpty, "\(holes.problems)")
+        #expect(holes.items == 289)
+    }
+
+    @Test func packedsOpenRemovesOnlyWhatHoldsAGenerationsFiles() throws {
+        let temporary = try TemporaryDirectory()
+        let directory = try temporary.subdirectory("packed")
+        try makeStore("packed", in: directory)
+        for folder in ["g2/items.rows", "g3", "g01"] {
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        try Data("mine".utf8).write(to: directory.appendingPathComponent("g2/items.rows/thesis.txt"))
+        let before = try contents(of: directory)
+        try openItemStore(try storeKind("packed"), at: directory).close()
+        let after = try contents(of: directory)
+        for path in ["g2/items.rows/thesis.txt", "g3", "g01"] { #expect(after[path] == before[path], "\(path)") }
     }
 }

@@ -10,6 +10,8 @@ package struct ChildRequest: Codable, Sendable {
         case crash(CrashJob)
         /// The extension of `two-processes`, started by a cell's process.
         case secondProcess(SecondProcessJob)
+        /// `verify`'s open and check of a copy of a kept store.
+        case integrity(IntegrityJob)
     }
 
     package var job: Job
@@ -34,6 +36,13 @@ package struct CellJob: Codable, Sendable {
     package var workload: String
     package var parameters: CellParameters
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
+    package var directory: String
+}
+
+/// `verify`'s check of a copy of a store (`StoreVerification`), in a child.
+package struct IntegrityJob: Codable, Sendable {
+    package var store: String
+    /// The copy's directory.
     package var directory: String
 }
 
@@ -91,6 +100,8 @@ package enum ChildReply: Codable, Sendable {
     case crash(verdict: CrashVerdict?, openSeconds: Double?)
     /// The extension's commits, or its refused open.
     case secondProcess(ProcessCommits)
+    /// What `verify`'s check of a copy found.
+    case integrity(StoreVerification.Findings)
     /// The error that stopped the job.
     case failed(String)
 }
@@ -146,6 +157,10 @@ package enum ChildExecution {
                 reply = .crash(verdict: verdict, openSeconds: openSeconds)
             case .secondProcess(let job):
                 reply = .secondProcess(try SecondProcess.run(job, stores: stores, progress: progress))
+            case .integrity(let job):
+                reply = .integrity(
+                    try StoreVerification.inspect(
+                        try kind(named: job.store, in: stores), directory: URL(fileURLWithPath: job.directory)))
             }
         } catch {
             reply = .failed("\(error)")

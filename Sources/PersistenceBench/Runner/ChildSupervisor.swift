@@ -132,7 +132,7 @@ struct ChildSupervisor {
     }
 
     /// The line of a crashed child's output that says why, without the stack trace: the runtime's "Fatal error: …"
-    /// (a debug build), else the backtracer's "Swift runtime failure: …" (a release build, whose checks trap without
+    /// (a debug build) or a C library's failed assertion, else the backtracer's "Swift runtime failure: …" (a release build, whose checks trap without
     /// a message) or "Program crashed: …", with the first frame in a source file of the program where it has one;
     /// else the first line that is not the backtracer's.
     static func crashMessage(at url: URL) -> String? {
@@ -142,7 +142,10 @@ struct ChildSupervisor {
 
     static func crashMessage(in text: String) -> String? {
         let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if let fatal = lines.first(where: { $0.localizedCaseInsensitiveContains("fatal error") }) {
+        // The runtime's message, or a C library's failed assertion (LMDB's), before the backtracer's banner.
+        if let fatal = lines.first(where: {
+            $0.localizedCaseInsensitiveContains("fatal error") || $0.contains("Assertion") && $0.contains("failed")
+        }) {
             return String(fatal.prefix(300))
         }
         func banner(_ marker: String) -> String? {

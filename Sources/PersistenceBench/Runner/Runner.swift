@@ -159,6 +159,20 @@ package final class Runner {
         one.group == other.group && one.repetition == other.repetition
     }
 
+    /// Cells of the run being resumed that the scheduler has placed in the results so far.
+    private var placed: Set<CellID> = []
+
+    /// A lane's results as they are saved: the cells run (or kept) so far, then the resumed run's finished cells the
+    /// scheduler has not reached yet, so that a resume stopped part way keeps every cell it was given.
+    private func savable(_ lane: Int) -> RunResults {
+        var results = lanes[lane].results
+        guard !finished.isEmpty else { return results }
+        results.cells += plan.cells.compactMap { cell in
+            cell.side == lanes[lane].side && !placed.contains(cell.id) ? finished[cell.id] : nil
+        }
+        return results
+    }
+
     /// Runs every cell of a one-build run and returns the results (also passed to `save`).
     package func run() throws -> RunResults {
         try schedule()
@@ -169,7 +183,7 @@ package final class Runner {
     private func schedule() throws {
         try FileSystem.remove(workDirectory)
         try FileSystem.makeDirectory(workDirectory)
-        for lane in lanes { try save(lane.side, lane.results) }
+        for lane in lanes.indices { try save(lanes[lane].side, savable(lane)) }
         var plan = self.plan.cells
         let started = monotonicNanoseconds()
         var lastFinished = started
@@ -193,7 +207,8 @@ package final class Runner {
                     lastFinished = now
                 }
                 lanes[lane].results.cells.append(result)
-                try save(cell.side, lanes[lane].results)
+                placed.insert(cell.id)
+                try save(cell.side, savable(lane))
                 observer.runProgress(
                     elapsedSeconds: secondsSince(started),
                     remainingSeconds: RunEstimate(measured: lanes.flatMap(\.results.cells)).seconds(

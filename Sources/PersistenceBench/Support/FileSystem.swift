@@ -9,6 +9,15 @@ public enum FileSystem {
         }
     }
 
+    /// The bytes the regular files under `directory` take on disk (their allocated blocks: a hole takes none).
+    package static func allocatedSize(of directory: URL) throws -> Int64 {
+        try regularFiles(under: directory).reduce(0) { total, file in
+            var status = stat()
+            guard lstat(file.path, &status) == 0 else { throw BenchError.system("stat \(file.path)") }
+            return total + Int64(status.st_blocks) * 512
+        }
+    }
+
     /// Every regular file under `directory`, by its path relative to it, with its logical size.
     package static func fileSizes(under directory: URL) throws -> [String: Int64] {
         let base = directory.standardizedFileURL.path + "/"
@@ -118,7 +127,10 @@ extension FileSystem {
     /// pending, which would otherwise compete with its timed phase for the disk. Copied in 1 MiB reads and writes:
     /// `FileManager.copyItem` copies through `sendfile` 4 KiB at a time, three times slower (a 20 MB store:
     /// 35–47 ms against 10–14 ms, before the flush).
-    public static func copyForCell(from source: URL, to destination: URL) throws {
+    ///
+    /// With `sparse`, a file's holes stay holes (`verify`'s copy of a file with holes, which would otherwise take
+    /// the disk its logical size).
+    public static func copyForCell(from source: URL, to destination: URL, sparse: Bool = false) throws {
         try makeDirectory(destination)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for name in try FileManager.default.contentsOfDirectory(atPath: source.path).sorted() {
@@ -127,9 +139,9 @@ extension FileSystem {
             let type = try FileManager.default.attributesOfItem(atPath: from.path)[.type] as? FileAttributeType
             switch type {
             case .typeDirectory?:
-                try copyForCell(from: from, to: to)
+                try copyForCell(from: from, to: to, sparse: sparse)
             case .typeRegular?:
-                try copyFile(from: from, to: to, buffer: &buffer)
+                try copyFile(from: from, to: to, buffer: &buffer, sparse: sparse)
             default:
                 throw BenchError("cannot copy \(from.path): neither a regular file nor a directory")
             }
@@ -138,29 +150,53 @@ extension FileSystem {
 
     /// Copies one regular file (the copy created new, mode 0644), flushes the copy, and drops the source from the
     /// page cache (advice only: pages that cannot be dropped stay, and the copy is still correct).
-    private static func copyFile(from source: URL, to destination: URL, buffer: inout [UInt8]) throws {
+    private static func copyFile(from source: URL, to destination: URL, buffer: inout [UInt8], sparse: Bool) throws {
         try withDescriptor(of: source, flags: O_RDONLY) { input in
             try withDescriptor(of: destination, flags: O_WRONLY | O_CREAT | O_EXCL) { output in
+                var status = stat()
+                guard fstat(input, &status) == 0 else { throw BenchError.system("stat \(source.path)") }
+                let size = Int(status.st_size)
                 var offset = 0
-                while true {
-                    let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                    if count < 0 && errno == EINTR { continue }
-                    guard count >= 0 else {
-                        throw BenchError.system("reading \(source.path)")
+                while offset < size {
+                    // With `sparse`, the next extent of data (Linux's SEEK_DATA and SEEK_HOLE, which glibc declares
+                    // only under _GNU_SOURCE); a file system that reports no holes reports all of it as data.
+                    var end = size
+                    if sparse {
+                        let data = Int(lseek(input, off_t(offset), 3))
+                        guard data >= 0 else { break }
+                        offset = data
+                        end = min(size, max(offset, Int(lseek(input, off_t(offset), 4))))
                     }
-                    if count == 0 { break }
-                    try buffer.withUnsafeBytes {
-                        try write(
-                            UnsafeRawBufferPointer(rebasing: $0[..<count]), to: output, at: offset,
-                            path: destination.path)
-                    }
-                    offset += count
+                    try copyRange(from: input, to: output, offset..<end, buffer: &buffer, paths: (source, destination))
+                    offset = end
+                }
+                // A hole at the end is a length, not a write.
+                guard ftruncate(output, off_t(size)) == 0 else {
+                    throw BenchError.system("sizing \(destination.path)")
                 }
                 guard fsync(output) == 0 else {
                     throw BenchError.system("flushing \(destination.path)")
                 }
             }
             _ = posix_fadvise(input, 0, 0, POSIX_FADV_DONTNEED)
+        }
+    }
+
+    /// Copies `range` of one open file to the same offsets of another, 1 MiB a read.
+    private static func copyRange(
+        from input: Int32, to output: Int32, _ range: Range<Int>, buffer: inout [UInt8], paths: (URL, URL)
+    ) throws {
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let wanted = min(buffer.count, range.upperBound - offset)
+            let count = buffer.withUnsafeMutableBytes { pread(input, $0.baseAddress, wanted, off_t(offset)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw BenchError.system("reading \(paths.0.path)") }
+            if count == 0 { break }
+            try buffer.withUnsafeBytes {
+                try write(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: output, at: offset, path: paths.1.path)
+            }
+            offset += count
         }
     }
 
