@@ -15,18 +15,6 @@ import Testing
             + more
     }
 
-    /// Every file under `directory` with its bytes.
-    private func contents(of directory: URL) throws -> [String: Data] {
-        var files: [String: Data] = [:]
-        for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
-            let url = directory.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            if !isDirectory.boolValue { files[name] = try Data(contentsOf: url) }
-        }
-        return files
-    }
-
     @Test func aSecondClaimIsRefusedNamingItsHolder() throws {
         let temporary = try TemporaryDirectory()
         let first = try OutputDirectory(temporary.url.path, option: "--out", use: .fresh(replacing: false))
@@ -74,7 +62,7 @@ import Testing
         let refusedForeign = try runTool(run(foreign, ["--replace"]))
         #expect(refusedForeign.status == 2)
         #expect(refusedForeign.output.contains("holds files this tool did not write (thesis.txt)"))
-        #expect(try contents(of: foreign) == ["thesis.txt": Data("mine".utf8)])
+        #expect(try fileContents(of: foreign) == ["thesis.txt": Data("mine".utf8)])
 
         let out = temporary.url.appendingPathComponent("out")
         #expect(try runTool(run(out)).status == 0)
@@ -86,7 +74,7 @@ import Testing
         try Data("notes".utf8).write(to: out.appendingPathComponent("README.md"))
         let replaced = try runTool(run(out, ["--replace"]))
         #expect(replaced.status == 0, "\(replaced.output)")
-        let after = try contents(of: out)
+        let after = try fileContents(of: out)
         #expect(after["charts/stale.svg"] == nil)
         #expect(after["README.md"] == Data("notes".utf8))
         #expect(after["results.json"] != nil)
@@ -99,7 +87,7 @@ import Testing
             try Data("keep \(index)".utf8).write(to: directory.appendingPathComponent("keep.txt"))
             return directory
         }
-        let before = try outside.map(contents(of:))
+        let before = try outside.map { try fileContents(of: $0) }
         // An earlier run whose kept stores, scratch, fixtures and cell directory are links out of it.
         let out = temporary.url.appendingPathComponent("out")
         #expect(try runTool(run(out)).status == 0)
@@ -121,7 +109,7 @@ import Testing
         try FileManager.default.createSymbolicLink(
             at: linked.appendingPathComponent(OutputDirectory.scratchName), withDestinationURL: outside[3])
         #expect(try runTool(run(linked, ["--replace"])).status == 0)
-        #expect(try outside.map(contents(of:)) == before)
+        #expect(try outside.map { try fileContents(of: $0) } == before)
         var isLink = stat()
         #expect(lstat(out.appendingPathComponent("stores").path, &isLink) == 0 && isLink.st_mode & S_IFMT == S_IFDIR)
     }
@@ -136,11 +124,11 @@ import Testing
             ])
             #expect(made.status == 0, "\(made.output)")
         }
-        let before = try contents(of: shards[0])
+        let before = try fileContents(of: shards[0])
         let merged = try runTool(["merge", shards[0].path, shards[1].path, "--out", shards[0].path, "--replace"])
         #expect(merged.status == 2)
         #expect(merged.output.contains("is one of the runs merged"), "\(merged.output)")
-        #expect(try contents(of: shards[0]) == before)
+        #expect(try fileContents(of: shards[0]) == before)
     }
 
     @Test func aWriteThatFailsLeavesNoTemporary() throws {
@@ -191,7 +179,7 @@ import Testing
         let refused = try runTool(run(folders, ["--replace"]))
         #expect(refused.status == 2)
         #expect(refused.output.contains("holds files this tool did not write (current)"), "\(refused.output)")
-        #expect(try contents(of: folders) == ["current/thesis.txt": Data("chapter 1".utf8)])
+        #expect(try fileContents(of: folders) == ["current/thesis.txt": Data("chapter 1".utf8)])
         // A note inside an earlier run's charts/: --replace refuses rather than remove it.
         let out = temporary.url.appendingPathComponent("out")
         #expect(try runTool(run(out)).status == 0)
@@ -199,7 +187,7 @@ import Testing
         let stray = try runTool(run(out, ["--replace"]))
         #expect(stray.status == 2)
         #expect(stray.output.contains("charts/notes.txt is not: move it"), "\(stray.output)")
-        #expect(try contents(of: out)["charts/notes.txt"] == Data("mine".utf8))
+        #expect(try fileContents(of: out)["charts/notes.txt"] == Data("mine".utf8))
         // A lock file that is a hard link to a user's file is not written through.
         let victim = temporary.url.appendingPathComponent("victim.txt")
         try Data("victim".utf8).write(to: victim)

@@ -50,6 +50,23 @@ final class TemporaryDirectory {
     }
 }
 
+/// Every file under `directory` with its bytes, and with `directories` every directory too (as a marker): what a
+/// test compares before and after a command that must change nothing.
+func fileContents(of directory: URL, directories: Bool = false) throws -> [String: Data] {
+    var files: [String: Data] = [:]
+    for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
+        let url = directory.appendingPathComponent(name)
+        var isDirectory: ObjCBool = false
+        _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
+        if !isDirectory.boolValue {
+            files[name] = try Data(contentsOf: url)
+        } else if directories {
+            files[name] = Data("(directory)".utf8)
+        }
+    }
+    return files
+}
+
 /// Opens a store of `kind` in `directory` as an `ItemStore`.
 func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore {
     guard let store = try kind.open(directory) as? any ItemStore else {

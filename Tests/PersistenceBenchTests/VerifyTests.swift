@@ -29,18 +29,6 @@ import Testing
         try store.close()
     }
 
-    /// Every file under `directory` (links and all) with its bytes.
-    private func contents(of directory: URL) throws -> [String: Data] {
-        var files: [String: Data] = [:]
-        for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
-            let url = directory.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
-            files[name] = isDirectory.boolValue ? Data("(directory)".utf8) : try Data(contentsOf: url)
-        }
-        return files
-    }
-
     /// Where the bytes written to `file` end: its length, or its first hole (`lmdb+writemap` sizes its file to
     /// the whole map, and a cut in the hole past its pages loses nothing).
     private func dataEnd(of file: URL) throws -> Int {
@@ -53,7 +41,7 @@ import Testing
 
     /// What `verify` says of `directory`: its verification, or the bad input it refused; checks nothing changed.
     private func verify(_ name: String, _ directory: URL) throws -> Result<StoreVerification, BadInput> {
-        let before = try contents(of: directory)
+        let before = try fileContents(of: directory, directories: true)
         let result: Result<StoreVerification, BadInput>
         do {
             result = .success(
@@ -61,7 +49,7 @@ import Testing
         } catch let refusal as BadInput {
             result = .failure(refusal)
         }
-        #expect(try contents(of: directory) == before, "verify changed \(directory.path)")
+        #expect(try fileContents(of: directory, directories: true) == before, "verify changed \(directory.path)")
         return result
     }
 
@@ -136,12 +124,12 @@ import Testing
         let directory = try temporary.subdirectory("packed")
         try makeStore("packed", in: directory)
         try Data("g9\n".utf8).write(to: directory.appendingPathComponent("CURRENT"))
-        let before = try contents(of: directory)
+        let before = try fileContents(of: directory, directories: true)
         let refusal = #expect(throws: (any Error).self) {
             try openItemStore(try storeKind("packed"), at: directory).close()
         }
         #expect("\(refusal.map { "\($0)" } ?? "")".contains("names g9, which is not there (generations found: g1)"))
-        #expect(try contents(of: directory) == before)
+        #expect(try fileContents(of: directory, directories: true) == before)
         let verification = try verify("packed", directory).get()
         #expect(verification.problems == ["\(directory.path)/g9: missing"], "\(verification.problems)")
     }
@@ -158,7 +146,7 @@ import Testing
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
-        let before = try contents(of: directory)
+        let before = try fileContents(of: directory, directories: true)
         do {
             let store = try openItemStore(try storeKind(name), at: directory)
             try store.insert(ItemGenerator(seed: 3).items(1...20))
@@ -166,7 +154,7 @@ import Testing
         } catch {
             // A refusal is allowed (packed will not start a store beside generations it did not make); a loss is not.
         }
-        let after = try contents(of: directory)
+        let after = try fileContents(of: directory, directories: true)
         for (path, bytes) in before { #expect(after[path] == bytes, "\(name) changed or removed \(path)") }
     }
 
@@ -202,9 +190,9 @@ import Testing
                 at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         try Data("mine".utf8).write(to: directory.appendingPathComponent("g2/items.rows/thesis.txt"))
-        let before = try contents(of: directory)
+        let before = try fileContents(of: directory, directories: true)
         try openItemStore(try storeKind("packed"), at: directory).close()
-        let after = try contents(of: directory)
+        let after = try fileContents(of: directory, directories: true)
         for path in ["g2/items.rows/thesis.txt", "g3", "g01"] { #expect(after[path] == before[path], "\(path)") }
     }
 }
