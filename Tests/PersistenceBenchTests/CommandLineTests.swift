@@ -220,15 +220,15 @@ import Testing
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellOverItsMemoryBudgetIsDNF() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path
-        // Any Swift process is resident beyond 1 MiB, so the first check stops it.
+        // Any cell of this tool is resident beyond 16 MiB (the least budget it takes), so the first check stops it.
         let run = try runTool([
             "run", "--stores", "sqlite", "--workloads", "insert", "--scales", "100k,200k", "--repetitions", "2",
-            "--out", out, "--memory-budget", "1MiB",
+            "--out", out, "--memory-budget", "16MiB",
         ])
         #expect(run.status == 0, "\(run.output)")
         let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
         #expect(results.cells.first?.status == .dnf)
-        #expect(results.cells.first?.reason?.contains("over the memory budget of 1.0 MiB (resident") == true)
+        #expect(results.cells.first?.reason?.contains("over the memory budget of 16.0 MiB (resident") == true)
         #expect(results.cells.first?.process?.peakRSSBytes ?? 0 > 0)
         // The same work again, or more of it, is not started: the second repetition and the larger scale.
         #expect(results.cells.count == 4)
