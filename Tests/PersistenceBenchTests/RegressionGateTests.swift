@@ -403,6 +403,12 @@ import Testing
         let faults = CounterComparison.Bands.measured.minorFaults
         #expect(faults.verdict(9.70, 12.24, operations: 50) == .same)
         #expect(faults.verdict(9.70, 25.70, operations: 50) == .worse)
+        // A flush waits on the disk: one host's halved `lmdb ycsb-f 2k`'s waits (0.46 flushes a lookup-and-update),
+        // while a wait added to each flush's work beyond what a disk takes (8 a flush) is still a change.
+        let waits = CounterComparison.Bands.measured.voluntarySwitches
+        #expect(waits.verdict(3.16, 1.46, operations: 50, flushes: 0.46) == .same)
+        #expect(waits.verdict(3.16, 8.00, operations: 50, flushes: 0.46) == .worse)
+        #expect(waits.verdict(0, 1, operations: 50) == .worse)
         // A baseline counted before these counters existed compares what both runs have.
         #expect(try CounterComparison(baseline: counted(base), current: counted(quiet)).cells[0].changes.count == 7)
         // A cell's instructions within the band of another host's string routines (×1.05) are the same.
