@@ -6,22 +6,37 @@ import Reports
 extension ReportFormat: ExpressibleByArgument {}
 
 struct Report: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Re-render a run's reports from its results.json.")
+    static let configuration = CommandConfiguration(
+        abstract: "Re-render a run's reports from its results.json, or check that committed runs are current.",
+        discussion: """
+            With --check, nothing is written: each directory's report.md, results.csv and charts are rendered \
+            from its results.json and compared with the files there; exit 1 names every run whose files this \
+            build would render otherwise (re-render it with `persistbench report DIR`), 2 on bad input.
+            """)
 
-    @Argument(help: "A run's output directory (holding results.json).")
-    var directory: String
+    @Argument(help: "A run's output directory (holding results.json); with --check, one or more.")
+    var directories: [String]
 
     @Option(help: "Comma-separated formats: md, csv, json.")
     var format: String = "md,csv,json"
 
+    @Flag(help: "Write nothing: exit 1 when a directory's reports differ from what this build renders.")
+    var check = false
+
     func validate() throws {
         _ = try formats()
-        guard FileManager.default.fileExists(atPath: resultsPath) else {
+        guard !directories.isEmpty else { throw ValidationError("name a run's directory") }
+        guard check || directories.count == 1 else {
+            throw ValidationError("re-render one run at a time (\(directories.count) given); --check takes several")
+        }
+        for directory in directories where !FileManager.default.fileExists(atPath: resultsPath(directory)) {
             throw ValidationError("no results.json in '\(directory)'")
         }
     }
 
-    private var resultsPath: String { URL(fileURLWithPath: directory).appendingPathComponent("results.json").path }
+    private func resultsPath(_ directory: String) -> String {
+        URL(fileURLWithPath: directory).appendingPathComponent("results.json").path
+    }
 
     private func formats() throws -> [ReportFormat] {
         try format.split(separator: ",", omittingEmptySubsequences: false).map { name in
@@ -33,11 +48,35 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        let results = try RunResults.load(named: resultsPath)
+        if check { return try checkCurrent() }
+        let directory = directories[0]
+        let results = try RunResults.load(named: resultsPath(directory))
         let claim = try OutputDirectory(directory, option: "the run's directory", use: .existing)
         defer { claim.release() }
         let formats = try formats()
         try ReportWriter.write(results, to: URL(fileURLWithPath: directory), formats: formats)
         print("Wrote " + formats.map(\.fileName).joined(separator: ", ") + " in \(directory)")
+        // A chart an earlier build drew is the user's to remove: this command deletes nothing.
+        let undrawn = try ReportWriter.staleFiles(of: results, in: URL(fileURLWithPath: directory)).filter {
+            $0.hasSuffix("(no longer drawn)")
+        }
+        if !undrawn.isEmpty { print("This build no longer draws " + undrawn.joined(separator: ", ")) }
+    }
+
+    /// `--check`: each run's stale files, one line a run.
+    private func checkCurrent() throws {
+        var stale = 0
+        for directory in directories {
+            let results = try RunResults.load(named: resultsPath(directory))
+            let files = try ReportWriter.staleFiles(of: results, in: URL(fileURLWithPath: directory))
+            guard !files.isEmpty else { continue }
+            stale += 1
+            print("\(directory): \(files.joined(separator: ", ")): not what this build renders")
+        }
+        guard stale > 0 else {
+            return print("Current: \(directories.count) run(s) render as committed")
+        }
+        print("\(stale) of \(directories.count) run(s) stale: re-render each with `persistbench report DIR`")
+        throw ExitCode(1)
     }
 }

@@ -21,25 +21,57 @@ package enum ReportWriter {
         throws
     {
         try FileSystem.makeDirectory(directory)
+        for (path, data) in try renderings(of: results, formats: formats) {
+            if path.hasPrefix(Charts.directoryName + "/") {
+                try FileSystem.makeDirectory(directory.appendingPathComponent(Charts.directoryName))
+            }
+            try FileSystem.writeAtomically(data, to: directory.appendingPathComponent(path))
+        }
+        // A counted run's cells' flame graphs, from the stacks each kept.
+        if formats.contains(.md), results.configuration.counted == true {
+            try FlameGraph.writeGraphs(of: results, in: directory)
+        }
+    }
+
+    /// What `write` writes from `results` alone, by path in the run's directory: each format's file and, with
+    /// `report.md`, the charts it links (a counted run's flame graphs are drawn from the stacks its cells kept).
+    package static func renderings(of results: RunResults, formats: [ReportFormat] = ReportFormat.allCases) throws
+        -> [(path: String, data: Data)]
+    {
+        var files: [(path: String, data: Data)] = []
         for format in formats {
-            let data: Data
             switch format {
-            case .json: data = try results.jsonData()
-            case .csv: data = Data(CSVReport.render(results).utf8)
-            case .md: data = Data(MarkdownReport.render(results).utf8)
+            case .json: files.append((format.fileName, try results.jsonData()))
+            case .csv: files.append((format.fileName, Data(CSVReport.render(results).utf8)))
+            case .md: files.append((format.fileName, Data(MarkdownReport.render(results).utf8)))
             }
-            try FileSystem.writeAtomically(data, to: directory.appendingPathComponent(format.fileName))
         }
-        // The charts `report.md` links.
         if formats.contains(.md) {
-            let charts = directory.appendingPathComponent(Charts.directoryName)
-            try FileSystem.makeDirectory(charts)
-            for (name, svg) in Charts.render(results) {
-                try FileSystem.writeAtomically(Data(svg.utf8), to: charts.appendingPathComponent(name))
-            }
-            // A counted run's cells' flame graphs, from the stacks each kept.
-            if results.configuration.counted == true { try FlameGraph.writeGraphs(of: results, in: directory) }
+            files += Charts.render(results).map { (Charts.directoryName + "/" + $0.name, Data($0.svg.utf8)) }
         }
+        return files
+    }
+
+    /// The files of a committed run that this build would render otherwise from its `results.json`: each differing
+    /// file, each chart `report.md` links that is missing, and each chart in `charts/` this build no longer draws.
+    /// A run committed without its `report.md` or `results.csv` is checked on what it has. Empty when it is current.
+    package static func staleFiles(of results: RunResults, in directory: URL) throws -> [String] {
+        let exists = { (path: String) in
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent(path).path)
+        }
+        let hasReport = exists(ReportFormat.md.fileName)
+        let rendered = try renderings(of: results, formats: [.csv, .md]).filter { path, _ in
+            path.hasPrefix(Charts.directoryName + "/") ? hasReport : exists(path)
+        }
+        var stale = rendered.compactMap { path, data in
+            (try? Data(contentsOf: directory.appendingPathComponent(path))) == data ? nil : path
+        }
+        let charts = directory.appendingPathComponent(Charts.directoryName)
+        let drawn = Set(rendered.map(\.path))
+        let committed = (try? FileManager.default.contentsOfDirectory(atPath: charts.path)) ?? []
+        stale += committed.filter { $0.hasSuffix(".svg") }.map { Charts.directoryName + "/" + $0 }
+            .filter { !drawn.contains($0) }.sorted().map { $0 + " (no longer drawn)" }
+        return stale
     }
 }
 
