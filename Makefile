@@ -7,7 +7,7 @@ RUN_ARGS ?=
 TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
-.PHONY: fuzz bench sweep merge test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time counter-baseline \
+.PHONY: fuzz bench sweep merge test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time check-findings counter-baseline \
 	benchmarks example example-baseline format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
@@ -83,7 +83,14 @@ smoke-crash: build
 	$(TOOL) crash --kills 5 --power-loss 40 --crashes 2 --faults 6 --scale 2k --out results/smoke-crash --replace
 
 # The regression checks CI runs (README, "Regression checks"): the counters, then the time against BASE.
-check: check-counters check-time
+check: check-counters check-time check-findings
+
+# What is published, against what the committed runs give: README's findings and docs/findings.md's figures computed
+# again from their results (docs/findings.json declares them), and every committed run's report.md, results.csv and
+# charts rendered again by this build from its results.json. Exit 1 names each figure or run that differs.
+check-findings: build
+	$(TOOL) findings --check
+	$(TOOL) report --check $$(find results -name results.json -exec dirname {} \; | sort)
 
 # What no machine changes, judged against the committed counted baselines (made on any host): their matrices counted
 # now under callgrind into results/check-counters/ (about 10 minutes on 2 cores); exit 1 on a regression, and on a

@@ -13,7 +13,8 @@ struct PersistBench: ParsableCommand {
         abstract: "Identical, verified workloads against Swift persistence strategies: throughput, latency, memory.",
         version: versionText,
         subcommands: [
-            Run.self, Merge.self, List.self, Report.self, Export.self, Compare.self, Check.self, Keys.self, Crash.self,
+            Run.self, Merge.self, List.self, Report.self, Findings.self, Export.self, Compare.self, Check.self,
+            Keys.self, Crash.self,
             Verify.self,
             Child.self,
         ])

@@ -106,7 +106,7 @@ package struct RunResults: Codable, Equatable, Sendable {
     }
 
     /// A decoding error in one line: what was wrong, and where (`cells[3].metrics.digest`).
-    static func describe(_ error: DecodingError) -> String {
+    package static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
             return text.hasPrefix(".") ? String(text.dropFirst()) : text.isEmpty ? "the top level" : text

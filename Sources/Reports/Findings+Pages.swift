@@ -1,0 +1,223 @@
+import Foundation
+import PersistenceBench
+
+/// README's findings section and docs/findings.md's figure-by-figure part, rendered from the declarations, and the
+/// check that what is published is what they render.
+package enum FindingPages {
+    /// The lines that open and close each rendered part; what lies between is the tool's.
+    package static let begin = "<!-- findings: rendered by `persistbench findings` from docs/findings.json -->"
+    package static let end = "<!-- findings: end -->"
+
+    /// A finding as rendered: its text in pieces, each either words or a figure.
+    package struct Rendered {
+        package enum Piece { case words(String), figure(name: String, RenderedFigure) }
+        package var number: Int
+        package var pieces: [Piece]
+        package var text: String {
+            pieces.map {
+                switch $0 {
+                case .words(let words): words
+                case .figure(_, let figure): figure.text
+                }
+            }.joined()
+        }
+    }
+
+    /// Each finding's README item, in pieces: its title, its sentence with the figures in place, the link and the
+    /// machine, commit and detail of its runs.
+    package static func render(_ declarations: FindingDeclarations, renderer: inout FindingRenderer) throws
+        -> [Rendered]
+    {
+        try declarations.findings.enumerated().map { offset, finding in
+            let number = offset + 1
+            var pieces: [Rendered.Piece] = [.words("\(number). **\(finding.title)**: ")]
+            var rest = Substring(finding.text)
+            while let open = rest.firstIndex(of: "{") {
+                guard let close = rest[open...].firstIndex(of: "}") else {
+                    throw BenchError("finding \(number): a '{' with no '}' in its text")
+                }
+                let name = String(rest[rest.index(after: open)..<close])
+                guard let figure = finding.figures[name] else {
+                    throw BenchError("finding \(number): its text names {\(name)}, which it does not declare")
+                }
+                pieces.append(.words(String(rest[..<open])))
+                do {
+                    pieces.append(.figure(name: name, try renderer.render(figure, of: finding)))
+                } catch {
+                    throw BenchError("finding \(number), figure {\(name)}: \(error)")
+                }
+                rest = rest[rest.index(after: close)...]
+            }
+            pieces.append(.words(String(rest)))
+            let unused = Set(finding.figures.keys).subtracting(finding.text.figureNames)
+            guard unused.isEmpty else {
+                throw BenchError(
+                    "finding \(number) declares \(unused.sorted().joined(separator: ", ")) and never uses it")
+            }
+            let runs = try finding.runs.map { try provenance(of: $0, renderer: &renderer) }
+            let commits = runs.map(\.commit).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            pieces.append(
+                .words(
+                    "\n   [run](\(finding.link)) · " + Set(runs.map(\.cpu)).sorted().joined(separator: ", ") + " · "
+                        + commits.joined(separator: ", ") + " · [cells](docs/findings.md#finding-\(number))"))
+            return Rendered(number: number, pieces: pieces)
+        }
+    }
+
+    /// README's section: the header and the numbered findings.
+    package static func readme(_ declarations: FindingDeclarations, _ rendered: [Rendered]) -> String {
+        ([begin, declarations.header, ""] + rendered.map(\.text) + [end]).joined(separator: "\n")
+    }
+
+    /// docs/findings.md's part: per finding, its runs (machine, commit, the command each recorded) and each
+    /// figure with what it is computed from.
+    package static func detail(
+        _ declarations: FindingDeclarations, _ rendered: [Rendered], renderer: inout FindingRenderer
+    ) throws -> String {
+        var lines = [
+            begin, "## The findings at a glance, figure by figure", "",
+            "Each finding of README.md as `docs/findings.json` declares it: the runs it rests on, each with the "
+                + "command it recorded, and every figure with the cells and statistic it is computed from. "
+                + "`persistbench findings --check` computes them again from the committed results.", "",
+        ]
+        for (finding, item) in zip(declarations.findings, rendered) {
+            lines += ["<a id=\"finding-\(item.number)\"></a>", "### \(item.number). \(finding.title)", ""]
+            lines += ["| run | machine | commit | command |", "|---|---|---|---|"]
+            for run in finding.runs {
+                let facts = try provenance(of: run, renderer: &renderer)
+                lines.append("| `\(run)` | \(facts.machine) | \(facts.commit) | `\(facts.command)` |")
+            }
+            lines += ["", "| figure | as published | computed from |", "|---|---|---|"]
+            for case .figure(let name, let figure) in item.pieces {
+                lines.append("| {\(name)} | \(figure.text) | \(figure.basis) |")
+            }
+            lines.append("")
+        }
+        return (lines + [end]).joined(separator: "\n")
+    }
+
+    /// A run's machine, its CPU's short name (EPYC, Xeon), commit (saying when its tree was not committed) and
+    /// command, from what it recorded.
+    static func provenance(of run: String, renderer: inout FindingRenderer) throws -> (
+        machine: String, cpu: String, commit: String, command: String
+    ) {
+        let environment = try renderer.environment(of: run)
+        let cpu =
+            environment.cpuModel.contains("EPYC")
+            ? "AMD EPYC"
+            : environment.cpuModel.contains("Xeon")
+                ? "Intel Xeon" : environment.cpuModel
+        let dirty = environment.gitCommit.hasSuffix("-dirty")
+        let commit = String(environment.gitCommit.prefix(7)) + (dirty ? " (uncommitted)" : "")
+        return (
+            "\(environment.cores)-core \(cpu)", cpu.split(separator: " ").last.map(String.init) ?? cpu, commit,
+            command(environment.command)
+        )
+    }
+
+    /// A recorded command as a reader types it: `persistbench` for the binary's path, without `--out DIR` and
+    /// `--replace` (where it wrote is not what it measured).
+    static func command(_ recorded: String) -> String {
+        var words = recorded.split(separator: " ").map(String.init)
+        if let first = words.first, first.hasSuffix("persistbench") { words[0] = "persistbench" }
+        var kept: [String] = []
+        var skipNext = false
+        for word in words {
+            if skipNext {
+                skipNext = false
+                continue
+            }
+            if word == "--out" {
+                skipNext = true
+                continue
+            }
+            if word == "--replace" || word.hasPrefix("--out=") { continue }
+            kept.append(word)
+        }
+        return kept.joined(separator: " ")
+    }
+
+    /// The part of `page` between the markers, or nil where it has none.
+    package static func part(of page: String) -> Range<String.Index>? {
+        guard let start = page.range(of: begin), let stop = page.range(of: end, range: start.upperBound..<page.endIndex)
+        else { return nil }
+        return start.lowerBound..<stop.upperBound
+    }
+
+    /// Where README's published findings differ from their rendering: each finding whose words differ, and each
+    /// figure whose published value is not the one its run gives, with both values. Empty when they agree.
+    package static func differences(published: String, rendered: [Rendered], header: String) -> [String] {
+        var problems: [String] = []
+        if !published.contains(header) { problems.append("the header differs from docs/findings.json's") }
+        let items = items(of: published)
+        for finding in rendered {
+            guard let text = items[finding.number] else {
+                problems.append("finding \(finding.number): not in the published section")
+                continue
+            }
+            if text == finding.text { continue }
+            var rest = Substring(text)
+            var pending: (name: String, figure: RenderedFigure)?
+            var found: [String] = []
+            pieces: for piece in finding.pieces {
+                switch piece {
+                case .figure(let name, let figure): pending = (name, figure)
+                case .words(let words):
+                    let match: Range<Substring.Index>? =
+                        pending == nil
+                        ? (rest.hasPrefix(words)
+                            ? rest.startIndex..<rest.index(rest.startIndex, offsetBy: words.count) : nil)
+                        : words.isEmpty ? rest.endIndex..<rest.endIndex : rest.range(of: words)
+                    guard let match else {
+                        found.append(
+                            "finding \(finding.number): its words differ from docs/findings.json's at «"
+                                + (words.isEmpty ? "the end" : String(words.prefix(60))) + "»")
+                        break pieces
+                    }
+                    if let pending, rest[..<match.lowerBound] != pending.figure.text {
+                        found.append(
+                            "finding \(finding.number), figure {\(pending.name)}: published "
+                                + "\(rest[..<match.lowerBound]), its run gives \(pending.figure.text) "
+                                + "(\(pending.figure.basis))")
+                    }
+                    pending = nil
+                    rest = rest[match.upperBound...]
+                }
+            }
+            problems += found.isEmpty ? ["finding \(finding.number): differs from its rendering"] : found
+        }
+        return problems
+    }
+
+    /// The published section's items by number: "3. **…** …" up to the next item or the end marker.
+    static func items(of published: String) -> [Int: String] {
+        var items: [Int: String] = [:]
+        var current: (Int, [String])?
+        for line in published.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if let dot = line.firstIndex(of: "."), let number = Int(line[..<dot]), line[dot...].hasPrefix(". **") {
+                if let (number, lines) = current { items[number] = lines.joined(separator: "\n") }
+                current = (number, [line])
+            } else if line == end || line.isEmpty {
+                if let (number, lines) = current { items[number] = lines.joined(separator: "\n") }
+                current = nil
+            } else if current != nil {
+                current?.1.append(line)
+            }
+        }
+        if let (number, lines) = current { items[number] = lines.joined(separator: "\n") }
+        return items
+    }
+}
+
+extension String {
+    /// The `{name}`s a finding's text places.
+    fileprivate var figureNames: Set<String> {
+        var names: Set<String> = []
+        var rest = Substring(self)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.insert(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+}
