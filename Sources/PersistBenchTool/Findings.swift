@@ -34,7 +34,7 @@ struct Findings: ParsableCommand {
         let declarationsURL = rootURL.appendingPathComponent("docs/findings.json")
         let declarations: FindingDeclarations
         do {
-            declarations = try JSONDecoder().decode(FindingDeclarations.self, from: Data(contentsOf: declarationsURL))
+            declarations = try FindingDeclarations.decode(Data(contentsOf: declarationsURL))
         } catch let error as DecodingError {
             throw BenchError("\(declarationsURL.path): \(RunResults.describe(error))")
         }
@@ -46,7 +46,8 @@ struct Findings: ParsableCommand {
         var problems: [String] = []
         var pages: [(URL, String)] = []
         for (url, part) in [(readmeURL, readme), (detailURL, detail)] {
-            let page = try String(contentsOf: url, encoding: .utf8)
+            // Line ends as git may check them out on another system: compared as "\n".
+            let page = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "\r\n", with: "\n")
             guard let range = FindingPages.part(of: page) else {
                 throw BenchError("\(url.path) has no findings part (between «\(FindingPages.begin)» and its end)")
             }
@@ -54,9 +55,9 @@ struct Findings: ParsableCommand {
             guard check, page[range] != part else { continue }
             if url == readmeURL {
                 problems += FindingPages.differences(
-                    published: String(page[range]), rendered: rendered, header: declarations.header)
+                    published: String(page[range]), rendered: rendered, section: part)
             } else {
-                problems.append("docs/findings.md: its figure-by-figure part differs from its rendering")
+                problems += FindingPages.detailDifferences(published: String(page[range]), rendered: part)
             }
         }
         if write {

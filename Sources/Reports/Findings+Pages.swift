@@ -144,68 +144,138 @@ package enum FindingPages {
         return start.lowerBound..<stop.upperBound
     }
 
-    /// Where README's published findings differ from their rendering: each finding whose words differ, and each
-    /// figure whose published value is not the one its run gives, with both values. Empty when they agree.
-    package static func differences(published: String, rendered: [Rendered], header: String) -> [String] {
+    /// Where README's published findings differ from their rendering (`section`): each finding whose words differ,
+    /// each figure whose published value is not the one its run gives, with both values; an item no declaration
+    /// renders, or one published twice; and where nothing of that names it, the first line that differs. Empty when
+    /// they agree.
+    package static func differences(published: String, rendered: [Rendered], section: String) -> [String] {
+        guard published != section else { return [] }
         var problems: [String] = []
-        if !published.contains(header) { problems.append("the header differs from docs/findings.json's") }
-        let items = items(of: published)
+        let (items, numbers) = items(of: published)
+        for number in Set(numbers) where numbers.count(where: { $0 == number }) > 1 {
+            problems.append("finding \(number): published more than once")
+        }
+        for number in Set(numbers).subtracting(rendered.map(\.number)).sorted() {
+            problems.append("finding \(number): published, and docs/findings.json declares no such finding")
+        }
+        if numbers != numbers.sorted() { problems.append("the findings are published out of their order") }
+        let lines = { (text: String) in text.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().first
+        }
+        if lines(published) != lines(section) { problems.append("the header differs from docs/findings.json's") }
         for finding in rendered {
             guard let text = items[finding.number] else {
                 problems.append("finding \(finding.number): not in the published section")
                 continue
             }
-            if text == finding.text { continue }
-            var rest = Substring(text)
-            var pending: (name: String, figure: RenderedFigure)?
-            var found: [String] = []
-            pieces: for piece in finding.pieces {
-                switch piece {
-                case .figure(let name, let figure): pending = (name, figure)
-                case .words(let words):
-                    let match: Range<Substring.Index>? =
-                        pending == nil
-                        ? (rest.hasPrefix(words)
-                            ? rest.startIndex..<rest.index(rest.startIndex, offsetBy: words.count) : nil)
-                        : words.isEmpty ? rest.endIndex..<rest.endIndex : rest.range(of: words)
-                    guard let match else {
-                        found.append(
-                            "finding \(finding.number): its words differ from docs/findings.json's at «"
-                                + (words.isEmpty ? "the end" : String(words.prefix(60))) + "»")
-                        break pieces
-                    }
-                    if let pending, rest[..<match.lowerBound] != pending.figure.text {
-                        found.append(
-                            "finding \(finding.number), figure {\(pending.name)}: published "
-                                + "\(rest[..<match.lowerBound]), its run gives \(pending.figure.text) "
-                                + "(\(pending.figure.basis))")
-                    }
-                    pending = nil
-                    rest = rest[match.upperBound...]
-                }
-            }
-            problems += found.isEmpty ? ["finding \(finding.number): differs from its rendering"] : found
+            if text != finding.text { problems += figureDifferences(text, finding) }
+        }
+        if problems.isEmpty {
+            let difference = firstDifference(published, section)
+            problems.append(
+                "the section differs from its rendering at its line \(difference.line + 1): "
+                    + (difference.published.map { "«\($0)»" } ?? "the end"))
         }
         return problems
     }
 
-    /// The published section's items by number: "3. **…** …" up to the next item or the end marker.
-    static func items(of published: String) -> [Int: String] {
+    /// The first line at which `published` and `rendered` differ, and each one's line there (nil past its end).
+    static func firstDifference(_ published: String, _ rendered: String) -> (
+        line: Int, published: String?, rendered: String?, heading: String?
+    ) {
+        let mine = published.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let theirs = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var line = 0
+        while line < mine.count, line < theirs.count, mine[line] == theirs[line] { line += 1 }
+        let heading = theirs[..<min(line, theirs.count)].last { $0.hasPrefix("### ") }
+        return (
+            line, line < mine.count ? String(mine[line].prefix(80)) : nil,
+            line < theirs.count ? String(theirs[line].prefix(80)) : nil, heading.map { String($0.dropFirst(4)) }
+        )
+    }
+
+    /// One finding's published text against its rendering: each figure published otherwise, with both values, or
+    /// where its words first differ.
+    private static func figureDifferences(_ text: String, _ finding: Rendered) -> [String] {
+        var rest = Substring(text)
+        var pending: (name: String, figure: RenderedFigure)?
+        var found: [String] = []
+        // Words between two figures are one piece: a short one ("." ) must not match inside a figure.
+        var pieces: [Rendered.Piece] = []
+        for piece in finding.pieces {
+            if case .words(let words) = piece, case .words(let before)? = pieces.last {
+                pieces[pieces.count - 1] = .words(before + words)
+            } else {
+                pieces.append(piece)
+            }
+        }
+        for (index, piece) in pieces.enumerated() {
+            switch piece {
+            case .figure(let name, let figure): pending = (name, figure)
+            case .words(let words):
+                let last = index == pieces.count - 1
+                let match: Range<Substring.Index>?
+                if pending == nil {
+                    match =
+                        rest.hasPrefix(words)
+                        ? rest.startIndex..<rest.index(rest.startIndex, offsetBy: words.count) : nil
+                } else if last {
+                    match =
+                        rest.hasSuffix(words) ? rest.index(rest.endIndex, offsetBy: -words.count)..<rest.endIndex : nil
+                } else {
+                    match = rest.range(of: words)
+                }
+                guard let match else {
+                    found.append(
+                        "finding \(finding.number): its words differ from docs/findings.json's at «"
+                            + (words.isEmpty ? "the end" : String(words.prefix(60))) + "»")
+                    return found
+                }
+                if let pending, rest[..<match.lowerBound] != pending.figure.text {
+                    found.append(
+                        "finding \(finding.number), figure {\(pending.name)}: published "
+                            + "\(rest[..<match.lowerBound]), its run gives \(pending.figure.text) "
+                            + "(\(pending.figure.basis))")
+                }
+                pending = nil
+                rest = rest[match.upperBound...]
+            }
+        }
+        return found.isEmpty ? ["finding \(finding.number): differs from its rendering"] : found
+    }
+
+    /// docs/findings.md's part against its rendering: the first line that differs, with the finding it is in.
+    package static func detailDifferences(published: String, rendered: String) -> [String] {
+        guard published != rendered else { return [] }
+        let difference = firstDifference(published, rendered)
+        let place = difference.heading.map { "docs/findings.md, finding \($0.prefix(60))" } ?? "docs/findings.md"
+        let was = difference.published.map { "«\($0)»" } ?? "the end"
+        let now = difference.rendered.map { " (the runs give «\($0)»)" } ?? ""
+        return ["\(place): its line \(was) is not what the runs give\(now)"]
+    }
+
+    /// The published section's items by number ("3. **…** …" up to the next item, a blank line or the end
+    /// marker), and every item's number in the order published.
+    static func items(of published: String) -> (items: [Int: String], numbers: [Int]) {
         var items: [Int: String] = [:]
+        var numbers: [Int] = []
         var current: (Int, [String])?
+        func close() {
+            if let (number, lines) = current, items[number] == nil { items[number] = lines.joined(separator: "\n") }
+            current = nil
+        }
         for line in published.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if let dot = line.firstIndex(of: "."), let number = Int(line[..<dot]), line[dot...].hasPrefix(". **") {
-                if let (number, lines) = current { items[number] = lines.joined(separator: "\n") }
+                close()
+                numbers.append(number)
                 current = (number, [line])
             } else if line == end || line.isEmpty {
-                if let (number, lines) = current { items[number] = lines.joined(separator: "\n") }
-                current = nil
+                close()
             } else if current != nil {
                 current?.1.append(line)
             }
         }
-        if let (number, lines) = current { items[number] = lines.joined(separator: "\n") }
-        return items
+        close()
+        return (items, numbers)
     }
 }
 

@@ -9,6 +9,35 @@ package struct FindingDeclarations: Codable, Sendable {
     /// The paragraph above the list: what every finding shares.
     package var header: String
     package var findings: [Finding]
+
+    /// Decodes the declarations, refusing a key no declaration has (a typo would otherwise drop what it meant to
+    /// say, and publish another figure): each named with the finding and figure it is in.
+    package static func decode(_ data: Data) throws -> FindingDeclarations {
+        let declarations = try JSONDecoder().decode(FindingDeclarations.self, from: data)
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        var unknown = Set(object.keys).subtracting(["header", "findings"]).sorted().map { "'\($0)' at the top" }
+        let figureKeys: Set<String> = [
+            "kind", "run", "store", "over", "workload", "scale", "of", "percentile", "operation", "field", "unit",
+            "check",
+        ]
+        for (offset, finding) in (object["findings"] as? [[String: Any]] ?? []).enumerated() {
+            unknown += Set(finding.keys).subtracting(["title", "runs", "link", "text", "figures"]).sorted().map {
+                "'\($0)' in finding \(offset + 1)"
+            }
+            for (name, figure) in (finding["figures"] as? [String: [String: Any]] ?? [:]).sorted(by: { $0.key < $1.key }
+            ) {
+                unknown += Set(figure.keys).subtracting(figureKeys).sorted().map {
+                    "'\($0)' in finding \(offset + 1)'s figure {\(name)}"
+                }
+            }
+        }
+        guard unknown.isEmpty else {
+            throw BenchError(
+                "unknown key(s): " + unknown.joined(separator: ", ") + " (known for a figure: "
+                    + figureKeys.sorted().joined(separator: ", ") + ")")
+        }
+        return declarations
+    }
 }
 
 /// One finding: `text` with `{name}` where each of `figures` goes.
@@ -30,6 +59,8 @@ package struct FigureDeclaration: Codable, Sendable {
         case ops
         /// Timed seconds per operation.
         case time
+        /// The whole timed phase, seconds: what `open`'s launch (the open and its first page) took.
+        case phase
         /// A latency percentile (`percentile`: p50, p95, p99, p999, max), of `operation` (YCSB's READ, UPDATE…)
         /// where given: stated with the samples behind it.
         case latency
@@ -117,6 +148,9 @@ package struct FindingRenderer {
         if figure.kind == .crash { return try crashFigure(figure, run: run) }
         let results = try benchmark(run)
         let store = try required(figure.store, "store")
+        if figure.kind == .ratio, let of = figure.of, ![.time, .phase, .latency, .value].contains(of) {
+            throw BenchError("a ratio divides time, phase, latency or value (of a store's time: not \(of.rawValue))")
+        }
         let samples = try self.samples(
             figure, kind: figure.kind == .ratio ? figure.of ?? .time : figure.kind,
             store: store, results: results)
@@ -135,10 +169,13 @@ package struct FindingRenderer {
         }
         let over = try required(figure.over, "over")
         let base = try self.samples(figure, kind: figure.of ?? .time, store: over, results: results)
-        let ratios = samples.byRepetition.compactMap { repetition, value in
-            base.byRepetition[repetition].flatMap { $0 > 0 ? value / $0 : nil }
+        // Only the repetitions both stores finished: the median and the range of the same pairs.
+        let paired = samples.byRepetition.keys.filter { base.byRepetition[$0] != nil }.sorted()
+        let ratios = paired.compactMap { repetition in
+            base.byRepetition[repetition].flatMap { $0 > 0 ? (samples.byRepetition[repetition] ?? 0) / $0 : nil }
         }
-        guard let top = median(samples.values), let bottom = median(base.values), bottom > 0,
+        guard let top = median(paired.compactMap { samples.byRepetition[$0] }),
+            let bottom = median(paired.compactMap { base.byRepetition[$0] }), bottom > 0,
             let low = ratios.min(), let high = ratios.max()
         else {
             throw BenchError("\(cell) over `\(over)`: no repetition of both finished")
@@ -148,8 +185,8 @@ package struct FindingRenderer {
             ratios.count > 1 ? " (" + Self.ratioText(low) + "–" + Self.ratioText(high) + ")" : " (one repetition)"
         return RenderedFigure(
             text: Self.ratioText(ratio) + "×" + range,
-            basis: "\(cell) ÷ `\(over)` in \(run): \(samples.statistic), ratio of medians of "
-                + "\(Self.repetitions(samples.values.count)), range of \(ratios.count) paired by repetition"
+            basis: "\(cell) ÷ `\(over)` in \(run): \(samples.statistic), ratio of medians of the "
+                + "\(Self.repetitions(ratios.count)) both finished, and the range of their ratios paired by repetition"
                 + samples.n)
     }
 
@@ -168,11 +205,14 @@ package struct FindingRenderer {
         guard let scale = Scale(parsing: try required(figure.scale, "scale")) else {
             throw BenchError("scale '\(figure.scale ?? "")' is not a scale")
         }
-        let cells = results.cells.filter {
-            $0.store == store && $0.workload == workload && $0.scale == scale && $0.status == .ok
+        let all = results.cells.filter { $0.store == store && $0.workload == workload && $0.scale == scale }
+        guard !all.isEmpty else {
+            throw BenchError("`\(store) \(workload) \(scale)`: the run has no such cell")
         }
+        let cells = all.filter { $0.status == .ok }
         guard !cells.isEmpty else {
-            throw BenchError("`\(store) \(workload) \(scale)`: no finished repetition in the run")
+            let reason = all.compactMap(\.reason).first.map { ": \($0)" } ?? ""
+            throw BenchError("`\(store) \(workload) \(scale)`: no repetition finished\(reason)")
         }
         var values: [Int: Double] = [:]
         var counts: [Int] = []
@@ -186,6 +226,9 @@ package struct FindingRenderer {
             case .time:
                 values[cell.repetition] = metrics.timedSeconds / Double(max(metrics.operations, 1))
                 statistic = "timed seconds per operation"
+            case .phase:
+                values[cell.repetition] = metrics.timedSeconds
+                statistic = "the timed phase's seconds"
             case .latency:
                 let name = try required(figure.percentile, "percentile")
                 let summary = figure.operation.map { metrics.latencyByOperation?[$0] } ?? metrics.latency
@@ -208,15 +251,17 @@ package struct FindingRenderer {
                 values[cell.repetition] = figure.unit == .microseconds ? value / 1e6 : value
                 statistic = field
             case .ratio, .crash:
-                throw BenchError("a ratio divides time, latency or value")
+                throw BenchError("a ratio divides time, phase, latency or value")
             }
         }
         var n = ""
         if let fewest = counts.min() {
-            if fewest < 100, figure.percentile != "max", figure.percentile != "p50" {
+            // A p99 needs 100 samples to be more than the slowest, a p99.9 1,000: under that, call it the max.
+            let needed = ["p95": 20, "p99": 100, "p999": 1_000][figure.percentile ?? ""] ?? 1
+            if fewest < needed {
                 throw BenchError(
-                    "`\(store) \(workload) \(scale)`: a \(figure.percentile ?? "") of \(fewest) samples: "
-                        + "under 100, call it the max")
+                    "`\(store) \(workload) \(scale)`: a \(figure.percentile ?? "") of \(fewest) sample(s) is the "
+                        + "slowest of them (under \(formatWhole(needed))): call it the max")
             }
             n = ", n = " + Self.span(counts) + " a repetition"
         } else {
@@ -232,7 +277,11 @@ package struct FindingRenderer {
             $0["check"] as? String == check
         }
         guard !summaries.isEmpty else { throw BenchError("\(run) ran no '\(check)' check") }
-        let total = summaries.compactMap { ($0[field] as? NSNumber)?.intValue }.reduce(0, +)
+        let counts = summaries.compactMap { ($0[field] as? NSNumber)?.intValue }
+        guard counts.count == summaries.count else {
+            throw BenchError("\(run): its '\(check)' summaries have no count '\(field)'")
+        }
+        let total = counts.reduce(0, +)
         let trials = summaries.compactMap { ($0["trials"] as? NSNumber)?.intValue }
         guard let fewest = trials.min() else { throw BenchError("\(run): no trials recorded") }
         let most = trials.max() ?? fewest
@@ -240,12 +289,13 @@ package struct FindingRenderer {
             "\(formatWhole(total)) \(field) of "
             + (most == fewest
                 ? formatWhole(fewest)
-                : "\(formatWhole(fewest))–\(formatWhole(most))") + " a store"
+                : "\(formatWhole(fewest))–\(formatWhole(most))") + " each (\(summaries.count) stores"
         if total == 0 {
             // The share of states a store could break and still show none in `fewest` trials, 95 % of the time.
             let bound = 1 - pow(0.05, 1 / Double(fewest))
-            text += String(format: " (≤ %.2g %% at 95 %%)", bound * 100)
+            text += String(format: ", ≤ %.2g %% at 95 %%", bound * 100)
         }
+        text += ")"
         return RenderedFigure(
             text: text,
             basis: "\(run)/crash.json: `\(field)` of its \(summaries.count) stores' \(check) checks, summed")

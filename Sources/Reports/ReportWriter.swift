@@ -67,8 +67,11 @@ package enum ReportWriter {
             (try? Data(contentsOf: directory.appendingPathComponent(path))) == data ? nil : path
         }
         let charts = directory.appendingPathComponent(Charts.directoryName)
+        if !hasReport, FileManager.default.fileExists(atPath: charts.path) {
+            stale.append("report.md (missing beside its charts)")
+        }
         let drawn = Set(rendered.map(\.path))
-        let committed = (try? FileManager.default.contentsOfDirectory(atPath: charts.path)) ?? []
+        let committed = hasReport ? (try? FileManager.default.contentsOfDirectory(atPath: charts.path)) ?? [] : []
         stale += committed.filter { $0.hasSuffix(".svg") }.map { Charts.directoryName + "/" + $0 }
             .filter { !drawn.contains($0) }.sorted().map { $0 + " (no longer drawn)" }
         return stale

@@ -43,12 +43,62 @@ import Testing
             run.output.contains("finding 3, figure {g}: published 18.0× (18.9–29.1), its run gives 19.9× (18.9–29.1)"),
             "\(run.output)")
         // Words changed are named too, and --write puts the rendering back.
-        try page.replacingOccurrences(of: "so compiling is the smaller part", with: "so compiling is all of it").write(
-            to: readme, atomically: true, encoding: .utf8)
-        let words = try runTool(["findings", "--check", "--root", root.url.path])
-        #expect(words.status == 1 && words.output.contains("finding 3: its words differ"), "\(words.output)")
+        // Only that figure is named: the words around it still match.
+        #expect(!run.output.contains("{gs}") && !run.output.contains("words differ"), "\(run.output)")
+        // Words changed, findings moved, added or repeated, text slipped between them: each is named.
+        let first = try #require(page.range(of: "1. **"))
+        let item1 = String(page[first.lowerBound...].prefix { $0 != "\n" })
+        let edits: [(String, String)] = [
+            (
+                page.replacingOccurrences(of: "compiling is most of the cost", with: "compiling is all of it"),
+                "finding 3: its words differ"
+            ),
+            (
+                page.replacingOccurrences(
+                    of: FindingPages.end, with: "14. **SQLite loses**: always.\n" + FindingPages.end),
+                "finding 14: published, and docs/findings.json declares no such finding"
+            ),
+            (
+                page.replacingCharacters(
+                    in: first, with: item1.replacingOccurrences(of: "3.82M", with: "9.99M") + "\n1. **"),
+                "finding 1: published more than once"
+            ),
+            (
+                page.replacingOccurrences(of: "\n2. **", with: "\n\nIn our view sqlite is slow.\n\n2. **"),
+                "the section differs from its rendering"
+            ),
+            (
+                page.replacingOccurrences(
+                    of: FindingPages.begin + "\n", with: FindingPages.begin + "\nIllustrative only. "),
+                "the header differs"
+            ),
+        ]
+        for (edited, message) in edits {
+            try edited.write(to: readme, atomically: true, encoding: .utf8)
+            let check = try runTool(["findings", "--check", "--root", root.url.path])
+            #expect(check.status == 1 && check.output.contains(message), "\(message): \(check.output)")
+        }
         #expect(try runTool(["findings", "--write", "--root", root.url.path]).status == 0)
         #expect(try String(contentsOf: readme, encoding: .utf8) == page)
+    }
+
+    @Test(.tags(.endToEnd)) func aDeclarationWithAnUnknownKeyOrAMissingCountIsRefused() throws {
+        let root = try Self.copy()
+        let declarations = root.url.appendingPathComponent("docs/findings.json")
+        let original = try String(contentsOf: declarations, encoding: .utf8)
+        for (edit, message) in [
+            (original.replacingOccurrences(of: "\"operation\"", with: "\"operaton\""), "unknown key(s): 'operaton'"),
+            (
+                original.replacingOccurrences(of: "\"field\": \"broken\"", with: "\"field\": \"brokenStates\""),
+                "have no count 'brokenStates'"
+            ),
+        ] {
+            #expect(edit != original)
+            try edit.write(to: declarations, atomically: true, encoding: .utf8)
+            let run = try runTool(["findings", "--root", root.url.path])
+            #expect(run.status != 0 && run.output.contains(message), "\(run.output)")
+            #expect(!run.output.contains("Fatal error"))
+        }
     }
 
     @Test func aFigureStatesItsSpreadAndNeverAPercentileOfTooFewSamples() throws {
