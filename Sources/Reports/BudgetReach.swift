@@ -19,8 +19,7 @@ struct BudgetReach {
         var label: String {
             let time = Quantity.formatTime(median)
             guard let samples else { return time }
-            let kind = samples.holdPercentile ? "p99" : "max"
-            return "\(kind) of \(formatWhole(samples.count)): \(time)"
+            return "\(samples.statistic) of \(formatWhole(samples.count)): \(time)"
                 + (samples.over.map { ", \(formatWhole($0)) over" } ?? "")
         }
     }
@@ -39,8 +38,10 @@ struct BudgetReach {
     /// Fitted to the points within, where the store stayed within at every scale measured and the figure grows
     /// with N (exponent over `flatExponent`): where the fit crosses the limit is extrapolated. Only from
     /// `fewestScalesForFit` scales or more, all measured on one machine and all from as many samples (or all from
-    /// at least `TimeBox.budgetSamples`).
+    /// at least `TimeBox.budgetSamples`), and only where the exponent's standard error is at most half of it.
     var law: PowerLaw?
+    /// The exponent's standard error (`PowerLaw.bootstrapSpread`), where it could be estimated.
+    var exponentSpread: Double?
     /// Why no law was fitted to a store that stayed within at every scale, where one could have been.
     var noFit: String?
     let limit: Double
@@ -81,10 +82,11 @@ struct BudgetReach {
             }
             let counted = summary.finished.compactMap(budget.samples)
             let samples = counted.min { $0.count < $1.count }.map { fewest in
-                AppBudget.Samples(
-                    count: fewest.count,
-                    over: counted.count == figures.count
-                        ? median(counted.compactMap(\.over).map(Double.init)).map { Int($0.rounded()) } : nil)
+                var samples = fewest
+                samples.over =
+                    counted.count == figures.count
+                    ? median(counted.compactMap(\.over).map(Double.init)).map { Int($0.rounded()) } : nil
+                return samples
             }
             points.append(Point(scale: scale, median: figure, low: low, high: high, samples: samples))
             guard end == nil else { continue }
@@ -103,7 +105,15 @@ struct BudgetReach {
         } else if let law = PowerLaw(points.map { (Double($0.scale.records), $0.median) }),
             law.exponent > Self.flatExponent
         {
-            self.law = law
+            // An exponent its standard error could halve says nothing about where the figure crosses its limit.
+            let spread = PowerLaw.bootstrapSpread(points.map { (Double($0.scale.records), $0.median) })
+            if let spread, spread > law.exponent / 2 {
+                noFit = String(
+                    format: "the exponent, %.2f ± %.2f, is too uncertain to extrapolate", law.exponent, spread)
+            } else {
+                self.law = law
+                exponentSpread = spread
+            }
         }
     }
 
@@ -128,10 +138,9 @@ struct BudgetReach {
             if let noFit { return measured + "; no fit: \(noFit)" }
             return points.count > 1 ? measured + "; flat" : measured
         }
-        let spread = PowerLaw.bootstrapSpread(points.map { (Double($0.scale.records), $0.median) })
         let exponent =
             "exponent \(String(format: "%.2f", law.exponent))"
-            + (spread.map { " ± \(String(format: "%.2f", $0))" } ?? "")
+            + (exponentSpread.map { " ± \(String(format: "%.2f", $0))" } ?? "")
         let reach = Double(within.records) * Self.extrapolationReach
         guard crossing <= reach else {
             return measured + "; within to \(Scale(records: Int(reach))) by the fit (\(exponent))"

@@ -23,9 +23,10 @@ extension MarkdownReport {
         guard !judged.isEmpty || !caps.isEmpty else { return [] }
         let rows = stores.compactMap { store -> String? in
             var reaches = judged.map { workload, budget in
-                BudgetReach(
-                    budget, results.cells.filter { $0.store == store && $0.workload == workload }, scales: scales
-                )?.description ?? "–"
+                let cells = results.cells.filter { $0.store == store && $0.workload == workload }
+                // A store that refused the work a budget judges (`two-processes`' extension) did other work.
+                if CellSummary(cells: cells).refusedSecondProcess { return "refused the second process (by design)" }
+                return BudgetReach(budget, cells, scales: scales)?.description ?? "–"
             }
             for cap in caps {
                 let cells = cap.cells.filter { $0.store == store }
@@ -42,13 +43,15 @@ extension MarkdownReport {
             "## Within an app's budgets", "",
             "Per store, the largest scale at which it stays within each budget an app lives by: the median over "
                 + "repetitions of the figure named, at that scale and every smaller one measured, and where it first "
-                + "went over. Beside it, the figure it rests on: \"p99 of n\" with the samples of a repetition "
-                + "(the fewest of its repetitions) and how many of them went over the limit (median); from fewer "
-                + "than \(AppBudget.fewestForPercentile) samples the slowest, \"max of n\". A loop judged against "
+                + "went over. Beside it, the figure it rests on: \"p99 of n\" (or the p99.9, or the max, that the column "
+                + "names) with the samples of a repetition (the fewest of its repetitions) and how many of them went "
+                + "over the limit (median); from fewer than \(AppBudget.fewestForPercentile) samples (a p99.9: "
+                + "\(formatWhole(AppBudget.fewestForTailPercentile))) the slowest, \"max of n\". A loop judged against "
                 + "a budget does at least \(formatWhole(TimeBox.budgetSamples)) steps (or all it has) unless it "
                 + "stops on its own time (`--floor-time`). Where a store stayed within at the largest scale "
                 + "measured, the power law of the figure against N says where it would cross, marked extrapolated, "
-                + "with the exponent's standard error: only from \(BudgetReach.fewestScalesForFit) scales or more "
+                + "with the exponent's standard error (no fit where that error exceeds half the exponent): only "
+                + "from \(BudgetReach.fewestScalesForFit) scales or more "
                 + "measured on one machine with as many samples each (or at least "
                 + "\(formatWhole(TimeBox.budgetSamples)) each), and never beyond "
                 + "\(Int(BudgetReach.extrapolationReach))× the largest scale measured; a store that falls off a "

@@ -25,7 +25,7 @@ extension MarkdownReport {
     )] {
         stores.filter { $0 != StoreKind.harnessFloorName }.compactMap { store in
             let summary = CellSummary(cells, store: store, scale: scale)
-            guard !summary.answeredFromMaintainedCount, let median = summary.medianThroughput,
+            guard summary.unranked == nil, let median = summary.medianThroughput,
                 let slowest = summary.throughputs.min(), let fastest = summary.throughputs.max()
             else { return nil }
             return (store, median, slowest, fastest)
@@ -51,8 +51,8 @@ extension MarkdownReport {
         guard !rows.isEmpty else { return [] }
         return [
             "## Summary: the fastest store, and where each stops", "",
-            "Per workload: the fastest store at each scale this run measured (as ★ below: neither the harness floor "
-                + "nor a maintained count), with the scales between which the lead changes and the stores whose "
+            "Per workload: the fastest store at each scale this run measured (as ★ below: not the harness floor, "
+                + "a maintained count or a store that refused the work), with the scales between which the lead changes and the stores whose "
                 + "repetitions reach the leader's slowest (a lead the repetitions do not show is not called); and the largest scale "
                 + "each store finished within the budgets, with where it stopped.",
             "",

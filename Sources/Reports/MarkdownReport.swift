@@ -141,7 +141,7 @@ package enum MarkdownReport {
     private static func storeTables(_ cells: [CellResult], stores: [String], scales: [Scale])
         -> (throughput: [String], latency: [String], memory: [String], faults: [String])
     {
-        // The best store: never the harness floor, nor a store that answered from a maintained count.
+        // The best store: never the harness floor, nor a store kept out of the ranking (`CellSummary.unranked`).
         let bestByScale = Dictionary(
             uniqueKeysWithValues: scales.map { ($0, fastest(in: cells, stores: stores, at: $0)?.throughput) })
         var tables: (throughput: [String], latency: [String], memory: [String], faults: [String]) = ([], [], [], [])
@@ -333,17 +333,19 @@ package enum MarkdownReport {
         }
         guard let median = summary.medianThroughput else { return "–" }
         let throughputs = summary.throughputs
-        let isBest = canBeBest && !summary.answeredFromMaintainedCount && (best.map { median >= $0 } ?? false)
+        let isBest = canBeBest && summary.unranked == nil && (best.map { median >= $0 } ?? false)
         var text = isBest ? "**\(formatCount(median)) ops/s** ★" : "\(formatCount(median)) ops/s"
         if throughputs.count > 1, let low = throughputs.min(), let high = throughputs.max() {
             text += " (\(formatCount(low))–\(formatCount(high)))"
         }
-        if let best, median > 0 { text += " · \(String(format: "%.2f", best / median))×" }
+        if let best, median > 0, !summary.refusedSecondProcess {
+            text += " · \(String(format: "%.2f", best / median))×"
+        }
         if let rss = summary.medianPeakRSS {
             text += " · \(Quantity.formatBytes(Int64(rss)))"
             if let growth = summary.medianRSSGrowth { text += " (+\(Quantity.formatBytes(Int64(growth))))" }
         }
-        if summary.answeredFromMaintainedCount { text += " · maintained count (O(1))" }
+        if let unranked = summary.unranked { text += " · " + unranked }
         if let note = summary.workNote { text += " · " + note.replacingOccurrences(of: "|", with: "\\|") }
         let boxed = summary.timeBoxedOperations
         if let fewest = boxed.first, let most = boxed.last {

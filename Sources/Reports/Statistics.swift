@@ -26,6 +26,16 @@ struct CellSummary {
     var medianTimePerOperation: Double? { median(timesPerOperation) }
     /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
     var answeredFromMaintainedCount: Bool { finished.contains { $0.maintainedCount == true } }
+    /// Whether the store refused `two-processes`' second process by its lock, as it is built to: its app then
+    /// committed alone, which is not the work the stores that let the extension in did.
+    var refusedSecondProcess: Bool { finished.contains { $0.twoProcesses?.secondProcess.refusedByLock == true } }
+    /// Why this store's figure is kept out of the ranking (never ★, never the fastest, no ratio to the best), if
+    /// it did other work than the stores it is ranked against.
+    var unranked: String? {
+        if answeredFromMaintainedCount { return "maintained count (O(1))" }
+        if refusedSecondProcess { return "refused the second process (by design): not ranked" }
+        return nil
+    }
     /// The operations of the time-boxed repetitions (`CellMetrics.timeBoxed`), fewest first; empty if none was.
     var timeBoxedOperations: [Int] { finished.filter { $0.timeBoxed == true }.map(\.operations).sorted() }
     /// The first reason a repetition did not finish, if none finished.

@@ -12,7 +12,8 @@ import Testing
     func theSecondProcessLosesNothingOrIsRefused(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
-        let scale = 200
+        // 200 commits a process and phase: long enough that the two processes' commits overlap on any host.
+        let scale = 2_000
         let metrics = try measureCell(TwoProcessesWorkload(), on: kind, in: directory.url, scale: scale, seed: 7)
         let figures = try #require(metrics.twoProcesses)
         let commits = TwoProcessesWorkload.commits(scale: scale)
@@ -25,8 +26,12 @@ import Testing
             #expect(second.refusal == nil)
             #expect(second.commits == commits && second.lost == 0 && second.failedIDs.isEmpty)
             #expect(second.lockWaits != nil && figures.app.lockWaits != nil && figures.lockWaitPolicy != nil)
+            // The two processes committed at the same time: an extension that ran after the app did not test it.
+            let interleaved = try #require(figures.app.interleaved)
+            #expect(interleaved > 0 && interleaved <= commits, "\(interleaved) of \(commits)")
+            #expect(second.span != nil && figures.app.span != nil)
         } else {
-            #expect(second.refusedByLock == true && second.commits == 0)
+            #expect(second.refusedByLock == true && second.commits == 0 && figures.app.interleaved == nil)
             #expect(second.refusal?.contains("open in another process") == true)
         }
         // The answers: the app's lookups, then its commits as the reopened store holds them.

@@ -15,22 +15,24 @@ public struct AppBudget: Sendable {
     /// is one measurement (a launch).
     package var samples: @Sendable (CellMetrics) -> Samples?
 
-    /// A figure's samples: its count, and those over the limit where counted.
+    /// A figure's samples: its count, those over the limit where counted, and which statistic of them it is.
     package struct Samples: Sendable, Equatable {
         package var count: Int
         package var over: Int?
+        /// "p99", "p99.9", or "max" where the samples are too few for the percentile asked (or it is the max).
+        package var statistic: String
 
-        package init(count: Int, over: Int?) {
+        package init(count: Int, over: Int?, percentile: String = "p99", fewest: Int = AppBudget.fewestForPercentile) {
             self.count = count
             self.over = over
+            statistic = count >= fewest ? percentile : "max"
         }
-
-        /// Whether a p99 of them is one: from fewer, the figure is the slowest sample ("max of n").
-        package var holdPercentile: Bool { count >= AppBudget.fewestForPercentile }
     }
 
     /// The fewest samples whose p99 is a percentile rather than their maximum: of 100, the slowest is the p99.
     package static let fewestForPercentile = 100
+    /// The same for a p99.9: of 1,000, the slowest is the p99.9.
+    package static let fewestForTailPercentile = 1_000
 
     package init(
         name: String, limit: Double, source: String, figure: @escaping @Sendable (CellMetrics) -> Double?,
@@ -80,6 +82,33 @@ public struct AppBudget: Sendable {
             latency(metrics).map { ($0.count >= fewestForPercentile ? $0.p99 : $0.max) / 1e6 }
         } samples: { metrics in
             latency(metrics).map { Samples(count: $0.count, over: $0.over(limit)) }
+        }
+    }
+
+    /// The p99.9 of the latencies `latency` picks within `limit`; from fewer than `fewestForTailPercentile`, their
+    /// slowest.
+    package static func p999(
+        _ name: String, within limit: Double, source: String,
+        of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
+    ) -> AppBudget {
+        AppBudget(name: name, limit: limit, source: source) { metrics in
+            latency(metrics).map { ($0.count >= fewestForTailPercentile ? $0.p999 : $0.max) / 1e6 }
+        } samples: { metrics in
+            latency(metrics).map {
+                Samples(count: $0.count, over: $0.over(limit), percentile: "p99.9", fewest: fewestForTailPercentile)
+            }
+        }
+    }
+
+    /// The slowest of the latencies `latency` picks within `limit`: one stall, which no percentile hides.
+    package static func slowest(
+        _ name: String, within limit: Double, source: String,
+        of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
+    ) -> AppBudget {
+        AppBudget(name: name, limit: limit, source: source) { metrics in
+            latency(metrics).map { $0.max / 1e6 }
+        } samples: { metrics in
+            latency(metrics).map { Samples(count: $0.count, over: $0.over(limit), percentile: "max", fewest: 0) }
         }
     }
 
