@@ -16,13 +16,18 @@ extension MarkdownReport {
                 let slowdown = median(
                     levels.map { $0.alone.readsPerSecond / max($0.besideWriter.readsPerSecond, 1e-9) })
                 let commits = levels.map(\.writer)
+                // The writer alone at this level where the run measured it there, else its one measurement.
+                let levelWriters = zip(levels, writerAlone).map { $0.writerAlone ?? $1 }
                 let writerSlowdown = median(
-                    zip(writerAlone, commits).map { $0.commitsPerSecond / max($1.commitsPerSecond, 1e-9) })
-                let label = level > first.cores ? "\(level) (over \(first.cores) cores)" : "\(level)"
+                    zip(levelWriters, commits).map { $0.commitsPerSecond / max($1.commitsPerSecond, 1e-9) })
+                // Beside the writer, K readers and the writer are K + 1 threads.
+                let label =
+                    level + 1 > first.cores ? "\(level) (\(level + 1) threads on \(first.cores) cores)" : "\(level)"
                 rows.append(
                     "| `\(store)` | \(scale) | \(label) | \(reads(alone)) | \(reads(beside)) | "
                         + "\(slowdown.map { String(format: "%.2f×", $0) } ?? "–") | \(p99(alone.map(\.latency))) · "
-                        + "\(p99(beside.map(\.latency))) | \(p99(writerAlone.map(\.latency))) · "
+                        + "\(p99(beside.map(\.latency))) | \(p99(alone.map(\.firstPassLatency))) · "
+                        + "\(p99(beside.map(\.firstPassLatency))) | \(p99(levelWriters.map(\.latency))) · "
                         + "\(p99(commits.map(\.latency))) | "
                         + "\(writerSlowdown.map { String(format: "%.2f×", $0) } ?? "–") |")
             }
@@ -42,12 +47,17 @@ extension MarkdownReport {
                 + "reads/s (one thread's, slowest–fastest) alone, for as long as the writer took alone, and beside "
                 + "the writer while it committed; how much "
                 + "the writer slowed the readers (reads/s alone ÷ beside); read p99 in µs alone · beside, over every "
-                + "thread's reads (n: the fewest a repetition's p99 rests on); the writer's durable commit p99 in µs "
-                + "alone · beside the K readers, and how much they slowed it (commits/s alone ÷ beside). A level "
-                + "above the machine's cores is oversubscribed. Medians over repetitions:",
+                + "thread's reads, then over first passes only (each question's first touch; a later pass asks "
+                + "again what the first warmed) (n: the fewest a repetition's p99 rests on); the writer's durable "
+                + "commit p99 in µs alone (at this level, where the run measured it there) · beside the K readers, "
+                + "and how much they slowed it (commits/s alone ÷ beside). Beside the writer each window lasts at "
+                + "least \(formatSignificant(ReadersWorkload.floorSeconds)) s (the writer rewrites its own items as "
+                + "they are until then). A level whose K readers and writer outnumber the machine's cores is "
+                + "oversubscribed. Medians over repetitions:",
             header: [
                 "store", "scale", "readers", "reads/s alone", "reads/s beside writer", "slowed by writer",
-                "read p99 alone · beside", "commit p99 alone · beside", "writer slowed by readers",
+                "read p99 alone · beside", "first-pass read p99 alone · beside", "commit p99 alone · beside",
+                "writer slowed by readers",
             ], rows: rows) + charts
     }
 

@@ -42,10 +42,12 @@ package struct ClosedLoopReads {
         for thread in threads { thread.start() }
         control.waitUntilReady()
         control.writerRunning.store(true, ordering: .sequentiallyConsistent)
-        control.go()
-        control.waitUntilReading()
+        // The window opens as the readers are let go, so that their first passes are in it: a fast store's first
+        // pass would otherwise be over before a window opened after it, and only its repeats judged.
         let start = monotonicNanoseconds()
         control.windowStart.store(start, ordering: .sequentiallyConsistent)
+        control.go()
+        control.waitUntilReading()
         let result: T
         do {
             result = try alongside()
@@ -67,17 +69,24 @@ package struct ClosedLoopReads {
         let counts = threads.map { thread in thread.starts.count { window.contains($0) } + thread.laterReads }
         let perThread = counts.map { Double($0) / seconds }.sorted()
         var latencies = Stopwatch.histogram()
+        var firstPass = Stopwatch.histogram()
+        var firstPassReads = 0
         for thread in threads {
             for (start, latency) in zip(thread.starts, thread.latencies) where window.contains(start) {
                 _ = latencies.record(Swift.max(latency, 1))
+                _ = firstPass.record(Swift.max(latency, 1))
+                firstPassReads += 1
             }
             latencies.add(thread.laterLatencies)
         }
         let total = counts.reduce(0, +)
-        return ReadFigures(
+        var figures = ReadFigures(
             reads: total, readsPerSecond: Double(total) / seconds, slowestThread: perThread.first ?? 0,
             medianThread: perThread.isEmpty ? 0 : perThread[perThread.count / 2], fastestThread: perThread.last ?? 0,
             latency: LatencySummary(latencies))
+        figures.firstPassReads = firstPassReads
+        figures.firstPassLatency = LatencySummary(firstPass)
+        return figures
     }
 }
 
@@ -114,6 +123,11 @@ package struct ReadFigures: Codable, Equatable, Sendable {
     package var fastestThread: Double
     /// Per read, every thread's.
     package var latency: LatencySummary?
+    /// The reads of each thread's first pass over its questions that started in the window, and their latency:
+    /// each a first touch of its key, page or keystroke, where a later pass asks again what the first warmed.
+    /// Nil in results recorded before 2026-12-02.
+    package var firstPassReads: Int?
+    package var firstPassLatency: LatencySummary?
 
     package init(
         reads: Int, readsPerSecond: Double, slowestThread: Double, medianThread: Double, fastestThread: Double,
