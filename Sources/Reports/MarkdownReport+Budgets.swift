@@ -25,8 +25,11 @@ extension MarkdownReport {
             var reaches = judged.map { workload, budget in
                 let cells = results.cells.filter { $0.store == store && $0.workload == workload }
                 // A store that refused the work a budget judges (`two-processes`' extension) did other work.
-                if CellSummary(cells: cells).refusedSecondProcess { return "refused the second process (by design)" }
-                return BudgetReach(budget, cells, scales: scales)?.description ?? "–"
+                let summary = CellSummary(cells: cells)
+                if summary.refusedSecondProcess { return "refused the second process (by design)" }
+                guard let reach = BudgetReach(budget, cells, scales: scales)?.description else { return "–" }
+                // A figure resting on a count the store keeps (`lmdb`'s observed count) says so in every column.
+                return reach + (summary.answeredFromMaintainedCount ? " · maintained count (O(1))" : "")
             }
             for cap in caps {
                 let cells = cap.cells.filter { $0.store == store }
