@@ -70,6 +70,8 @@ struct BudgetReach {
         limit = budget.limit
         for scale in scales {
             let atScale = cells.filter { $0.scale == scale && $0.status != .notApplicable }
+            // A store that kept `two-processes`' extension out did other work: not judged, in the table or the chart.
+            if CellSummary(cells: atScale).refusedSecondProcess { continue }
             guard !atScale.isEmpty else { continue }
             let summary = CellSummary(cells: atScale)
             let figures = summary.finished.compactMap(budget.figure)

@@ -26,7 +26,7 @@ extension MarkdownReport {
                 let cells = results.cells.filter { $0.store == store && $0.workload == workload }
                 // A store that refused the work a budget judges (`two-processes`' extension) did other work.
                 let summary = CellSummary(cells: cells)
-                if summary.refusedSecondProcess { return "refused the second process (by design)" }
+                if let refusal = summary.secondProcessRefusal { return refusal }
                 guard let reach = BudgetReach(budget, cells, scales: scales)?.description else { return "–" }
                 // A figure resting on a count the store keeps (`lmdb`'s observed count) says so in every column.
                 return reach + (summary.answeredFromMaintainedCount ? " · maintained count (O(1))" : "")

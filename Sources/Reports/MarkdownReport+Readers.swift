@@ -47,12 +47,13 @@ extension MarkdownReport {
                 + "reads/s (one thread's, slowest–fastest) alone, for as long as the writer took alone, and beside "
                 + "the writer while it committed; how much "
                 + "the writer slowed the readers (reads/s alone ÷ beside); read p99 in µs alone · beside, over every "
-                + "thread's reads, then over first passes only (each question's first touch; a later pass asks "
-                + "again what the first warmed) (n: the fewest a repetition's p99 rests on); the writer's durable "
+                + "thread's reads, then over first passes only (questions drawn afresh for the phase, where a "
+                + "later pass asks again what the first warmed) (n: the fewest a repetition's p99 rests on); the writer's durable "
                 + "commit p99 in µs alone (at this level, where the run measured it there) · beside the K readers, "
                 + "and how much they slowed it (commits/s alone ÷ beside). Beside the writer each window lasts at "
-                + "least \(formatSignificant(ReadersWorkload.floorSeconds)) s (the writer rewrites its own items as "
-                + "they are until then). A level whose K readers and writer outnumber the machine's cores is "
+                + "least \(formatSignificant(ReadersWorkload.floorSeconds)) s (the writer goes on inserting items no "
+                + "reader asks for until then, untimed, and deletes them after). Every phase's questions are drawn "
+                + "afresh. A level whose K readers and writer outnumber the machine's cores is "
                 + "oversubscribed. Medians over repetitions:",
             header: [
                 "store", "scale", "readers", "reads/s alone", "reads/s beside writer", "slowed by writer",

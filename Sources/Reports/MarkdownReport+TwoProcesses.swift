@@ -39,7 +39,7 @@ extension MarkdownReport {
                 + "is opened again and every acknowledged commit looked for. Commit p99 in µs (n: the fewest a "
                 + "repetition's rests on), the app's slowest commit beside the extension (median of the repetitions' "
                 + "maxima, and their range: one stall, which the p99 hides), and the second process's commits/s, "
-                + "medians over repetitions; the share of the app's commits beside it that started while the "
+                + "medians over repetitions; the share of the app's commits beside it that were under way while the "
                 + "extension was committing (from its first commit's start to its last one's end, one clock for "
                 + "both processes; median); waits for "
                 + "the other process's lock, as the store counts them (how many · seconds in all, app · second "

@@ -26,15 +26,22 @@ struct CellSummary {
     var medianTimePerOperation: Double? { median(timesPerOperation) }
     /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
     var answeredFromMaintainedCount: Bool { finished.contains { $0.maintainedCount == true } }
-    /// Whether the store refused `two-processes`' second process by its lock, as it is built to: its app then
-    /// committed alone, which is not the work the stores that let the extension in did.
-    var refusedSecondProcess: Bool { finished.contains { $0.twoProcesses?.secondProcess.refusedByLock == true } }
-    /// Why this store's figure is kept out of the ranking (never ★, never the fastest, no ratio to the best), if
-    /// it did other work than the stores it is ranked against.
+    /// Whether `two-processes`' second process did not get in: the store's lock refused it, as the store is built
+    /// to, or its open failed. Its app then committed alone, which is not the work of the stores that let it in.
+    var refusedSecondProcess: Bool { secondProcessRefusal != nil }
+    /// How the second process was kept out, in a few words; nil where it got in (or the workload has none).
+    var secondProcessRefusal: String? {
+        let others = finished.compactMap { $0.twoProcesses?.secondProcess }
+        guard others.contains(where: { $0.refusal != nil }) else { return nil }
+        return others.allSatisfy { $0.refusedByLock == true }
+            ? "refused the second process (by design)" : "the second process could not open the store"
+    }
+    /// Why this store's figure is kept out of the ranking (never ★, never the fastest; a refused second process also
+    /// no ratio to the best, where a maintained count keeps its ratio), if it did other work than the stores it is
+    /// ranked against.
     var unranked: String? {
         if answeredFromMaintainedCount { return "maintained count (O(1))" }
-        if refusedSecondProcess { return "refused the second process (by design): not ranked" }
-        return nil
+        return secondProcessRefusal.map { $0 + ": not ranked" }
     }
     /// The operations of the time-boxed repetitions (`CellMetrics.timeBoxed`), fewest first; empty if none was.
     var timeBoxedOperations: [Int] { finished.filter { $0.timeBoxed == true }.map(\.operations).sorted() }

@@ -30,26 +30,35 @@ import Testing
         for level in readers.levels {
             #expect(level.alone.reads > 0 && level.alone.latency?.count == level.alone.reads)
             // Every store's window beside the writer lasts the floor, however fast its commits: every thread reads
-            // in it, a first pass among them.
-            #expect(level.besideWriter.reads >= level.readers && level.besideWriter.slowestThread > 0)
+            // in it, its first pass among them.
+            let window = Double(level.besideWriter.reads) / max(level.besideWriter.readsPerSecond, 1e-9)
+            #expect(window >= ReadersWorkload.floorSeconds * 0.99, "\(window) s")
+            #expect(level.besideWriter.slowestThread > 0)
             #expect((level.besideWriter.firstPassReads ?? 0) > 0 && level.besideWriter.firstPassLatency != nil)
             #expect(level.writer.commits == commits && level.writerAlone?.commits == commits)
-            #expect(level.writer.rewrites != nil && level.writerAlone?.rewrites == nil)
+            // Padding only beside the readers (how much depends on the machine: under readers that hold its lock a
+            // store's 30 inserts may take the whole floor).
+            #expect(level.writerAlone?.padding == nil && level.writer.padding != nil)
             #expect(level.alone.slowestThread <= level.alone.fastestThread)
         }
-        // The answers: each thread's keys' items, from the generator; then every item after the writer's commits.
+        // The answers: each thread's keys' items, alone then beside the writer, from the generator; then the store's
+        // items: the fixture's and the writer's timed inserts, four runs of them, none of its padding.
         let generator = ItemGenerator(seed: 42)
         var expected = Digest()
-        for level in [1, 3] {
+        for (index, level) in [1, 3].enumerated() {
             for thread in 0..<level {
-                for id in ReadersWorkload.keys(scale: scale, seed: 42, thread: thread) {
-                    var answer = Digest()
-                    answer.add(answer: generator.item(id: id))
-                    expected.add(answer)
+                for besideWriter in [false, true] {
+                    let asking = ReadersWorkload.Asking(thread: thread, level: index, besideWriter: besideWriter)
+                    for id in ReadersWorkload.keys(scale: scale, seed: 42, asking: asking) {
+                        var answer = Digest()
+                        answer.add(answer: generator.item(id: id))
+                        expected.add(answer)
+                    }
                 }
             }
         }
-        expected.add(Digest((1...Int64(scale + commits * 4)).map(generator.item(id:))))
+        let written = (0..<4).flatMap { ReadersWorkload.writerIDs(scale: scale, run: $0) }
+        expected.add(Digest(((1...Int64(scale)).map { $0 } + written).map(generator.item(id:))))
         #expect(metrics.digest == expected)
     }
 
@@ -76,7 +85,11 @@ import Testing
             #expect(level.readers == 2 && level.alone.reads > 0)
             var expected = Digest()
             for thread in 0..<2 {
-                for asked in workload.questions(scale: scale, seed: 42, thread: thread) {
+                for asked in [false, true].flatMap({ besideWriter in
+                    workload.questions(
+                        scale: scale, seed: 42,
+                        asking: ReadersWorkload.Asking(thread: thread, besideWriter: besideWriter))
+                }) {
                     var answer = Digest()
                     switch asked {
                     case .page(let query):
@@ -92,11 +105,10 @@ import Testing
                     expected.add(answer)
                 }
             }
-            let commits = ReadersWorkload.commits(scale: scale)
             expected.add(
                 Digest(
                     all
-                        + (Int64(scale + 1)...Int64(scale + 2 * commits)).map {
+                        + (0..<2).flatMap { ReadersWorkload.writerIDs(scale: scale, run: $0) }.map {
                             workload.writerItem(id: $0, items: generator)
                         }))
             #expect(metrics.digest == expected, "\(name) \(question)")

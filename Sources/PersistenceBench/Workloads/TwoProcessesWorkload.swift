@@ -83,14 +83,18 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
             SecondProcessJob(
                 store: kind.name, directory: directory.path, seed: context.seed, ids: ids.extension),
             tool: tool)
-        var besideBegins: [UInt64] = []
+        var besideCommits: [CommitSpan.Interval] = []
         let beside = try Self.commit(
             ids.beside, to: store, items: context.items, before: lookup, timedBy: context.stopwatch,
-            begins: &besideBegins)
+            intervals: &besideCommits)
         var other = try second.finish()
         var app = beside
         app.lockWaits = (store as? any LockWaitCountingStore)?.lockWaits
-        app.interleaved = other.span.map { span in besideBegins.count { span.first <= $0 && $0 <= span.last } }
+        // A commit of the app's overlapped the extension's when it was under way at any time between the
+        // extension's first commit's start and its last one's end (one that waited out all of them counts).
+        app.interleaved = other.span.map { span in
+            besideCommits.count { $0.begun <= span.last && $0.ended >= span.first }
+        }
         try context.stopwatch.measure { try store.settle() }
         try store.close()
         // What the next launch finds: a store opened again, not the app's own view of it.
@@ -119,19 +123,20 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
         _ ids: ClosedRange<Int64>, to store: any ItemStore, items: ItemGenerator, before: () throws -> Void = {},
         timedBy stopwatch: Stopwatch?, stop: () -> Bool = { false }
     ) throws -> ProcessCommits {
-        var begins: [UInt64] = []
-        return try commit(ids, to: store, items: items, before: before, timedBy: stopwatch, stop: stop, begins: &begins)
+        var intervals: [CommitSpan.Interval] = []
+        return try commit(
+            ids, to: store, items: items, before: before, timedBy: stopwatch, stop: stop, intervals: &intervals)
     }
 
-    /// As above, with each acknowledged commit's start (`monotonicNanoseconds`, one clock for every process of the
-    /// machine) in `begins`.
+    /// As above, with each acknowledged commit's start and end (`monotonicNanoseconds`, one clock for every process
+    /// of the machine) in `intervals`.
     static func commit(
         _ ids: ClosedRange<Int64>, to store: any ItemStore, items: ItemGenerator, before: () throws -> Void = {},
-        timedBy stopwatch: Stopwatch?, stop: () -> Bool = { false }, begins: inout [UInt64]
+        timedBy stopwatch: Stopwatch?, stop: () -> Bool = { false }, intervals: inout [CommitSpan.Interval]
     ) throws -> ProcessCommits {
         var latencies: [UInt64] = []
         latencies.reserveCapacity(ids.count)
-        begins.reserveCapacity(ids.count)
+        intervals.reserveCapacity(ids.count)
         var lastEnd: UInt64 = 0
         var failed: [Int64] = []
         var firstFailure: String?
@@ -149,7 +154,7 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
                 }
                 lastEnd = monotonicNanoseconds()
                 latencies.append(lastEnd - begun)
-                begins.append(begun)
+                intervals.append(CommitSpan.Interval(begun: begun, ended: lastEnd))
             } catch {
                 failed.append(id)
                 if firstFailure == nil { firstFailure = "\(error)" }
@@ -158,7 +163,7 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
         var commits = ProcessCommits(
             commits: latencies.count, seconds: secondsSince(start), latencies: latencies, failedIDs: failed,
             firstFailure: firstFailure)
-        commits.span = begins.first.map { CommitSpan(first: $0, last: lastEnd) }
+        commits.span = intervals.first.map { CommitSpan(first: $0.begun, last: lastEnd) }
         return commits
     }
 
@@ -202,8 +207,9 @@ package struct ProcessCommits: Codable, Equatable, Sendable {
     /// From the start of its first acknowledged commit to the end of its last; nil without one (or in results
     /// recorded before 2026-12-02).
     package var span: CommitSpan?
-    /// The app's commits beside the extension that started within the extension's `span`: how many of its commits
-    /// the extension's could be in the way of. Nil for the extension, and where it committed nothing.
+    /// The app's commits beside the extension that were under way at some time within the extension's `span`: how
+    /// many of its commits the extension's could be in the way of. Nil for the extension, and where it committed
+    /// nothing.
     package var interleaved: Int?
 
     package init(
@@ -228,4 +234,10 @@ package struct ProcessCommits: Codable, Equatable, Sendable {
 package struct CommitSpan: Codable, Equatable, Sendable {
     package var first: UInt64
     package var last: UInt64
+
+    /// One commit's start and end.
+    package struct Interval: Sendable {
+        package var begun: UInt64
+        package var ended: UInt64
+    }
 }
