@@ -78,11 +78,7 @@ public struct AppBudget: Sendable {
         _ name: String, within limit: Double, source: String,
         of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
     ) -> AppBudget {
-        AppBudget(name: name, limit: limit, source: source) { metrics in
-            latency(metrics).map { ($0.count >= fewestForPercentile ? $0.p99 : $0.max) / 1e6 }
-        } samples: { metrics in
-            latency(metrics).map { Samples(count: $0.count, over: $0.over(limit)) }
-        }
+        percentile(name, \.p99, "p99", fewest: fewestForPercentile, within: limit, source: source, of: latency)
     }
 
     /// The p99.9 of the latencies `latency` picks within `limit`; from fewer than `fewestForTailPercentile`, their
@@ -91,13 +87,7 @@ public struct AppBudget: Sendable {
         _ name: String, within limit: Double, source: String,
         of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
     ) -> AppBudget {
-        AppBudget(name: name, limit: limit, source: source) { metrics in
-            latency(metrics).map { ($0.count >= fewestForTailPercentile ? $0.p999 : $0.max) / 1e6 }
-        } samples: { metrics in
-            latency(metrics).map {
-                Samples(count: $0.count, over: $0.over(limit), percentile: "p99.9", fewest: fewestForTailPercentile)
-            }
-        }
+        percentile(name, \.p999, "p99.9", fewest: fewestForTailPercentile, within: limit, source: source, of: latency)
     }
 
     /// The slowest of the latencies `latency` picks within `limit`: one stall, which no percentile hides.
@@ -105,10 +95,19 @@ public struct AppBudget: Sendable {
         _ name: String, within limit: Double, source: String,
         of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
     ) -> AppBudget {
+        percentile(name, \.max, "max", fewest: 0, within: limit, source: source, of: latency)
+    }
+
+    /// `statistic` (named `label`) of the latencies `latency` picks within `limit`; from fewer than `fewest`
+    /// samples, their slowest.
+    private static func percentile(
+        _ name: String, _ statistic: KeyPath<LatencySummary, Double> & Sendable, _ label: String, fewest: Int,
+        within limit: Double, source: String, of latency: @escaping @Sendable (CellMetrics) -> LatencySummary?
+    ) -> AppBudget {
         AppBudget(name: name, limit: limit, source: source) { metrics in
-            latency(metrics).map { $0.max / 1e6 }
+            latency(metrics).map { ($0.count >= fewest ? $0[keyPath: statistic] : $0.max) / 1e6 }
         } samples: { metrics in
-            latency(metrics).map { Samples(count: $0.count, over: $0.over(limit), percentile: "max", fewest: 0) }
+            latency(metrics).map { Samples(count: $0.count, over: $0.over(limit), percentile: label, fewest: fewest) }
         }
     }
 
