@@ -32,6 +32,7 @@ package enum FindingPages {
             let number = offset + 1
             var pieces: [Rendered.Piece] = [.words("\(number). **\(finding.title)**: ")]
             var rest = Substring(finding.text)
+            var used: Set<String> = []
             while let open = rest.firstIndex(of: "{") {
                 guard let close = rest[open...].firstIndex(of: "}") else {
                     throw BenchError("finding \(number): a '{' with no '}' in its text")
@@ -40,6 +41,7 @@ package enum FindingPages {
                 guard let figure = finding.figures[name] else {
                     throw BenchError("finding \(number): its text names {\(name)}, which it does not declare")
                 }
+                used.insert(name)
                 pieces.append(.words(String(rest[..<open])))
                 do {
                     pieces.append(.figure(name: name, try renderer.render(figure, of: finding)))
@@ -49,7 +51,7 @@ package enum FindingPages {
                 rest = rest[rest.index(after: close)...]
             }
             pieces.append(.words(String(rest)))
-            let unused = Set(finding.figures.keys).subtracting(finding.text.figureNames)
+            let unused = Set(finding.figures.keys).subtracting(used)
             guard unused.isEmpty else {
                 throw BenchError(
                     "finding \(number) declares \(unused.sorted().joined(separator: ", ")) and never uses it")
@@ -276,18 +278,5 @@ package enum FindingPages {
         }
         close()
         return (items, numbers)
-    }
-}
-
-extension String {
-    /// The `{name}`s a finding's text places.
-    fileprivate var figureNames: Set<String> {
-        var names: Set<String> = []
-        var rest = Substring(self)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            names.insert(String(rest[rest.index(after: open)..<close]))
-            rest = rest[rest.index(after: close)...]
-        }
-        return names
     }
 }
