@@ -14,18 +14,36 @@ extension MarkdownReport {
             declared.filter(present.contains) + present.subtracting(declared).sorted { $0.rawValue < $1.rawValue }
         guard !kinds.isEmpty else { return [] }
         let rows = CellSummary.finished(cells, stores: stores, scales: scales).map { store, scale, summary in
-            let columns = kinds.map { kind -> String in
-                let values = [\LatencySummary.p50, \.p95, \.p99, \.p999].compactMap {
-                    summary.medianLatency(of: kind, $0)
-                }
-                return values.count == 4 ? values.map(formatSignificant).joined(separator: " / ") : "–"
-            }
+            let columns = kinds.map { kind in Self.latencies(of: kind, in: summary) }
             return "| `\(store)` | \(scale) | " + columns.joined(separator: " | ") + " |"
         }
         return table(
             "Latency by kind of operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions; YCSB's kinds as YCSB "
-                + "names them):",
+                + "names them), with n, the samples of a repetition (their median): a p99 needs 100 samples to be "
+                + "more than the slowest and a p99.9 1,000, so under that it reads – and the slowest is given as the "
+                + "max.",
             header: ["store", "scale"] + kinds.map { "[\($0)]" }, rows: rows)
+    }
+
+    /// One kind's percentiles in a cell of the latency table, each only where its n supports it, then n (and the
+    /// max where the p99.9 is not given).
+    static func latencies(of kind: OperationKind, in summary: CellSummary) -> String {
+        let percentiles: [(KeyPath<LatencySummary, Double>, needs: Int)] = [
+            (\.p50, 1), (\.p95, 20), (\.p99, 100), (\.p999, 1_000),
+        ]
+        guard
+            let count = median(
+                summary.finished.compactMap { $0.latencyByOperation?[kind.rawValue].map { Double($0.count) } })
+        else {
+            return "–"
+        }
+        let n = Int(count.rounded())
+        let values = percentiles.map { percentile, needs -> String in
+            guard n >= needs, let value = summary.medianLatency(of: kind, percentile) else { return "–" }
+            return formatSignificant(value)
+        }
+        let maximum = n < 1_000 ? summary.medianLatency(of: kind, \.max).map { ", max " + formatSignificant($0) } : nil
+        return values.joined(separator: " / ") + " (n \(formatWhole(n))\(maximum ?? ""))"
     }
 
     /// For a workload that repeats a round of questions (`count-where`, `count-range`): the first round's time per

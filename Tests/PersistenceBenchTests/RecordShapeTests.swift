@@ -151,7 +151,33 @@ let everyTypeShape = RecordShape(
         #expect(results.configuration.shape?.name == "note")
         let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
         #expect(report.contains("Records of shape `note`"))
-        #expect(report.contains("GET ≤ 100 KB"))
+        // The thumbnail (uniform over 1–120 KB) is the payload: four classes at its quartiles, each with its n.
+        #expect(report.contains("[GET 90.2 KB–120 KB]"), "\(report)")
+        #expect(report.contains("[INSERT 1 KB–30.8 KB]"), "\(report)")
+        // Every loop of steps over records has its harness floor, as items' do.
+        for workload in ["get", "insert-each", "page"] {
+            let cells = results.cells.filter { $0.workload == workload }
+            #expect(!cells.isEmpty && cells.allSatisfy { $0.metrics?.harnessSeconds != nil }, "\(workload)")
+        }
+    }
+
+    /// A payload's size classes are its distribution's quartiles: a quarter of the records each, SQLite's 100 KB
+    /// crossing on a boundary of `attachment`'s, one class for a payload of one size.
+    @Test func sizeClassesSplitAtThePayloadsQuartiles() throws {
+        let classes = try #require(SizeClasses(.attachment))
+        #expect(classes.upperBounds == [31_623, 100_000, 316_228, 1_000_000])
+        #expect(
+            classes.kinds("GET").map(\.rawValue) == [
+                "GET 10 KB–31.6 KB", "GET 31.6 KB–100 KB", "GET 100 KB–316 KB", "GET 316 KB–1 MB",
+            ])
+        let generator = RecordGenerator(shape: .attachment, seed: 1)
+        var counts = [0, 0, 0, 0]
+        for id in Int64(1)...4_000 { counts[classes.index(bytes: generator.payloadBytes(id: id))] += 1 }
+        #expect(counts.allSatisfy { (850...1_150).contains($0) }, "\(counts)")
+        #expect(SizeClasses(.document)?.upperBounds == [4_472, 10_000, 22_361, 50_000])
+        let fixed = SizeClasses(RecordField("data", .blob, minimum: 50_000, maximum: 50_000))
+        #expect(fixed.kinds("GET").map(\.rawValue) == ["GET 50 KB"])
+        #expect(SizeClasses(.event) == nil)
     }
 
     @Test(

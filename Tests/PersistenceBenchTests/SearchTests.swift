@@ -114,6 +114,15 @@ import Testing
         }
         let keystrokes = SearchWorkload.keystrokes(seed: 42, scale: scale)
         #expect(keystrokes.count == texts.map(\.count).reduce(0, +))
+        // Enough for a p99 of 1,000 keystrokes (the budget floor), in search's own sequence and in every reader's.
+        for seed: UInt64 in [1, 7, 42, 43] {
+            for scale in [1, 2_000, 1_000_000] {
+                for index: UInt64 in [0, 1, 4_097, 8_200] {
+                    let count = SearchWorkload.keystrokes(seed: seed, scale: scale, index: index).count
+                    #expect(count >= TimeBox.budgetSamples, "seed \(seed), scale \(scale), sequence \(index): \(count)")
+                }
+            }
+        }
         #expect(keystrokes.prefix(3).map(\.text) == texts[0].prefix(3).indices.map { String(texts[0][...$0]) })
     }
 

@@ -11,7 +11,7 @@ enum HarnessFloor {
 
     /// The timed seconds of `workload`'s loop of `steps` steps against `NullItemStore`, timed alone where the cell
     /// timed more than half its `timedAlone` steps alone, the median of `runs`; nil for a workload that is not such
-    /// a loop over items.
+    /// a loop over items or a shape's records.
     static func seconds(of workload: any Workload, steps: Int?, timedAlone: Int?, context: WorkloadContext) throws
         -> Double?
     {
@@ -32,7 +32,10 @@ enum HarnessFloor {
 }
 
 /// Stores nothing, answers every question with nothing: what is left of a loop's time against it is the harness.
-final class NullItemStore: ItemStore {
+/// Its records of any shape are `NullRecordTable`'s, so that a shaped cell has its floor too.
+final class NullItemStore: ItemStore, RecordStore {
+    private let table = NullRecordTable()
+    func records(of shape: RecordShape) throws -> any RecordTable { table }
     func close() throws {}
     func insert(_ batch: [Item]) throws {}
     func insertDurably(_ item: Item) throws {}
@@ -45,4 +48,14 @@ final class NullItemStore: ItemStore {
     func items(startingAt id: Int64, limit: Int) throws -> [Item] { [] }
     func update(_ updates: [ItemUpdate]) throws {}
     func delete(ids: [Int64]) throws {}
+}
+
+/// A shape's records in `NullItemStore`: none.
+final class NullRecordTable: RecordTable {
+    func insert(_ batch: [Record]) throws {}
+    func insertDurably(_ record: Record) throws {}
+    func record(id: Int64) throws -> Record? { nil }
+    func forEachRecord(_ body: (Record) throws -> Void) throws {}
+    func update(_ changes: [RecordUpdate]) throws {}
+    func page(_ query: RecordPageQuery) throws -> [Record] { [] }
 }

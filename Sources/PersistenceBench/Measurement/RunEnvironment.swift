@@ -69,10 +69,22 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
             kernel: "\(system) \(kernel)", hostname: ProcessInfo.processInfo.hostName, swift: compilerVersion,
             engines: engines,
             configurations: Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0.configuration) }),
-            gitCommit: gitCommit(), command: arguments.map(shellQuoted).joined(separator: " "),
+            gitCommit: gitCommit(), command: (settings() + arguments.map(shellQuoted)).joined(separator: " "),
             bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, readAheadKilobytes: readAhead())
     }
+
+    /// The environment's settings that change what a cell measures, as the shell would set them before the command
+    /// (`GLIBC_TUNABLES=glibc.malloc.trim_threshold=…`): every child inherits them, so the recorded command holds them
+    /// and runs again as it ran.
+    static func settings(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        measuredSettings.compactMap { name in environment[name].map { "\(name)=\(shellQuoted($0))" } }
+    }
+
+    /// glibc's allocator settings: its tunables, and the older variables it still reads.
+    static let measuredSettings = [
+        "GLIBC_TUNABLES", "MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+    ]
 
     /// `readAheadKilobytes` as the kernel says it now; nil where there is no `/sys/block`.
     package static func readAhead(in blocks: String = "/sys/block") -> [String: Int]? {

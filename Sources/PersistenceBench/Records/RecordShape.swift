@@ -30,7 +30,7 @@ public struct RecordShape: Codable, Equatable, Sendable {
     package var sortIndex: Int { fields.firstIndex { $0.name == pageSort } ?? 0 }
 
     /// The field whose size varies the most (the largest text or blob by its maximum), whose size a lookup's and a
-    /// write's latency is broken down by (`SizeBucket`); nil for a shape of fixed-size fields and short texts.
+    /// write's latency is broken down by (`SizeClasses`); nil for a shape of fixed-size fields and short texts.
     package var payloadIndex: Int? {
         let sized = fields.indices.filter { fields[$0].type.isSized && fields[$0].maximum > 1024 }
         return sized.max { fields[$0].maximum < fields[$1].maximum }
@@ -118,34 +118,72 @@ public enum SizeDistribution: String, Codable, Sendable, CaseIterable {
     case logUniform = "log-uniform"
 }
 
-/// A size class of a record's payload field, for breaking a lookup's or a write's latency down by size.
-package enum SizeBucket: CaseIterable {
-    case upTo1KB, upTo10KB, upTo100KB, upTo1MB, above1MB
+/// The size classes of a shape's payload field (`RecordShape.payloadIndex`), for breaking a lookup's or a write's
+/// latency down by size: the quartiles of the field's own length distribution, so that each class holds about a
+/// quarter of the records and every class's percentiles rest on a like n. For `attachment` (10 KB–1 MB,
+/// log-uniform) the classes split at 31.6 KB, 100 KB and 316 KB: SQLite's inside/outside crossing at 100 KB falls on
+/// a boundary, not inside a class. A field of one length has one class.
+package struct SizeClasses: Equatable, Sendable {
+    /// Each class's largest length in bytes, ascending; the last is the field's maximum.
+    package let upperBounds: [Int]
+    /// The field's shortest length: the first class's lower end.
+    package let minimum: Int
 
-    package init(bytes: Int) {
-        switch bytes {
-        case ...1_024: self = .upTo1KB
-        case ...10_240: self = .upTo10KB
-        case ...102_400: self = .upTo100KB
-        case ...1_048_576: self = .upTo1MB
-        default: self = .above1MB
+    /// The classes of `shape`'s payload field, or nil for a shape without one.
+    package init?(_ shape: RecordShape) {
+        guard let index = shape.payloadIndex else { return nil }
+        self.init(shape.fields[index])
+    }
+
+    package init(_ field: RecordField) {
+        let (low, high) = (Double(field.minimum), Double(field.maximum))
+        minimum = field.minimum
+        guard high > low else {
+            upperBounds = [field.maximum]
+            return
+        }
+        let quartiles = [0.25, 0.5, 0.75].map { quantile -> Int in
+            switch field.sizes {
+            case .uniform: Int((low + quantile * (high - low)).rounded())
+            case .logUniform: Int((low * exp(quantile * log(high / low))).rounded())
+            }
+        }
+        var bounds: [Int] = []
+        for bound in quartiles + [field.maximum] where bound > (bounds.last ?? field.minimum - 1) {
+            bounds.append(bound)
+        }
+        upperBounds = bounds
+    }
+
+    /// The class of a payload of `bytes`: the first whose upper bound holds it.
+    package func index(bytes: Int) -> Int { upperBounds.firstIndex { bytes <= $0 } ?? upperBounds.count - 1 }
+
+    /// Every class's operation kind, smallest first.
+    package func kinds(_ operation: String) -> [OperationKind] {
+        upperBounds.indices.map { index in
+            let low = index == 0 ? minimum : upperBounds[index - 1]
+            let high = upperBounds[index]
+            let range = low == high ? Self.label(high) : "\(Self.label(low))–\(Self.label(high))"
+            return OperationKind(rawValue: "\(operation) \(range)")
         }
     }
 
-    /// The operation kind its latencies go to, prefixed with the workload's own (`GET ≤ 10 KB`).
-    package func kind(_ operation: String) -> OperationKind {
-        let bound =
-            switch self {
-            case .upTo1KB: "≤ 1 KB"
-            case .upTo10KB: "≤ 10 KB"
-            case .upTo100KB: "≤ 100 KB"
-            case .upTo1MB: "≤ 1 MB"
-            case .above1MB: "> 1 MB"
+    /// A length in decimal units, three significant digits (the shapes' bounds are decimal: 10,000 bytes is 10 KB).
+    static func label(_ bytes: Int) -> String {
+        let (value, unit): (Double, String) =
+            switch bytes {
+            case ..<1_000: (Double(bytes), "B")
+            case ..<1_000_000: (Double(bytes) / 1e3, "KB")
+            default: (Double(bytes) / 1e6, "MB")
             }
-        return OperationKind(rawValue: "\(operation) \(bound)")
+        let digits = value >= 100 || value == value.rounded() ? 0 : value >= 10 ? 1 : 2
+        var text = String(format: "%.\(digits)f", value)
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return "\(text) \(unit)"
     }
-
-    package static func kinds(_ operation: String) -> [OperationKind] { allCases.map { $0.kind(operation) } }
 }
 
 extension RecordShape {

@@ -7,7 +7,7 @@ import Foundation
 /// each open the store's reader for another thread (`ConcurrentReadStore.makeConcurrentReader`: GRDB's pool or
 /// queue, a connection of `sqlite`'s own, a context of the ORM's own, an LMDB read transaction, `packed`'s published
 /// snapshot, the heap stores' lock) and ask questions of their own, back to back: min(N, 1,000) lookups by id
-/// (`get-readers`), 1,000 pages of `page`'s queries less those of no priority (`page-readers`), or 200 keystrokes of
+/// (`get-readers`), 1,000 pages of `page`'s queries less those of no priority (`page-readers`), or 1,000 keystrokes of
 /// `search`'s sessions (`search-readers`), drawn afresh (a seeded sequence of its own) for every thread, level and
 /// phase, so that no phase's first pass asks what an earlier one warmed. At each level: the writer alone (M =
 /// min(N / 10, 1,000) new items, one durable commit each, as `insert-each` does); the readers alone, for as long as
@@ -44,7 +44,7 @@ package struct ReadersWorkload: ItemWorkload {
             switch question {
             case .get: "look up min(N, 1,000) items each"
             case .page: "ask `page`'s pages of a priority, about 750 each"
-            case .search: "type 200 keystrokes of `search`'s sessions each"
+            case .search: "type 1,000 keystrokes of `search`'s sessions each"
             }
         return "K threads (--readers, default 1,2,4,8) \(asked) through the store's reader for another thread, alone "
             + "and while the store's thread inserts min(N / 10, 1,000) items one durable commit each (for 0.25 s at "
@@ -94,8 +94,9 @@ package struct ReadersWorkload: ItemWorkload {
         return base + 1...base + Int64(commits(scale: scale))
     }
 
-    /// Keystrokes per reader thread in a pass (`search-readers`).
-    package static let keystrokes = 200
+    /// Keystrokes per reader thread in a pass (`search-readers`): as many as a budget's p99 rests on
+    /// (`TimeBox.budgetSamples`).
+    package static let keystrokes = TimeBox.budgetSamples
 
     /// The writer's durable commits in each phase: 1,000 from 10k items up, so that its p99 rests on 1,000.
     package static func commits(scale: Int) -> Int { max(1, min(scale / 10, 1_000)) }

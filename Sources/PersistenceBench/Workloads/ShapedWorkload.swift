@@ -2,7 +2,8 @@
 /// questions, batch sizes and counts as the item workloads of those names, asked of the store's `RecordTable`.
 ///
 /// Where the shape has a payload (a text or blob of up to more than 1 KB: `RecordShape.payloadIndex`), `get` and
-/// `insert-each` time every record alone and put its latency under its payload's size class too (`SizeBucket`),
+/// `insert-each` time every record alone and put its latency under its payload's size class too (`SizeClasses`: the
+/// payload's quartiles),
 /// so that a report shows where keeping large values inline stops paying.
 package struct ShapedWorkload: Workload {
     package enum Operation: String, CaseIterable, Sendable {
@@ -47,11 +48,11 @@ package struct ShapedWorkload: Workload {
         var report = WorkloadCatalog.workload(named: name)?.report ?? WorkloadReport()
         report.machineLimit = nil
         report.engineFloor = nil
-        if shape.payloadIndex != nil, let kind = bucketedKind { report.operationKinds = SizeBucket.kinds(kind) }
+        if let classes = SizeClasses(shape), let kind = bucketedKind { report.operationKinds = classes.kinds(kind) }
         return report
     }
 
-    /// The prefix of the size classes' operation kinds: `GET ≤ 10 KB`.
+    /// The prefix of the size classes' operation kinds: `GET 10 KB–31.6 KB`.
     private var bucketedKind: String? {
         switch operation {
         case .get: "GET"
@@ -66,6 +67,8 @@ package struct ShapedWorkload: Workload {
         let table = try Self.table(of: shape, in: store, for: name)
         let generator = RecordGenerator(shape: shape, seed: context.seed)
         let context = context.with(batchSize: shape.recordsPerBatch(context.batchSize))
+        // The size classes' kinds, made once: a kind is a string, not to be formatted at every operation.
+        let sizeClasses = bucketedKind.flatMap { kind in SizeClasses(shape).map { ($0, $0.kinds(kind)) } }
         switch operation {
         case .insert:
             try Self.insert(
@@ -77,7 +80,7 @@ package struct ShapedWorkload: Workload {
             while box.allowsMore(after: done) {
                 let id = Int64(context.scale + done + 1)
                 let record = generator.record(id: id)
-                try measure(generator, id: id, context: context) { try table.insertDurably(record) }
+                try measure(generator, id: id, sizeClasses: sizeClasses, context: context) { try table.insertDurably(record) }
                 context.progress.advance(by: 1)
                 done += 1
             }
@@ -99,7 +102,7 @@ package struct ShapedWorkload: Workload {
             var done = 0
             while box.allowsMore(after: done) {
                 let key = keys[done]
-                digest.add(answer: try measure(generator, id: key, context: context) { try table.record(id: key) })
+                digest.add(answer: try measure(generator, id: key, sizeClasses: sizeClasses, context: context) { try table.record(id: key) })
                 done += 1
                 if done == box.minimum { prefix = digest }
                 context.progress.advance(by: 1)
@@ -140,14 +143,13 @@ package struct ShapedWorkload: Workload {
     }
 
     /// Times `body` as one operation, under the size class of record `id`'s payload when the shape has one.
-    private func measure<T>(_ generator: RecordGenerator, id: Int64, context: WorkloadContext, _ body: () throws -> T)
-        rethrows -> T
-    {
-        guard let kind = bucketedKind, shape.payloadIndex != nil else {
-            return try context.stopwatch.measureOperation(body)
-        }
+    private func measure<T>(
+        _ generator: RecordGenerator, id: Int64, sizeClasses: (sizes: SizeClasses, kinds: [OperationKind])?,
+        context: WorkloadContext, _ body: () throws -> T
+    ) rethrows -> T {
+        guard let classes = sizeClasses else { return try context.stopwatch.measureOperation(body) }
         return try context.stopwatch.measureOperation(
-            SizeBucket(bytes: generator.payloadBytes(id: id)).kind(kind), body)
+            classes.kinds[classes.sizes.index(bytes: generator.payloadBytes(id: id))], body)
     }
 
     /// Every record in id order: proves that inserts and updates left the same data in every store.

@@ -18,7 +18,7 @@ public enum WorkloadCatalog {
     ]
 
     /// Search as you type over the items' titles: not in the default matrix (each cell types every keystroke of
-    /// its 50 sessions, seconds a cell at 100k for the stores that scan); `--workloads search`.
+    /// its 150 sessions, seconds a cell at 100k for the stores that scan); `--workloads search`.
     package static let search: [any Workload] = [SearchWorkload()]
 
     /// The machine's limits for moving a compact store's bytes, beside `insert` and `scan`, and each engine's own
