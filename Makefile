@@ -96,7 +96,8 @@ check-findings: build
 # What no machine changes, judged against the committed counted baselines (made on any host): their matrices counted
 # now under callgrind into results/check-counters/ (about 10 minutes on 2 cores); exit 1 on a regression, and on a
 # counter better than its band until the baseline is remade (COUNTER_ARGS=--better-expected lets it pass).
-COUNTER_BASELINES = results/counter-baseline results/counter-baseline-workloads results/counter-baseline-variants
+COUNTER_BASELINES = results/counter-baseline results/counter-baseline-workloads results/counter-baseline-variants \
+	results/counter-baseline-shape
 COUNTER_ARGS ?=
 check-counters: build
 	$(TOOL) check $(foreach baseline,$(COUNTER_BASELINES),--counters $(baseline)) --out results/check-counters \
@@ -114,8 +115,10 @@ check-time: build
 # store better, or to add a host's run beside them), each a matrix of its own at 2k, counted: every CRUD path of the
 # counted stores (`persistbench list --names counted`); every other workload a counted run can repeat on one store of
 # each engine (`counted-engines`); the variants that exist to be compared on the paths they change
-# (`counted-variants`). Not counted: work paced by the clock or raced by threads, or done in another process
-# (docs/regression-checks.md).
+# (`counted-variants`); the records of a shape (`wide`: 40 columns of every type) through one store of each engine,
+# at 1k (a cell is named by store, workload and scale, and the gate joins the four matrices: at
+# 2k its `get` would be the items' `get`). Not counted: work paced by the clock or raced by threads, or done in
+# another process (docs/regression-checks.md).
 COUNTED_WORKLOADS = insert,insert-each,get,scan,count-where,page,update,delete,write-then-page
 COUNTED_READS = get-zipfian,get-batch,get-warm,get-batch-loop,count-range,search,search-one-statement
 COUNTED_YCSB = ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-e,ycsb-f
@@ -132,6 +135,8 @@ counter-baseline: build
 		--out results/counter-baseline-workloads
 	$(COUNTED_RUN) --stores $$($(TOOL) list --names counted-variants) --workloads $(COUNTED_VARIANT_WORKLOADS) \
 		--out results/counter-baseline-variants
+	$(TOOL) run --count --scales 1k --repetitions 1 --replace --shape wide --stores $$($(TOOL) list --names counted-engines) \
+		--out results/counter-baseline-shape
 
 # Coverage-guided fuzzing (libFuzzer through `swiftc -sanitize=fuzzer`) of the readers of what a user or a crash hands
 # the tool: a shape file, results.json, packed's files, the write recorder's log (Sources/FuzzTargets). Each target runs

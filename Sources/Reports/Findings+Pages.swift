@@ -117,11 +117,14 @@ package enum FindingPages {
         )
     }
 
-    /// A recorded command as a reader types it: `persistbench` for the binary's path, without `--out DIR` and
-    /// `--replace` (where it wrote is not what it measured).
+    /// A recorded command as a reader types it: `persistbench` for the binary's path (after any settings it
+    /// records before it, `GLIBC_TUNABLES=…`), without `--out DIR` and `--replace` (where it wrote is not what it
+    /// measured).
     static func command(_ recorded: String) -> String {
         var words = recorded.split(separator: " ").map(String.init)
-        if let first = words.first, first.hasSuffix("persistbench") { words[0] = "persistbench" }
+        if let binary = words.firstIndex(where: { !$0.contains("=") }), words[binary].hasSuffix("persistbench") {
+            words[binary] = "persistbench"
+        }
         var kept: [String] = []
         var skipNext = false
         for word in words {

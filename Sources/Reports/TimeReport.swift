@@ -107,7 +107,7 @@ package enum TimeReport {
                     + "slower; what only the first does was the machine's noise.",
             ]
         out += regressionList(regressions)
-        if let power = check.power { out += powerSection(power, repetitions: repetitions) }
+        if let power = check.power { out += powerSection(power, first: check.first, repetitions: repetitions) }
         if !check.notConfirmed.isEmpty {
             out +=
                 ["## Found slower by the first round only (not a regression)", ""]
@@ -123,18 +123,27 @@ package enum TimeReport {
         return out.joined(separator: "\n") + "\n"
     }
 
-    /// What the check could catch on this host: each store's detectable slowdown before and after its power round.
-    private static func powerSection(_ power: TimeCheck.Power, repetitions: Int) -> [String] {
+    /// What the check could catch on this host: each store's detectable slowdown before and after its power round,
+    /// and the slowdown it catches four times in five through both rounds.
+    private static func powerSection(_ power: TimeCheck.Power, first: TimeComparison, repetitions: Int) -> [String] {
+        let confirmation = TimeCheck.confirmationRepetitions(after: repetitions)
         var out = [
             "## What this check could catch", "",
-            "The smallest slowdown across a store's cells that this host's noise let the rule call slower (its "
-                + "minimum detectable effect: the interval's reach below its ratio, at least ×"
+            "The smallest slowdown across a store's cells that this host's noise let the rule call slower in one "
+                + "round (its minimum detectable effect: the interval's reach below its ratio, at least ×"
                 + "\(ratio(TimeComparison.Rule.standard.aggregateEffect)); a slowdown of that size is caught about "
-                + "half the time, a larger one more often). A store whose first round (\(repetitions) repetitions "
+                + "half the time in that round). A store whose first round (\(repetitions) repetitions "
                 + "a side) could not catch ×\(ratio(power.target)) was timed again with the repetitions it needed "
                 + "(an interval narrows as the square root of its samples), all within "
                 + Quantity.formatDuration(power.budgetSeconds) + " and \(TimeCheck.Power.rounds) rounds, each "
                 + "sized from every repetition so far, and judged on every repetition.",
+            "",
+            "**Caught 4 in 5:** the slowdown a regression must have for this check to fail it with probability "
+                + "0.8, through the first round and the confirmation round (\(confirmation) repetitions a side) "
+                + "alike: a normal approximation of each round's log ratio, its error read off the first round's "
+                + "interval and narrowed by the square root of the confirmation's repetitions, both rounds clearing "
+                + "their interval's bar and ×\(ratio(TimeComparison.Rule.standard.aggregateEffect)). An estimate "
+                + "from this run's noise, not a rate measured by injected slowdowns.",
             "",
         ]
         if !power.underpowered.isEmpty {
@@ -147,14 +156,20 @@ package enum TimeReport {
             ]
         }
         out += [
-            "| store | detectable, first round | repetitions needed | repetitions timed | detectable now | s a repetition |",
-            "|---|--:|--:|--:|--:|--:|",
+            "| store | detectable, first round | repetitions needed | repetitions timed | detectable now | "
+                + "caught 4 in 5 | s a repetition |",
+            "|---|--:|--:|--:|--:|--:|--:|",
         ]
         for store in power.stores {
+            let fourInFive = first.stores.first { $0.name == store.name }.map { summary in
+                TimeComparison.caughtFourInFive(
+                    ratio: summary.ratio, low: summary.low, effect: first.rule.aggregateEffect,
+                    confidence: first.rule.confidence, repetitions: store.timed, confirmation: confirmation)
+            }
             out.append(
                 "| \(store.name) | ×\(ratio(store.before)) | \(store.needed == Int.max ? "—" : "\(store.needed)") | "
                     + "\(store.timed) | ×\(ratio(store.after))\(store.after > power.target ? " ⚠️" : "") | "
-                    + String(format: "%.1f", store.secondsPerRepetition) + " |")
+                    + "\(detectable(fourInFive)) | " + String(format: "%.1f", store.secondsPerRepetition) + " |")
         }
         return out + [""]
     }

@@ -252,6 +252,49 @@ package struct TimeComparison: Codable, Sendable {
         return max(effect, ratio / low)
     }
 
+    /// The slowdown across a store's cells that the check catches four times in five through both of its rounds, on
+    /// this host's noise: what a reader may count on, where `detectable` is caught about half the time in one round.
+    ///
+    /// A normal approximation on the log scale: the first round's interval (`low`…`ratio`, at `confidence`) gives the
+    /// standard error of its log ratio; the confirmation round's, on `confirmation` repetitions a side against the
+    /// first's `repetitions`, is smaller by the square root of their ratio. A round catches a true slowdown `s` when
+    /// its estimate clears both the interval's bar (its lower end above 1) and the rule's least `effect`; both rounds
+    /// must, independently (new processes, minutes apart). Solved for the `s` at which that happens with
+    /// probability 0.8. Infinite when the interval reaches 0.
+    package static func caughtFourInFive(
+        ratio: Double, low: Double, effect: Double, confidence: Double, repetitions: Int, confirmation: Int
+    ) -> Double {
+        guard low > 0, ratio > 0, ratio.isFinite, repetitions > 0, confirmation > 0 else { return .infinity }
+        let z = normalQuantile(1 - (1 - confidence) / 2)
+        let first = max(log(ratio / low), 1e-6) / z
+        let second = first * (Double(repetitions) / Double(confirmation)).squareRoot()
+        func caught(_ logSlowdown: Double) -> Double {
+            [first, second].reduce(1.0) { chance, error in
+                chance * normalCDF((logSlowdown - max(z * error, log(effect))) / error)
+            }
+        }
+        var (lower, upper) = (0.0, 10.0)
+        guard caught(upper) >= 0.8 else { return .infinity }
+        for _ in 0..<100 {
+            let middle = (lower + upper) / 2
+            if caught(middle) >= 0.8 { upper = middle } else { lower = middle }
+        }
+        return exp(upper)
+    }
+
+    /// The standard normal distribution function.
+    static func normalCDF(_ x: Double) -> Double { 0.5 * erfc(-x / 2.0.squareRoot()) }
+
+    /// The standard normal quantile of `p` (0 < p < 1), by bisection of `normalCDF`.
+    static func normalQuantile(_ p: Double) -> Double {
+        var (lower, upper) = (-10.0, 10.0)
+        for _ in 0..<100 {
+            let middle = (lower + upper) / 2
+            if normalCDF(middle) < p { lower = middle } else { upper = middle }
+        }
+        return (lower + upper) / 2
+    }
+
     /// The repetitions a side that would bring a store's detectable slowdown from `detectable` down to `target`,
     /// from `repetitions`: an interval narrows as the square root of its samples.
     package static func repetitions(toDetect target: Double, detectable: Double, from repetitions: Int) -> Int {
