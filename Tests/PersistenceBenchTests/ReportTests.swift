@@ -140,12 +140,18 @@ import Testing
         let ycsb = YCSBWorkload(.d)
         #expect(ycsb.report.operationKinds.firstIndex(of: .read)! < ycsb.report.operationKinds.firstIndex(of: .insert)!)
         for index in results.cells.indices { results.cells[index].workload = ycsb.name }
-        let read = LatencySummary(count: 95, p50: 1.5, p95: 2.5, p99: 4, p999: 9, max: 12)
+        let read = LatencySummary(count: 1_000, p50: 1.5, p95: 2.5, p99: 4, p999: 9, max: 12)
         let insert = LatencySummary(count: 5, p50: 150, p95: 250, p99: 400, p999: 900, max: 1200)
         results.cells[0].metrics?.latencyByOperation = ["READ": read, "INSERT": insert]
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("| store | scale | [READ] | [INSERT] |"))
-        #expect(markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 | 150 / 250 / 400 / 900 |"))
+        // Each kind with its n; a percentile its samples cannot give reads –, and the slowest is the max.
+        #expect(
+            markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 (n 1,000) | 150 / – / – / – (n 5, max 1200) |"),
+            "\(markdown)")
+        var fewer = results
+        fewer.cells[0].metrics?.latencyByOperation?["READ"]?.count = 999
+        #expect(MarkdownReport.render(fewer).contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / – (n 999, max 12.0) |"))
         #expect(markdown.contains("| `b` | 100 | – | – |"))
         let csv = CSVReport.render(results)
         // The 16 columns after it (the probe, the timed phase's counters, settle, maintained count, time box, steps,

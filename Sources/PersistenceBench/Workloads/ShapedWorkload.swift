@@ -80,7 +80,9 @@ package struct ShapedWorkload: Workload {
             while box.allowsMore(after: done) {
                 let id = Int64(context.scale + done + 1)
                 let record = generator.record(id: id)
-                try measure(generator, id: id, sizeClasses: sizeClasses, context: context) { try table.insertDurably(record) }
+                try measure(generator, id: id, sizeClasses: sizeClasses, context: context) {
+                    try table.insertDurably(record)
+                }
                 context.progress.advance(by: 1)
                 done += 1
             }
@@ -102,7 +104,10 @@ package struct ShapedWorkload: Workload {
             var done = 0
             while box.allowsMore(after: done) {
                 let key = keys[done]
-                digest.add(answer: try measure(generator, id: key, sizeClasses: sizeClasses, context: context) { try table.record(id: key) })
+                digest.add(
+                    answer: try measure(generator, id: key, sizeClasses: sizeClasses, context: context) {
+                        try table.record(id: key)
+                    })
                 done += 1
                 if done == box.minimum { prefix = digest }
                 context.progress.advance(by: 1)
