@@ -19,25 +19,21 @@ extension MarkdownReport {
         }
         return table(
             "Latency by kind of operation, µs, p50 / p95 / p99 / p99.9 (median over repetitions; YCSB's kinds as YCSB "
-                + "names them), with n, the samples of a repetition (their median): a p99 needs 100 samples to be "
-                + "more than the slowest and a p99.9 1,000, so under that it reads – and the slowest is given as the "
-                + "max.",
+                + "names them), with n, the fewest samples a repetition's percentiles rest on: a p95 needs 20 samples, "
+                + "a p99 100 and a p99.9 1,000 to be more than the slowest, so under that it reads – and the max "
+                + "(median over repetitions of each one's slowest) is given.",
             header: ["store", "scale"] + kinds.map { "[\($0)]" }, rows: rows)
     }
 
-    /// One kind's percentiles in a cell of the latency table, each only where its n supports it, then n (and the
-    /// max where the p99.9 is not given).
+    /// One kind's percentiles in a cell of the latency table, each only where its n (the fewest of a repetition)
+    /// supports it, then n (and the max where the p99.9 is not given).
     static func latencies(of kind: OperationKind, in summary: CellSummary) -> String {
         let percentiles: [(KeyPath<LatencySummary, Double>, needs: Int)] = [
             (\.p50, 1), (\.p95, 20), (\.p99, 100), (\.p999, 1_000),
         ]
-        guard
-            let count = median(
-                summary.finished.compactMap { $0.latencyByOperation?[kind.rawValue].map { Double($0.count) } })
-        else {
+        guard let n = summary.finished.compactMap({ $0.latencyByOperation?[kind.rawValue]?.count }).min() else {
             return "–"
         }
-        let n = Int(count.rounded())
         let values = percentiles.map { percentile, needs -> String in
             guard n >= needs, let value = summary.medianLatency(of: kind, percentile) else { return "–" }
             return formatSignificant(value)

@@ -141,9 +141,10 @@ package enum TimeReport {
             "**Caught 4 in 5:** the slowdown a regression must have for this check to fail it with probability "
                 + "0.8, through the first round and the confirmation round (\(confirmation) repetitions a side) "
                 + "alike: a normal approximation of each round's log ratio, its error read off the first round's "
-                + "interval and narrowed by the square root of the confirmation's repetitions, both rounds clearing "
-                + "their interval's bar and ×\(ratio(TimeComparison.Rule.standard.aggregateEffect)). An estimate "
-                + "from this run's noise, not a rate measured by injected slowdowns.",
+                + "interval and, for the confirmation, scaled by the square root of the ratio of the repetitions "
+                + "(narrower than the first round's unless power rounds gave that more), both rounds clearing their "
+                + "interval's bar and ×\(ratio(TimeComparison.Rule.standard.aggregateEffect)). An estimate from this "
+                + "run's noise; docs/regression-checks.md gives the catch rates measured by injected slowdowns.",
             "",
         ]
         if !power.underpowered.isEmpty {

@@ -121,8 +121,8 @@ public enum SizeDistribution: String, Codable, Sendable, CaseIterable {
 /// The size classes of a shape's payload field (`RecordShape.payloadIndex`), for breaking a lookup's or a write's
 /// latency down by size: the quartiles of the field's own length distribution, so that each class holds about a
 /// quarter of the records and every class's percentiles rest on a like n. For `attachment` (10 KB–1 MB,
-/// log-uniform) the classes split at 31.6 KB, 100 KB and 316 KB: SQLite's inside/outside crossing at 100 KB falls on
-/// a boundary, not inside a class. A field of one length has one class.
+/// log-uniform) the classes split at 31.6 KB, 100 KB and 316 KB, where the old fixed classes (≤ 10 KB, ≤ 100 KB,
+/// ≤ 1 MB) held half the records in one class. A field of one length has one class.
 package struct SizeClasses: Equatable, Sendable {
     /// Each class's largest length in bytes, ascending; the last is the field's maximum.
     package let upperBounds: [Int]
