@@ -20,7 +20,12 @@ for path in sorted(glob.glob(os.path.join(here, '*', 'check.md'))):
               for m in re.finditer(r'^\| (\w[\w ]*?) \| \d+ \| ×([\d.]+) \|', first, re.M)}
     four = {m.group(1): float(m.group(2))
             for m in re.finditer(r'^\| (\w+) \| ×[\d.]+ \| \d+ \| \d+ \| ×[\d.]+ \| ×([\d.]+) \|', text, re.M)}
+    first_only = []
+    if '\n## Found slower by the first round only' in text:
+        section = text.split('\n## Found slower by the first round only', 1)[1].split('\n## ', 1)[0]
+        first_only = [line[2:] for line in section.splitlines() if line.startswith('- ')]
     checks[level].append(dict(name=name, failed=text.startswith('# ❌'), caught=caught, ratios=ratios, four=four,
+                              first_only=first_only,
                               cells=[r for r in regressions if not any(r.startswith(s + ':') for s in STORES + ['every store'])]))
 
 def spread(values):
@@ -38,4 +43,7 @@ for level in LEVELS.values():
     print(f"| {level} | {n} | {sum(r['failed'] for r in rows)} | " + ' | '.join(f'{k} of {n}' for k in per)
           + f" | {sum(per)} of {n * len(STORES)} | {spread(ratios)} | {spread(fours)} |")
 cells = [f"{r['name']}: {c}" for rows in checks.values() for r in rows for c in r['cells']]
-print('\nCells failed alone:', '; '.join(cells) if cells else 'none')
+print('\nCells that were regressions alone:', '; '.join(cells) if cells else 'none')
+first_only = [f"{r['name']}: {line}" for rows in checks.values() for r in rows for line in r['first_only']]
+print('\nFound slower by a first round only (not confirmed):')
+for line in first_only: print('-', line)
