@@ -5,5 +5,5 @@ import SQLiteSupport
 /// other process's write in progress waits, through every connection's `busy_timeout`, counted.
 extension GRDBItemStore: LockWaitCountingStore {
     package var lockWaits: LockWaits { busyTimeout.tally.waits }
-    package static var lockWaitPolicy: String { "busy_timeout \(SQLiteConnection.busyTimeoutSeconds) s" }
+    package static var lockWaitPolicy: String { SQLiteConnection.lockWaitPolicy }
 }

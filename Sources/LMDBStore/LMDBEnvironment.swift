@@ -36,11 +36,8 @@ package final class LMDBEnvironment {
     let resizeLock = ReadWriteLock()
     /// Bumped after every committed write, for observers watching the commit sequence (`+Observation`).
     let commits = CommitSignal()
-    /// Write transactions whose begin waited for the writer mutex (`writerLockWait`).
+    /// Write transactions whose begin found the writer mutex held (`write`).
     let writerLockWaits = LockWaitTally()
-    /// A write transaction's begin that took longer than this waited for the writer mutex, which another process
-    /// (or a write of this one on another thread) held: an uncontended begin takes a few microseconds.
-    static let writerLockWait: UInt64 = 100_000
 
     /// Opens (creating if needed) the environment in `directory`, which must exist.
     ///
@@ -187,10 +184,15 @@ package final class LMDBEnvironment {
     /// `body` must have no effect outside the transaction that a second run would repeat.
     package func write<T>(_ body: (LMDBTransaction) throws -> T) throws -> T {
         while true {
+            // A begin found the writer mutex held when another transaction (of another process, or of this one on
+            // another thread) committed while it waited: its id is past the last one committed before it asked.
+            // Counted as SQLite's busy handler counts a write that found the lock held, its time the begin's. (A
+            // transaction that changed nothing keeps the last id: a wait for one is not seen; every write has a change.)
+            let before = try lastCommittedTransaction()
             let started = monotonicNanoseconds()
             let transaction = try begin(flags: 0, operation: "mdb_txn_begin(read-write)")
             let waited = monotonicNanoseconds() - started
-            if waited > Self.writerLockWait { writerLockWaits.record(seconds: seconds(nanoseconds: waited)) }
+            if mdb_txn_id(transaction) > before + 1 { writerLockWaits.record(seconds: seconds(nanoseconds: waited)) }
             let result: T
             do {
                 result = try body(LMDBTransaction(pointer: transaction))
@@ -212,6 +214,13 @@ package final class LMDBEnvironment {
             commits.committed()
             return result
         }
+    }
+
+    /// The id of the last write transaction committed to the environment, by any process (`mdb_env_info`).
+    private func lastCommittedTransaction() throws -> Int {
+        var info = MDB_envinfo()
+        try LMDBError.check(mdb_env_info(try environment(), &info), "mdb_env_info")
+        return info.me_last_txnid
     }
 
     private func begin(flags: UInt32, operation: String) throws -> OpaquePointer {

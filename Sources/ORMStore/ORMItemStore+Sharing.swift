@@ -6,5 +6,5 @@ import SQLiteSupport
 /// writer connection's `busy_timeout`, counted.
 extension ORMItemStore: LockWaitCountingStore {
     package var lockWaits: LockWaits { container.connection.busyTimeout.tally.waits }
-    package static var lockWaitPolicy: String { "busy_timeout \(SQLiteConnection.busyTimeoutSeconds) s" }
+    package static var lockWaitPolicy: String { SQLiteConnection.lockWaitPolicy }
 }

@@ -5,5 +5,5 @@ import SQLiteSupport
 /// other process's write in progress waits, through the connection's `busy_timeout`, counted.
 extension SQLiteItemStore: LockWaitCountingStore {
     package var lockWaits: LockWaits { connection.busyTimeout.tally.waits }
-    package static var lockWaitPolicy: String { "busy_timeout \(SQLiteConnection.busyTimeoutSeconds) s" }
+    package static var lockWaitPolicy: String { SQLiteConnection.lockWaitPolicy }
 }

@@ -28,6 +28,12 @@ public final class SQLiteConnection {
     /// (`busy_timeout`): every SQLite-based store's connections, GRDB's too.
     public static let busyTimeoutSeconds: Int32 = 5
 
+    /// How an SQLite-based store's writes wait for another connection's lock, for `LockWaitCountingStore`: a
+    /// request that found the lock held is counted once, its time the busy handler's sleeps until it got it.
+    package static var lockWaitPolicy: String {
+        "busy_timeout \(busyTimeoutSeconds) s (a request that found the lock held, its sleeps)"
+    }
+
     /// The connection's `busy_timeout`, counted (`BusyTimeout`): its tally is the store's `lockWaits`.
     package let busyTimeout: BusyTimeout
 

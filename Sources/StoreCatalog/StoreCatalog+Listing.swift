@@ -12,14 +12,20 @@ extension StoreCatalog {
             let onRequest =
                 switch store.inclusion {
                 case .defaultRun: ""
-                case .variant: " A variant: `run` measures it when named (or `--stores all`); `crash` by default."
+                case .variant:
+                    " A variant: `run` measures it when named (or `--stores all`)"
+                        + (store.isCrashChecked ? "; `crash` by default." : ".")
                 case .whenNamed: " Measured when named (`--stores \(store.name)`)."
                 }
             lines.append(
                 "  " + store.name.padding(toLength: width, withPad: " ", startingAt: 0) + store.summary + "."
                     + onRequest)
             lines.append(indent + "Durability: \(store.durability).")
-            lines.append(indent + "Promise (checked by `persistbench crash`): \(store.promise.summary).")
+            lines.append(
+                indent
+                    + (store.isCrashChecked || store.promise == .nothing
+                        ? "Promise (checked by `persistbench crash`): " : "Promise (unchecked: no integrity check): ")
+                    + "\(store.promise.summary).")
             lines.append(indent + "Configuration: \(store.configuration).")
         }
         lines.append("Workloads:")

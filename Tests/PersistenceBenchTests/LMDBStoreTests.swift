@@ -26,6 +26,35 @@ import Testing
         try reopened.close()
     }
 
+    /// A write begin is a lock wait when it found the writer mutex held (another write committed while it waited),
+    /// as SQLite's busy handler counts one: uncontended writes count none, however the machine schedules them.
+    @Test func aWriteThatFoundTheWriterMutexHeldIsOneLockWait() throws {
+        let directory = try TemporaryDirectory()
+        let store = try LMDBItemStore(directory: directory.url)
+        for item in generator.items(1...50) { try store.insert([item]) }
+        #expect(store.lockWaits == LockWaits())
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let environment = store.environment  // LMDB serializes writers with its mutex
+        let scratch = try environment.openDatabase("scratch")
+        let holder = Thread {
+            // A write that changes nothing commits nothing (LMDB keeps its transaction id): this one writes a key.
+            _ = try? environment.write { transaction in
+                holding.signal()
+                usleep(50_000)
+                try withUnsafeBytes(of: 1) { try transaction.put(in: scratch, key: $0, value: $0) }
+            }
+            released.signal()
+        }
+        holder.start()
+        holding.wait()
+        try store.insert([generator.item(id: 51)])
+        released.wait()
+        #expect(store.lockWaits.waits == 1 && store.lockWaits.timeouts == 0)
+        #expect(store.lockWaits.seconds > 0.02 && store.lockWaits.seconds < 5, "\(store.lockWaits)")
+        try store.close()
+    }
+
     @Test func fieldsAtTheEdgesOfTheLayoutRoundTrip() throws {
         let directory = try TemporaryDirectory()
         let store = try LMDBItemStore(directory: directory.url)

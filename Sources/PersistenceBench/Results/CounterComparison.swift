@@ -16,8 +16,8 @@ package struct CounterComparison: Codable, Sendable {
         package var allocationsPerOperation: Double
         /// Write calls and bytes written per operation inside this factor either way are "same".
         package var writes: Double
-        /// System calls per operation: a change beyond this band, the floor's count per operation and 8 calls in
-        /// the cell. A pool's threads made 4 more futex calls in a 40-step cell (`grdb teams-per-sport`, 59 → 63)
+        /// System calls per operation, the allocator's left out: a change beyond this band, the floor's count per
+        /// operation and 8 calls in the cell. A pool's threads made 4 more futex calls in a 40-step cell (`grdb teams-per-sport`, 59 → 63)
         /// counted beside a test run; a call added to every operation is 50 in a counted cell.
         package var systemCalls: Band = Band(factor: 1.02, floor: 0.05, perCell: 8)
         /// Minor page faults per operation: valgrind's own faults (its translations) move with what else the
@@ -120,8 +120,10 @@ package struct CounterComparison: Codable, Sendable {
     package var stores: [Summary]
     /// Every cell together: what the harness, the digest or the data every store is given did.
     package var overall: Summary?
-    /// Cells in one run and not the other, or with no finished repetition in the baseline.
+    /// Cells in one run and not the other.
     package var notCompared: [String]
+    /// Cells with no finished repetition in the baseline, and why: a regression, since nothing guards them.
+    package var uncounted: [String]
     /// (workload, scale) groups whose stores disagree within the current run.
     package var digestDisagreements: [String]
 
@@ -141,6 +143,7 @@ package struct CounterComparison: Codable, Sendable {
         let currentGroups = CellGroups.groups(current.cells, storeOrder: current.stores)
         cells = []
         notCompared = []
+        uncounted = []
         for (key, baseCells) in baseGroups.ordered {
             // A store without the workload's capability is n/a in both runs: nothing to compare, nothing to say.
             let notApplicable = { (cells: [CellResult]) in cells.allSatisfy { $0.status == .notApplicable } }
@@ -151,7 +154,8 @@ package struct CounterComparison: Codable, Sendable {
                 continue
             }
             guard !baseFinished.isEmpty else {
-                notCompared.append("\(key): no finished repetition in the baseline")
+                let reasons = Set(baseCells.compactMap(\.reason)).sorted().joined(separator: "; ")
+                uncounted.append("\(key): not counted in the baseline (\(reasons.isEmpty ? "not finished" : reasons))")
                 continue
             }
             let currentFinished = currentCells.filter { $0.status == .ok }.compactMap(\.metrics)
@@ -170,6 +174,16 @@ package struct CounterComparison: Codable, Sendable {
         }
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
             notCompared.append("\(key): not in the baseline")
+        }
+        // A check that judged nothing must not pass: a baseline whose every cell failed under valgrind (its reasons
+        // say why) or that shares no cell with the current run.
+        guard !cells.isEmpty else {
+            let reasons = Set(baseline.cells.compactMap(\.reason)).sorted().prefix(3).joined(separator: "; ")
+            throw BenchError(
+                "nothing to judge: no cell of the baseline (\(baseline.cells.count) cells) finished and is in the "
+                    + "current run (\(current.cells.count) cells)"
+                    + (reasons.isEmpty ? "" : "; the baseline's cells did not finish: \(reasons)")
+                    + "; remake the baseline with `run --count` once its cells finish")
         }
         let ratios = cells.compactMap { cell in cell.instructionRatio.map { (store: cell.store, ratio: $0) } }
         stores = CellGroups.geometricMeans(ratios).map { store in
@@ -235,8 +249,15 @@ package struct CounterComparison: Codable, Sendable {
         }
         // What instructions do not count: system calls, faults, reads from storage, waits (docs/regression-checks.md).
         let flushes = max(perOperation(base, \.syncs) ?? 0, perOperation(current, \.syncs) ?? 0)
+        // A baseline counted before the allocator's calls were apart holds them in its system calls: so do both.
+        let allocatorApart = base.contains { $0.counts?.allocatorSystemCalls != nil }
+        _ = compare(
+            "system calls/op",
+            { counts in
+                counts.systemCalls.map { $0 + (allocatorApart ? 0 : counts.allocatorSystemCalls ?? 0) }
+            }, format: { String(format: "%.2f", $0) },
+            verdict: { bands.systemCalls.verdict($0, $1, operations: operations, flushes: flushes) })
         for (metric, counter, band) in [
-            ("system calls/op", \OperationCounts.systemCalls, bands.systemCalls),
             ("minor faults/op", \OperationCounts.minorFaults, bands.minorFaults),
             ("major faults/op", \OperationCounts.majorFaults, bands.majorFaults),
             ("bytes read from storage/op", \OperationCounts.bytesReadFromStorage, bands.bytesReadFromStorage),
@@ -246,6 +267,11 @@ package struct CounterComparison: Codable, Sendable {
                 metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) },
                 verdict: { band.verdict($0, $1, operations: operations, flushes: flushes) })
         }
+        // The allocator's system calls are shown, not judged: where a heap grows follows everything allocated before
+        // it, paths and environment included (OperationCounts.allocatorSystemCalls); allocations are judged above.
+        _ = compare(
+            "allocator's system calls/op", \.allocatorSystemCalls, format: { String(format: "%.2f", $0) },
+            verdict: { _, _ in .same })
         // The time system calls waited is shown, not judged: a time, which a busy machine's preemptions inside calls
         // moved ×50–×3,400 (docs/regression-checks.md); what waits is judged by its count (system calls, waits).
         _ = compare(

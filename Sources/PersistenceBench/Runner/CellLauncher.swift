@@ -180,7 +180,8 @@ final class CellLauncher {
             killedAtLimit: killedAtLimit, cell: cell)
         result.process?.cappedPeakBytes = cgroup?.peakBytes
         if !outcome.exitedCleanly || result.status != .ok {
-            result.reason = (result.reason ?? "") + (try keepOutput(of: supervisor, for: cell, mode: mode))
+            let valgrind = counted ? CountingLauncher.failure(loggedIn: dumps.path).map { "; \($0)" } ?? "" : ""
+            result.reason = (result.reason ?? "") + valgrind + (try keepOutput(of: supervisor, for: cell, mode: mode))
         }
         if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
             result.metrics?.counts?.add(totals)

@@ -47,6 +47,28 @@ package struct CountingLauncher: Sendable {
 
     var environment: [String] { ["LD_PRELOAD=\(library)", "SWIFT_DETERMINISTIC_HASHING=1"] }
 
+    /// Why valgrind stopped a child it ran, from its log in `dumpDirectory` (the log goes with the cell's scratch):
+    /// its last words before "Giving up", or nil when it did not give up. Valgrind 3.19 cannot read the DWARF 5
+    /// debug information Swift 6's clang writes for C targets; that one gets its remedy.
+    static func failure(loggedIn dumpDirectory: String) -> String? {
+        guard let log = try? String(contentsOfFile: dumpDirectory + "/valgrind.log", encoding: .utf8) else {
+            return nil
+        }
+        // Each line is "==PID== text"; what valgrind says when it gives up comes just before "Giving up".
+        let lines = log.split(separator: "\n").map { line in
+            line.split(separator: " ", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+        }.filter { !$0.isEmpty }
+        guard let end = lines.lastIndex(where: { $0.contains("Giving up") || $0.contains("I can't recover") }) else {
+            return nil
+        }
+        let said = lines[max(0, end - 2)...end].joined(separator: " ")
+        let dwarf =
+            said.localizedCaseInsensitiveContains("dwarf")
+            ? ": valgrind 3.19 cannot read DWARF 5; build C targets with `-Xcc -gdwarf-4` (docs/your-own-store.md)"
+            : ""
+        return "valgrind gave up (\(said))" + dwarf
+    }
+
     /// The counted region's totals from the child's dump in `dumpDirectory`, or nil where there is none.
     static func totals(dumpedIn dumpDirectory: String) -> CallgrindTotals? {
         guard let text = try? String(contentsOfFile: dumpDirectory + "/callgrind.out.1", encoding: .utf8) else {
