@@ -186,8 +186,8 @@ package final class LMDBEnvironment {
         while true {
             // A begin found the writer mutex held when another transaction (of another process, or of this one on
             // another thread) committed while it waited: its id is past the last one committed before it asked.
-            // Counted as SQLite's busy handler counts a write that found the lock held, its time the begin's. (A
-            // transaction that changed nothing keeps the last id: a wait for one is not seen; every write has a change.)
+            // Counted as SQLite's busy handler counts a write that found the lock held, its time the begin's. Not
+            // seen: a wait for a transaction that changed nothing (the id stays), or for one writing its meta page.
             let before = try lastCommittedTransaction()
             let started = monotonicNanoseconds()
             let transaction = try begin(flags: 0, operation: "mdb_txn_begin(read-write)")
