@@ -180,8 +180,10 @@ final class CellLauncher {
             killedAtLimit: killedAtLimit, cell: cell)
         result.process?.cappedPeakBytes = cgroup?.peakBytes
         if !outcome.exitedCleanly || result.status != .ok {
-            let valgrind = counted ? CountingLauncher.failure(loggedIn: dumps.path).map { "; \($0)" } ?? "" : ""
-            result.reason = (result.reason ?? "") + valgrind + (try keepOutput(of: supervisor, for: cell, mode: mode))
+            let log = dumps.appendingPathComponent("valgrind.log").path
+            let valgrind = counted ? CountingLauncher.failure(loggedIn: log).map { "; \($0)" } : nil
+            result.reason =
+                (result.reason ?? "") + (valgrind ?? "") + (try keepOutput(of: supervisor, for: cell, mode: mode))
         }
         if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
             result.metrics?.counts?.add(totals)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How a counted cell's process starts (`persistbench run --count`): under valgrind's callgrind with
 /// instrumentation off until the counted region (so that start-up, opening the store and the probes run at
@@ -31,7 +32,32 @@ package struct CountingLauncher: Sendable {
         }
         self.valgrind = valgrind
         self.library = library
+        try checkValgrindReads(executable)
     }
+
+    /// Runs `executable` once under valgrind, uninstrumented (`--tool=none`, its `--help`), so that a build whose
+    /// debug information valgrind cannot read stops here, before any cell, with valgrind's words and the remedy,
+    /// rather than as every counted cell failing (a second or two).
+    private func checkValgrindReads(_ executable: String) throws {
+        guard Self.readable.withLock({ !$0.contains(executable) }) else { return }
+        let log = FileManager.default.temporaryDirectory
+            .appendingPathComponent("persistbench-\(getpid())-valgrind-check.log").path
+        defer { unlink(log) }
+        let child = try ChildProcess(
+            arguments: [valgrind, "--tool=none", "--log-file=\(log)", executable, "--help"], outputPath: "/dev/null",
+            progressPipe: false)
+        let ending = child.waitUntilEnded().0
+        if let failure = Self.failure(loggedIn: log) { throw BenchError("counting cannot start: \(failure)") }
+        guard case .exited(code: 0) = ending else {
+            throw BenchError(
+                "counting cannot start: \(executable) --help failed under valgrind (--tool=none); its log: "
+                    + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "none"))
+        }
+        Self.readable.withLock { _ = $0.insert(executable) }
+    }
+
+    /// The executables valgrind read in this process: checked once each.
+    private static let readable = Mutex<Set<String>>([])
 
     /// `command` (the child's program and arguments) under callgrind, its dumps and log written into
     /// `dumpDirectory` (the counted region's is the first dump, `callgrind.out.1`), with each instruction's address
@@ -47,25 +73,26 @@ package struct CountingLauncher: Sendable {
 
     var environment: [String] { ["LD_PRELOAD=\(library)", "SWIFT_DETERMINISTIC_HASHING=1"] }
 
-    /// Why valgrind stopped a child it ran, from its log in `dumpDirectory` (the log goes with the cell's scratch):
-    /// its last words before "Giving up", or nil when it did not give up. Valgrind 3.19 cannot read the DWARF 5
+    /// Why valgrind stopped a child it ran, from its log at `path` (a cell's goes with the cell's scratch):
+    /// the line it gave up with and the one that says why, or nil when it did not give up. Valgrind 3.19 cannot read DWARF 5
     /// debug information Swift 6's clang writes for C targets; that one gets its remedy.
-    static func failure(loggedIn dumpDirectory: String) -> String? {
-        guard let log = try? String(contentsOfFile: dumpDirectory + "/valgrind.log", encoding: .utf8) else {
-            return nil
-        }
-        // Each line is "==PID== text"; what valgrind says when it gives up comes just before "Giving up".
+    static func failure(loggedIn path: String) -> String? {
+        guard let log = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        // Each line is "==PID== text" (or "### text" from the debug-information reader); valgrind's last line says
+        // it gave up, and a line about DWARF (anywhere before it) says why.
         let lines = log.split(separator: "\n").map { line in
-            line.split(separator: " ", maxSplits: 1).dropFirst().first.map(String.init) ?? ""
+            line.split(separator: " ", maxSplits: 1).dropFirst().first.map {
+                $0.trimmingCharacters(in: .whitespaces)
+            } ?? ""
         }.filter { !$0.isEmpty }
         guard let end = lines.lastIndex(where: { $0.contains("Giving up") || $0.contains("I can't recover") }) else {
             return nil
         }
-        let said = lines[max(0, end - 2)...end].joined(separator: " ")
+        let cause = lines[..<end].first { $0.localizedCaseInsensitiveContains("dwarf") || $0.contains("DW_FORM") }
+        let said = [cause, lines[end]].compactMap { $0 }.joined(separator: " … ")
         let dwarf =
-            said.localizedCaseInsensitiveContains("dwarf")
-            ? ": valgrind 3.19 cannot read DWARF 5; build C targets with `-Xcc -gdwarf-4` (docs/your-own-store.md)"
-            : ""
+            cause == nil
+            ? "" : ": valgrind 3.19 cannot read DWARF 5; build C targets with `-Xcc -gdwarf-4` (docs/your-own-store.md)"
         return "valgrind gave up (\(said))" + dwarf
     }
 
