@@ -58,7 +58,8 @@ package struct WriteLog {
             return T(littleEndian: value)
         }
         func take(_ count: Int) throws -> [UInt8] {
-            guard count >= 0, offset + count <= bytes.count else {
+            // `count` is the log's own (up to Int64.max): compared with what is left, never added to the offset.
+            guard count >= 0, count <= bytes.count - offset else {
                 throw BenchError("\(url.path): a record is cut off at byte \(offset)")
             }
             defer { offset += count }
