@@ -25,8 +25,11 @@ package struct CounterComparison: Codable, Sendable {
         /// moved a cell by up to 127 faults (0.5 MiB of pages: `sqlite+fts get`, 485 → 612 in 50 lookups, counted
         /// beside CI's tests), whatever its length, so a change must also be 512 faults in the cell: 2 MiB.
         package var minorFaults: Band = Band(factor: 1.25, floor: 2, perCell: 512)
-        /// Major page faults per operation.
-        package var majorFaults: Band = Band(factor: 1.10, floor: 0.05)
+        /// Major page faults per operation (a page read from storage to be mapped): 0 in every committed cell, but a
+        /// fresh checkout's counted `grdb get-zipfian 2k` faulted 3 times in its 50 lookups beside CI's tests (pages of
+        /// a just-built binary or library read back), so a change must also be more than 8 in the cell; a read from
+        /// storage every operation is 50.
+        package var majorFaults: Band = Band(factor: 1.10, floor: 0.05, perCell: 8)
         /// Bytes read from storage per operation.
         package var bytesReadFromStorage: Band = Band(factor: 1.10, floor: 4096)
         /// Voluntary context switches (waits that gave up the CPU) per operation: a store's threads hand
