@@ -82,11 +82,16 @@ package struct CallgrindTotals: Equatable, Sendable {
 
     /// glibc's functions that grow, trim and map the heap: every system call glibc's allocator makes is made by a
     /// call out of one of them (to `sbrk`, `brk`, `mmap`, `munmap`, `mremap`, `mprotect`, `madvise`). A glibc
-    /// without these symbols leaves its allocator's calls in `systemCalls`.
+    /// without these symbols leaves its allocator's calls in `systemCalls`. A compiler's clone of one keeps its name
+    /// before a dot (`systrim.constprop.0`).
     static let allocatorFunctions: Set<Substring> = [
-        "sysmalloc", "systrim", "systrim.constprop.0", "__glibc_morecore", "munmap_chunk", "mremap_chunk", "new_heap",
-        "alloc_new_heap", "grow_heap", "shrink_heap", "heap_trim", "mtrim",
+        "sysmalloc", "systrim", "__glibc_morecore", "munmap_chunk", "mremap_chunk", "new_heap", "alloc_new_heap",
+        "grow_heap", "shrink_heap", "heap_trim", "mtrim",
     ]
+
+    static func isAllocator(_ function: Substring) -> Bool {
+        allocatorFunctions.contains(function.prefix { $0 != "." })
+    }
 
     /// The region's dump in `text` (`pb_counting_end` dumps it with the trigger "counted region"); nil when the text
     /// holds no such dump.
@@ -123,7 +128,7 @@ package struct CallgrindTotals: Equatable, Sendable {
                 // A call's inclusive cost: its positions, then the events in order (trailing zeros left out). Calls
                 // between the allocator's own functions are inside one that leaves it: only those leaving it count.
                 callCostFollows = false
-                if Self.allocatorFunctions.contains(function), !Self.allocatorFunctions.contains(callee),
+                if Self.isAllocator(function), !Self.isAllocator(callee),
                     let index = events.firstIndex(of: "sysCount")
                 {
                     let fields = line.split(separator: " ")
