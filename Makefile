@@ -8,7 +8,7 @@ TOOL_PACKAGE ?= .
 TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
 .PHONY: fuzz bench sweep merge test build deps need-deps smoke smoke-search smoke-live smoke-crash check check-counters check-time check-findings counter-baseline \
-	benchmarks example example-baseline format lint check-workflows clean
+	benchmarks example example-checks example-baseline format lint check-workflows clean
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
 # cell's loop of questions time-boxed at 500 ms) into results/latest/, replacing the last run there: under 5 minutes on
@@ -178,15 +178,40 @@ EXAMPLE_BUILD = cd $(EXAMPLE_PACKAGE) && $(SWIFT) build -c release --product fil
 	&& $(SWIFT) build -c release --product OperationCounter
 example: need-deps
 	$(EXAMPLE_BUILD)
-	$(EXAMPLE_TOOL) run --stores files,sqlite --workloads $(EXAMPLE_WORKLOADS) --scales 2k --repetitions 1 --strict \
+	$(EXAMPLE_TOOL) run --stores files,files+worker,sqlite --workloads $(EXAMPLE_WORKLOADS) --scales 2k --repetitions 1 --strict \
 		--out results/example --replace
 	$(EXAMPLE_TOOL) check --counters Examples/FileStore/baseline --out results/example-check --replace
 
-# Makes the example's counted baseline again (after a change to `files` or to what a counted run records).
+# The example's threaded store and its durability, after `make example` built its tool: `files+worker` hands every
+# call to a thread of its own, so its counted baseline has 3 repetitions and the check allows each counter the range
+# they measured. EXAMPLE_CHECKS counts of this unchanged build must each pass, then one with an extra lookup injected
+# (FILEBENCH_EXTRA_QUERY) must fail. Then `crash` checks `files` (its IntegrityCheckingStore conformance) as
+# smoke-crash checks the built-in stores: kills, power-loss states, two crashes, faults.
+EXAMPLE_CHECKS ?= 10
+EXAMPLE_WORKER_BASELINE = Examples/FileStore/baseline-worker
+example-checks: need-deps
+	@for check in $$(seq $(EXAMPLE_CHECKS)); do \
+		$(EXAMPLE_TOOL) check --counters $(EXAMPLE_WORKER_BASELINE) --out results/example-worker-check-$$check \
+			--replace >results/example-worker-check-$$check.log 2>&1 \
+			|| { cat results/example-worker-check-$$check.log; echo "FAILED: check $$check of an unchanged build"; exit 1; }; \
+		echo "files+worker, unchanged build, check $$check of $(EXAMPLE_CHECKS): $$(tail -1 results/example-worker-check-$$check.log)"; \
+	done
+	@FILEBENCH_EXTRA_QUERY=1 $(EXAMPLE_TOOL) check --counters $(EXAMPLE_WORKER_BASELINE) --out results/example-worker-injected \
+		--replace >results/example-worker-injected.log 2>&1; status=$$?; \
+		grep -A3 '^FAIL' results/example-worker-injected.log; \
+		if [ $$status != 1 ]; then cat results/example-worker-injected.log; \
+			echo "FAILED: an extra lookup injected into files+worker exited $$status, not 1"; exit 1; fi; \
+		echo "files+worker with an extra lookup injected: the check failed, as it must"
+	$(EXAMPLE_TOOL) crash --stores files --kills 5 --power-loss 40 --crashes 2 --faults 6 --scale 2k \
+		--out results/example-crash --replace
+
+# Makes the example's counted baselines again (after a change to `files` or to what a counted run records).
 example-baseline: need-deps
 	$(EXAMPLE_BUILD)
 	$(EXAMPLE_TOOL) run --count --stores files --workloads $(EXAMPLE_WORKLOADS) --scales 2k --repetitions 1 \
 		--out Examples/FileStore/baseline --replace
+	$(EXAMPLE_TOOL) run --count --stores files+worker --workloads get,update --scales 2k --repetitions 3 \
+		--out $(EXAMPLE_WORKER_BASELINE) --replace
 
 # What the stores link and the tests use is not installed behind anyone's back: the targets that need it stop with
 # a message naming what is missing and `make deps`.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceBench
 import Reports
+import StoreCatalog
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -183,7 +184,8 @@ struct Check: ParsableCommand {
                 labels: Sides(
                     base: counters.joined(separator: ", "),
                     current: current.isEmpty ? out : current.joined(separator: ", ")),
-                betterExpected: betterExpected, runs: directories)
+                betterExpected: betterExpected, runs: directories,
+                schedulingDependent: StoreCatalog.schedulingDependent)
         } else {
             let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
             passed = try verdict.time(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceBench
 import Reports
+import StoreCatalog
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +26,6 @@ struct Compare: ParsableCommand {
         print(
             try RunComparison.markdown(
                 try RunResults.load(named: baseline), try RunResults.load(named: current),
-                labels: Sides(base: baseline, current: current)))
+                labels: Sides(base: baseline, current: current), schedulingDependent: StoreCatalog.schedulingDependent))
     }
 }

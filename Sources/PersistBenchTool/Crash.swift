@@ -98,11 +98,10 @@ struct Crash: ParsableCommand {
             kinds = try badInput { try StoreCatalog.stores(named: stores) }
             if let kind = kinds.first(where: { !$0.isCrashChecked }) {
                 guard kind.promise == .nothing else {
-                    // A store with a promise but no integrity check: a store from outside this package (the check's
-                    // protocol is the package's own), or one that has not written one.
+                    // A store with a promise but no integrity check to run after each crash.
                     throw ValidationError(
                         "\(kind.name) has no integrity check for `crash` to run (its type does not conform to "
-                            + "IntegrityCheckingStore, which stores outside this package cannot yet): its promise, "
+                            + "IntegrityCheckingStore: checkIntegrity() and storeFiles(in:kind:)): its promise, "
                             + "\(kind.promise.summary), goes unchecked")
                 }
                 throw ValidationError("\(kind.name) promises nothing to check: \(kind.promise.summary)")

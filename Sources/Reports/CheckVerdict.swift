@@ -56,13 +56,16 @@ package struct CheckVerdict {
     ///
     /// `runs` pairs each baseline's directory with the directory its matrix was counted in now: every cell whose
     /// counters moved beyond a band gets a differential flame graph from the stacks both kept, linked from the
-    /// summary.
+    /// summary. `schedulingDependent`: per store, the counters its kind declares scheduling-dependent.
     package func counters(
         _ now: RunResults, against baseline: RunResults, labels: Sides<String>, betterExpected: Bool = false,
-        runs: [Sides<URL>] = []
+        runs: [Sides<URL>] = [], schedulingDependent: [String: [SchedulingDependentCounter: String]] = [:]
     ) throws -> Bool {
         let comparison: CounterComparison
-        do { comparison = try CounterComparison(baseline: baseline, current: now) } catch {
+        do {
+            comparison = try CounterComparison(
+                baseline: baseline, current: now, schedulingDependent: schedulingDependent)
+        } catch {
             throw BadInput("\(error)")
         }
         let moved = comparison.cells.filter { $0.verdict != .same }.map {

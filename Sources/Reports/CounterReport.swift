@@ -61,9 +61,21 @@ package enum CounterReport {
                 + "\(bands.majorFaults.description(unit: "")), bytes read from storage "
                 + "\(bands.bytesReadFromStorage.description(unit: "")), voluntary waits "
                 + "\(bands.voluntarySwitches.description(unit: "")); the time system calls waited off the CPU is "
-                + "shown, not judged (a time).",
+                + "shown, not judged (a time). Where the baseline has \(bands.spreadRepetitions) repetitions of a cell "
+                + "or more, a banded counter (instructions, allocations, system calls, faults, reads, waits) must also "
+                + "leave the range they measured, widened by " + String(format: "%g", bands.spreadMargin)
+                + " of it each way: the cell's note gives the range.",
             "",
         ]
+        if !comparison.schedulingDependent.isEmpty {
+            out += ["## Shown, not judged", ""]
+            for (store, counters) in comparison.schedulingDependent.sorted(by: { $0.key < $1.key }) {
+                for (counter, reason) in counters.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+                    out.append("- \(store): \(counter.rawValue), declared scheduling-dependent by the store: \(reason)")
+                }
+            }
+            out.append("")
+        }
         if !regressions.isEmpty {
             out += ["## Regressions", ""] + regressions.map { "- \($0)" } + [""]
         }
@@ -103,7 +115,7 @@ package enum CounterReport {
                 out.append(
                     "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(change.metric) | \(change.baseline) | "
                         + "\(change.current) | \(change.ratio.map { "×" + ratio($0) } ?? "—") | "
-                        + "\(mark(change.verdict)) |")
+                        + "\(mark(change.verdict))\(change.note.map { " · " + $0 } ?? "") |")
             }
         }
         if !comparison.notCompared.isEmpty {

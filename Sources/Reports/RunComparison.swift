@@ -4,11 +4,18 @@ import PersistenceBench
 /// `check --counters` judges them, two timed runs as `check --base` judges its two sides, with a note when they
 /// come from different boots; a pair that cannot be compared is bad input.
 package enum RunComparison {
-    package static func markdown(_ base: RunResults, _ now: RunResults, labels: Sides<String>) throws -> String {
+    /// `schedulingDependent`: per store, the counters its kind declares scheduling-dependent, shown and not judged.
+    package static func markdown(
+        _ base: RunResults, _ now: RunResults, labels: Sides<String>,
+        schedulingDependent: [String: [SchedulingDependentCounter: String]] = [:]
+    ) throws -> String {
         switch (base.configuration.counted == true, now.configuration.counted == true) {
         case (true, true):
             let comparison: CounterComparison
-            do { comparison = try CounterComparison(baseline: base, current: now) } catch {
+            do {
+                comparison = try CounterComparison(
+                    baseline: base, current: now, schedulingDependent: schedulingDependent)
+            } catch {
                 throw BadInput("\(error)")
             }
             return CounterReport.render(comparison, baseline: labels.base, current: labels.current)

@@ -21,6 +21,14 @@ public enum StoreCatalog {
 
     public static func kind(named name: String) -> StoreKind? { all.first { $0.name == name } }
 
+    /// Per store that declares any, the counters its design makes scheduling-dependent, with its reasons.
+    package static var schedulingDependent: [String: [SchedulingDependentCounter: String]] {
+        Dictionary(
+            uniqueKeysWithValues: all.filter { !$0.schedulingDependent.isEmpty }.map {
+                ($0.name, $0.schedulingDependent)
+            })
+    }
+
     /// Adds stores defined outside this package, after the built-in ones, before a command reads the catalogue.
     /// Throws `BadInput` as `adding(_:to:)` does.
     package static func add(_ kinds: [StoreKind]) throws {

@@ -525,6 +525,51 @@ import Testing
                 "# ✅ Counters: no regression, 3 better (expected)"))
         #expect(throws: BenchError.self) { try CounterComparison(baseline: Self.timedRun([:]), current: counted(base)) }
     }
+
+    /// A store that hands each call to a thread of its own: its waits and system calls per operation move with how
+    /// valgrind schedules the threads (the SQLiteNIO store: 7.94 → 3.59 waits a durable insert, an unchanged
+    /// build). A baseline of 3 repetitions allows each counter the range it measured, and half that again; a store
+    /// may declare a counter scheduling-dependent, and it is then shown, not judged.
+    @Test func aThreadedStoresCountersAreJudgedByTheBaselinesSpreadOrShownAsDeclared() throws {
+        /// One cell of store `a`, a repetition for each (voluntary waits, system calls) per operation (1,000 each).
+        func counted(_ repetitions: [(waits: Double, calls: Double)], instructions: UInt64 = 50_000_000) -> RunResults {
+            var run = Self.timedRun(["a get": repetitions.map { _ in 1e-6 }])
+            run.configuration.counted = true
+            for (index, repetition) in repetitions.enumerated() {
+                run.cells[index].metrics?.counts = OperationCounts(
+                    instructions: instructions, allocations: 20_000, syncs: 0, writeCalls: 0, bytesWritten: 0,
+                    systemCalls: UInt64(repetition.calls * 1000), minorFaults: 12_000, majorFaults: 0,
+                    bytesReadFromStorage: 0, voluntarySwitches: UInt64(repetition.waits * 1000))
+            }
+            return run
+        }
+        let baseline = counted([(3.5, 20), (7.9, 21), (5.0, 19)])
+        let unchanged = counted([(2.1, 18.8), (2.3, 19.2), (2.0, 19)])
+        // One repetition's band fails the unchanged build: its waits are "better" than the baseline's beyond ×2.
+        let single = try CounterComparison(baseline: counted([(5.0, 20)]), current: unchanged)
+        #expect(
+            single.improvements.contains { $0.contains("voluntary waits/op 5.00 → 2.10") }, "\(single.improvements)")
+        // Three allow their range, 3.50–7.90, and half of it again each way: 1.30–10.10.
+        let spread = try CounterComparison(baseline: baseline, current: unchanged)
+        #expect(spread.regressions.isEmpty && spread.improvements.isEmpty, "\(spread.regressions)")
+        let waits = try #require(spread.cells[0].changes.first { $0.metric == "voluntary waits/op" })
+        #expect(waits.note?.hasPrefix("allowed 1.30–10.10 (the baseline's 3 repetitions: 3.50–7.90, and ×0.5") == true)
+        #expect(CounterReport.render(spread, baseline: "b", current: "c").contains("same · allowed 1.30–10.10"))
+        // Beyond the range it still fails, and a counter that did not move in the baseline keeps its fixed band.
+        let worse = try CounterComparison(baseline: baseline, current: counted([(11, 20), (12, 20), (12, 20)]))
+        #expect(worse.regressions.contains { $0.contains("voluntary waits/op 5.00 → 12.00") }, "\(worse.regressions)")
+        let slower = try CounterComparison(
+            baseline: baseline, current: counted([(5.0, 20), (5.0, 20), (5.0, 20)], instructions: 53_000_000))
+        #expect(slower.regressions.contains { $0.contains("instructions/op") }, "\(slower.regressions)")
+        // Declared by the store: shown with its reason, never judged, however far it moves.
+        let declared = try CounterComparison(
+            baseline: baseline, current: counted([(40, 60), (41, 61), (40, 60)]),
+            schedulingDependent: ["a": [.voluntaryWaits: "hand-offs", .systemCalls: "hand-offs"]])
+        #expect(declared.regressions.isEmpty, "\(declared.regressions)")
+        #expect(declared.cells[0].changes.filter { $0.note == "shown, not judged: hand-offs" }.count == 2)
+        let report = CounterReport.render(declared, baseline: "b", current: "c")
+        #expect(report.contains("- a: voluntary waits/op, declared scheduling-dependent by the store: hand-offs"))
+    }
 }
 
 /// `check` and `compare` as a user runs them: exit 0, 1 or 2, and the summary written.

@@ -38,6 +38,12 @@ package struct CounterComparison: Codable, Sendable {
         /// most), and one host's disk halved `lmdb ycsb-f 2k`'s (3.16 → 1.46 a lookup-and-update, 0.46 flushes
         /// each), so a change must also be more than 8 waits a flush: flushes themselves are judged exactly.
         package var voluntarySwitches: Band = Band(factor: 2, floor: 0.5, perFlush: 8)
+        /// A baseline with this many repetitions of a cell or more gives each banded counter (instructions,
+        /// allocations, system calls, faults, reads, waits) the range its repetitions measured (`Spread`): a change
+        /// must also leave that range, widened by `spreadMargin` of it each way. Three: the fewest that show a range.
+        package var spreadRepetitions = 3
+        /// How far beyond its measured range, as a fraction of that range, a counter may move each way.
+        package var spreadMargin = 0.5
 
         package init(
             cellInstructions: Double, storeInstructions: Double, allocationsPerOperation: Double, writes: Double
@@ -97,6 +103,9 @@ package struct CounterComparison: Codable, Sendable {
         /// Current ÷ baseline, where both are numbers and the baseline is not 0.
         package var ratio: Double?
         package var verdict: Verdict
+        /// How the change was judged where it was not by the fixed band alone: the range a baseline's repetitions
+        /// allow, or the store's reason to show it without judging it.
+        package var note: String?
     }
 
     package struct Cell: Codable, Sendable {
@@ -130,9 +139,15 @@ package struct CounterComparison: Codable, Sendable {
     /// (workload, scale) groups whose stores disagree within the current run.
     package var digestDisagreements: [String]
 
+    /// Per store, the counters its kind declares scheduling-dependent and why: shown, not judged.
+    package var schedulingDependent: [String: [SchedulingDependentCounter: String]]
+
     /// Compares `current` to `baseline`; throws when they cannot be compared (a run that was not counted,
-    /// different seeds).
-    package init(baseline: RunResults, current: RunResults, bands: Bands = .measured) throws {
+    /// different seeds). `schedulingDependent`: per store name, what its `StoreKind` declares.
+    package init(
+        baseline: RunResults, current: RunResults, bands: Bands = .measured,
+        schedulingDependent: [String: [SchedulingDependentCounter: String]] = [:]
+    ) throws {
         for (name, run) in [("baseline", baseline), ("current run", current)] where run.configuration.counted != true {
             throw BenchError("the \(name) was not counted (made without `run --count`): it has no counters to judge")
         }
@@ -142,6 +157,7 @@ package struct CounterComparison: Codable, Sendable {
                     + "\(current.configuration.seed)): their data and digests are not comparable")
         }
         self.bands = bands
+        self.schedulingDependent = schedulingDependent.filter { !$0.value.isEmpty }
         let baseGroups = CellGroups.groups(baseline.cells, storeOrder: baseline.stores)
         let currentGroups = CellGroups.groups(current.cells, storeOrder: current.stores)
         cells = []
@@ -173,7 +189,10 @@ package struct CounterComparison: Codable, Sendable {
                         instructionRatio: nil))
                 continue
             }
-            cells.append(Self.cell(key, base: baseFinished, current: currentFinished, bands: bands))
+            cells.append(
+                Self.cell(
+                    key, base: baseFinished, current: currentFinished, bands: bands,
+                    schedulingDependent: schedulingDependent[key.store] ?? [:]))
         }
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
             notCompared.append("\(key): not in the baseline")
@@ -204,35 +223,49 @@ package struct CounterComparison: Codable, Sendable {
 
     /// One cell's counters per operation, bytes on disk and digest.
     static func cell(
-        _ key: SeriesID, base: [CellMetrics], current: [CellMetrics], bands: Bands
+        _ key: SeriesID, base: [CellMetrics], current: [CellMetrics], bands: Bands,
+        schedulingDependent: [SchedulingDependentCounter: String] = [:]
     ) -> Cell {
         var changes: [Change] = []
         // The cell's operations, for a band's count per cell: the fewer of the two runs'.
         let operations = Double(min(base.map(\.operations).min() ?? 0, current.map(\.operations).min() ?? 0))
+        /// A counter per operation in each of a run's repetitions that counted it.
+        func repetitions(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> [Double] {
+            metrics.compactMap { cell in
+                cell.counts.flatMap(counter).map { Double($0) / Double(max(cell.operations, 1)) }
+            }
+        }
         /// The median over a run's repetitions of a counter per operation; nil where none counted it.
         func perOperation(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> Double? {
-            median(
-                metrics.compactMap { cell in
-                    cell.counts.flatMap(counter).map { Double($0) / Double(max(cell.operations, 1)) }
-                })
+            median(repetitions(metrics, counter))
         }
+        /// `banded`: the counter moves from run to run, so a baseline's spread widens its band. `declared`: the
+        /// store may declare it scheduling-dependent.
         func compare(
             _ metric: String, _ counter: (OperationCounts) -> UInt64?, format: (Double) -> String,
+            banded: Bool = false, declared: SchedulingDependentCounter? = nil,
             verdict: (Double, Double) -> Verdict
         ) -> Double? {
             guard let was = perOperation(base, counter), let now = perOperation(current, counter) else { return nil }
             let ratio = was > 0 ? now / was : nil
-            changes.append(
-                Change(
-                    metric: metric, baseline: format(was), current: format(now), ratio: ratio,
-                    verdict: verdict(was, now)))
+            var change = Change(
+                metric: metric, baseline: format(was), current: format(now), ratio: ratio,
+                verdict: verdict(was, now))
+            if let declared, let reason = schedulingDependent[declared] {
+                change.verdict = .same
+                change.note = "shown, not judged: " + reason
+            } else if banded, let spread = Spread(repetitions(base, counter), bands: bands) {
+                change.verdict = spread.judge(change.verdict, now: now)
+                change.note = spread.note(format, margin: bands.spreadMargin)
+            }
+            changes.append(change)
             return ratio
         }
         let instructions = compare(
-            "instructions/op", \.instructions, format: { String(format: "%.0f", $0) },
+            "instructions/op", \.instructions, format: { String(format: "%.0f", $0) }, banded: true,
             verdict: { was, now in was > 0 ? Verdict(ratio: now / was, band: bands.cellInstructions) : .same })
         _ = compare(
-            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) },
+            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) }, banded: true,
             verdict: { was, now in
                 now - was > bands.allocationsPerOperation
                     ? .worse : was - now > bands.allocationsPerOperation ? .better : .same
@@ -258,17 +291,18 @@ package struct CounterComparison: Codable, Sendable {
             "system calls/op",
             { counts in
                 counts.systemCalls.map { $0 + (allocatorApart ? 0 : counts.allocatorSystemCalls ?? 0) }
-            }, format: { String(format: "%.2f", $0) },
+            }, format: { String(format: "%.2f", $0) }, banded: true, declared: .systemCalls,
             verdict: { bands.systemCalls.verdict($0, $1, operations: operations, flushes: flushes) })
-        for (metric, counter, band) in [
-            ("minor faults/op", \OperationCounts.minorFaults, bands.minorFaults),
-            ("major faults/op", \OperationCounts.majorFaults, bands.majorFaults),
-            ("bytes read from storage/op", \OperationCounts.bytesReadFromStorage, bands.bytesReadFromStorage),
-            ("voluntary waits/op", \OperationCounts.voluntarySwitches, bands.voluntarySwitches),
-        ] {
+        let others: [(String, KeyPath<OperationCounts, UInt64?>, Band, SchedulingDependentCounter?)] = [
+            ("minor faults/op", \.minorFaults, bands.minorFaults, .minorFaults),
+            ("major faults/op", \.majorFaults, bands.majorFaults, nil),
+            ("bytes read from storage/op", \.bytesReadFromStorage, bands.bytesReadFromStorage, nil),
+            ("voluntary waits/op", \.voluntarySwitches, bands.voluntarySwitches, .voluntaryWaits),
+        ]
+        for (metric, counter, band, declared) in others {
             _ = compare(
-                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) },
-                verdict: { band.verdict($0, $1, operations: operations, flushes: flushes) })
+                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) }, banded: true,
+                declared: declared, verdict: { band.verdict($0, $1, operations: operations, flushes: flushes) })
         }
         // The allocator's system calls are shown, not judged: where a heap grows follows everything allocated before
         // it, paths and environment included (OperationCounts.allocatorSystemCalls); allocations are judged above.

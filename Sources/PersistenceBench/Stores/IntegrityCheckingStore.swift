@@ -1,7 +1,9 @@
 import Foundation
 
 /// A store that can check its own files after a crash: what `persistbench crash` and `verify` run after reopening.
-package protocol IntegrityCheckingStore: ItemStore {
+/// A store from another package that conforms is crash-checked as the built-in ones are (kills, power-loss crash
+/// states, two crashes, faults); `checkIntegrity()` and `storeFiles(in:kind:)` are all it must write.
+public protocol IntegrityCheckingStore: ItemStore {
     /// Checks the store's files with the store's own means (SQLite's `PRAGMA integrity_check`, a walk of every
     /// LMDB database, `packed`'s checksums and bounds) and throws a `DamagedStore` naming the file and the place
     /// of the first damage found.
@@ -27,21 +29,21 @@ package protocol IntegrityCheckingStore: ItemStore {
 }
 
 /// The files that make a store of one kind, by path relative to its directory.
-package struct StoreFiles: Sendable {
+public struct StoreFiles: Sendable {
     /// The files that hold the data: each must be there, a regular file, not empty and readable.
-    package var data: [String]
+    public var data: [String]
     /// Files only a store of this kind leaves and its engine makes again (a WAL, LMDB's `lock.mdb`): with one of
     /// them there and a data file missing, the directory is a damaged store of the kind, not some other directory.
-    package var traces: [String]
+    public var traces: [String]
 
-    package init(data: [String], traces: [String] = []) {
+    public init(data: [String], traces: [String] = []) {
         self.data = data
         self.traces = traces
     }
 }
 
 extension IntegrityCheckingStore {
-    package func integrityProblems() throws -> [DamagedStore] {
+    public func integrityProblems() throws -> [DamagedStore] {
         do {
             try checkIntegrity()
             return []
@@ -50,30 +52,32 @@ extension IntegrityCheckingStore {
         }
     }
 
-    package var recoveryNotes: [String] { [] }
+    public var recoveryNotes: [String] { [] }
 
-    package static func damageBeforeOpen(in directory: URL, kind: String) -> [DamagedStore] { [] }
+    public static func damageBeforeOpen(in directory: URL, kind: String) -> [DamagedStore] { [] }
 }
 
 /// Damage an integrity check found: the file, where in it (a byte offset, or a page), and what.
-package struct DamagedStore: Error, CustomStringConvertible, Sendable {
-    package let file: String
-    package let place: String?
-    package let problem: String
+public struct DamagedStore: Error, CustomStringConvertible, Sendable {
+    /// The file, by its path relative to the store's directory.
+    public let file: String
+    /// Where in it: a byte offset, a page, a record.
+    public let place: String?
+    public let problem: String
 
-    package init(file: String, place: String? = nil, problem: String) {
+    public init(file: String, place: String? = nil, problem: String) {
         self.file = file
         self.place = place
         self.problem = problem
     }
 
-    package var description: String { "\(file)\(place.map { " at \($0)" } ?? ""): \(problem)" }
+    public var description: String { "\(file)\(place.map { " at \($0)" } ?? ""): \(problem)" }
 }
 
 extension DamagedStore {
     /// Runs a check of `file`; an error it throws that is not already a `DamagedStore` (an engine's "malformed"
     /// error in the middle of the check) becomes one naming the file.
-    package static func checking(_ file: String, _ body: () throws -> Void) throws {
+    public static func checking(_ file: String, _ body: () throws -> Void) throws {
         do { try body() } catch let damage as DamagedStore { throw damage } catch {
             throw DamagedStore(file: file, problem: "\(error)")
         }

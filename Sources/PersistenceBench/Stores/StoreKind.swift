@@ -23,6 +23,11 @@ public struct StoreKind: Sendable {
     /// Per workload its type's capability would let it run but this setting cannot (`grdb+queue`'s one connection
     /// has no snapshot to pin), why: its cells are n/a, with the reason.
     package let cannotRun: [String: String]
+    /// Counters the store's design makes depend on how its threads are scheduled (it hands work to a thread of its
+    /// own), each with the reason: `check --counters` shows them and does not judge them. Empty for a store that
+    /// does its work on the caller's thread, as every built-in one does; a store with threads whose counters hold
+    /// still needs none (a baseline of 3 repetitions or more lets each counter move as far as it measured).
+    package let schedulingDependent: [SchedulingDependentCounter: String]
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type
     /// Creates a store in an empty directory, or opens the one it finds there.
@@ -57,8 +62,10 @@ public struct StoreKind: Sendable {
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         configuration: String, engine: @escaping @Sendable () -> String,
         inclusion: Inclusion = .defaultRun, workNotes: [String: String] = [:], cannotRun: [String: String] = [:],
+        schedulingDependent: [SchedulingDependentCounter: String] = [:],
         type: any Store.Type, open: @escaping @Sendable (URL) throws -> any Store
     ) {
+        self.schedulingDependent = schedulingDependent
         self.workNotes = workNotes
         self.cannotRun = cannotRun
         self.name = name

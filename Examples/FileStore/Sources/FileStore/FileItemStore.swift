@@ -5,20 +5,22 @@ import PersistenceBench
     import Glibc
 #endif
 
-/// `files`: one JSON file per item, named by its id, in one directory; no index, no transaction.
+/// `files`: one JSON file per item, named by its id, in one directory; no index.
 ///
-/// The simplest store an app writes by hand. A write is durable before it returns: each file is written beside its
-/// place, flushed and renamed over it, and the directory flushed once for the batch. A batch is not atomic: a crash
-/// in the middle of one keeps the files already renamed. Reads by id open one file; everything else (counts, pages,
-/// ranges) reads every file.
-public final class FileItemStore: ItemStore {
+/// The simplest store an app writes by hand. A write is durable before it returns, and a batch all or none: each new
+/// file is written beside its place and flushed; a batch of more than one change first names them all in a journal,
+/// flushed, then renames and removes, and removes the journal, flushing the directory between steps. An open finishes
+/// a batch its journal names and removes files never put in place. Reads by id open one file; everything else
+/// (counts, pages, ranges) reads every file.
+public final class FileItemStore: ItemStore, IntegrityCheckingStore {
     public static let kind = StoreKind(
         name: "files",
         summary: "one JSON file per item in a directory (Examples/FileStore: a store added from another package)",
-        durability: "every write's files flushed and renamed into place, their directory flushed; a batch is not "
-            + "atomic",
-        promise: .survivesKills,
-        configuration: "items/<id>.json by JSONEncoder; no index: counts, pages and ranges read every file",
+        durability: "every write's files flushed and renamed into place, their directory flushed; a batch of more "
+            + "than one change through a flushed journal, finished by the next open",
+        promise: .everyCommit,
+        configuration: "items/<id>.json by JSONEncoder, items/batch.journal while a batch is put in place; no index: "
+            + "counts, pages and ranges read every file",
         engine: { "Foundation's JSONEncoder, a file per item" },
         type: FileItemStore.self,
         open: { try FileItemStore(directory: $0) })
@@ -26,10 +28,17 @@ public final class FileItemStore: ItemStore {
     let items: URL
     let encoder = JSONEncoder()
     let decoder = JSONDecoder()
+    /// What the open did to reach the last committed state: a batch its journal named, finished; files never put in
+    /// place, removed.
+    public internal(set) var recoveryNotes: [String] = []
 
     init(directory: URL) throws {
         items = directory.appendingPathComponent("items")
+        let created = !FileManager.default.fileExists(atPath: items.path)
         try FileManager.default.createDirectory(at: items, withIntermediateDirectories: true)
+        // A new directory's name is the parent's data: flushed, or a power cut loses every file in it.
+        if created { try flush(directory) }
+        try recover()
     }
 
     public func close() throws {}
@@ -56,32 +65,61 @@ public final class FileItemStore: ItemStore {
     }
 
     public func delete(ids: [Int64]) throws {
-        for id in ids where unlink(file(id).path) != 0 {
-            throw FileStoreError("deleting \(file(id).path): \(String(cString: strerror(errno)))")
+        for id in ids where !FileManager.default.fileExists(atPath: file(id).path) {
+            throw FileStoreError("deleting \(file(id).path): no such item")
         }
-        try flush(items)
+        try commit(Journal(written: [], deleted: ids))
     }
 
-    /// Each item's file written beside its place and flushed, then renamed over it; the directory flushed once.
     private func write(_ batch: [Item]) throws {
-        for item in batch {
-            let temporary = items.appendingPathComponent("\(item.id).json.new")
-            let data = try encoder.encode(item)
-            let descriptor = Glibc.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard descriptor >= 0 else { throw FileStoreError("creating \(temporary.path): \(systemReason())") }
-            defer { Glibc.close(descriptor) }
-            let written = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            guard written == data.count, fsync(descriptor) == 0 else {
-                throw FileStoreError("writing \(temporary.path): \(systemReason())")
-            }
-            guard rename(temporary.path, file(item.id).path) == 0 else {
-                throw FileStoreError("renaming \(temporary.path): \(systemReason())")
-            }
-        }
-        try flush(items)
+        for item in batch { try writeFlushed(try encoder.encode(item), to: pending(item.id)) }
+        try commit(Journal(written: batch.map(\.id), deleted: []))
     }
 
-    private func flush(_ directory: URL) throws {
+    /// Puts a batch's flushed files in place and removes its deleted ones, all or none: one change is one rename or
+    /// removal; more are named first in a flushed journal, which `recover()` finishes after a crash.
+    private func commit(_ batch: Journal) throws {
+        let journaled = batch.written.count + batch.deleted.count > 1
+        if journaled {
+            try flush(items)  // the new files' names, before the journal that names them
+            try writeFlushed(try encoder.encode(batch), to: journal)
+            try flush(items)
+        }
+        try apply(batch, finishing: false)
+        try flush(items)
+        if journaled {
+            guard unlink(journal.path) == 0 else { throw FileStoreError("removing \(journal.path): \(systemReason())") }
+            try flush(items)  // before a later batch's files can take the names this journal holds
+        }
+    }
+
+    /// Renames a batch's new files over their places and removes its deleted ones; `finishing` a batch a crash
+    /// interrupted, what it already did is skipped.
+    func apply(_ batch: Journal, finishing: Bool) throws {
+        for id in batch.written where rename(pending(id).path, file(id).path) != 0 {
+            guard finishing, errno == ENOENT else {
+                throw FileStoreError("renaming \(pending(id).path): \(systemReason())")
+            }
+        }
+        for id in batch.deleted where unlink(file(id).path) != 0 {
+            guard finishing, errno == ENOENT else {
+                throw FileStoreError("deleting \(file(id).path): \(systemReason())")
+            }
+        }
+    }
+
+    /// Writes `data` to a new file at `url` and flushes it.
+    private func writeFlushed(_ data: Data, to url: URL) throws {
+        let descriptor = Glibc.open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw FileStoreError("creating \(url.path): \(systemReason())") }
+        defer { Glibc.close(descriptor) }
+        let written = data.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+        guard written == data.count, fsync(descriptor) == 0 else {
+            throw FileStoreError("writing \(url.path): \(systemReason())")
+        }
+    }
+
+    func flush(_ directory: URL) throws {
         let descriptor = Glibc.open(directory.path, O_RDONLY | O_DIRECTORY)
         guard descriptor >= 0 else { throw FileStoreError("opening \(directory.path): \(systemReason())") }
         defer { Glibc.close(descriptor) }
@@ -129,12 +167,21 @@ public final class FileItemStore: ItemStore {
     }
 
     /// The ids with a file, ascending.
-    private func storedIDs() throws -> [Int64] {
+    func storedIDs() throws -> [Int64] {
         try FileManager.default.contentsOfDirectory(atPath: items.path)
             .compactMap { $0.hasSuffix(".json") ? Int64($0.dropLast(5)) : nil }.sorted()
     }
 
-    private func file(_ id: Int64) -> URL { items.appendingPathComponent("\(id).json") }
+    func file(_ id: Int64) -> URL { items.appendingPathComponent("\(id).json") }
+    func pending(_ id: Int64) -> URL { items.appendingPathComponent("\(id).json.new") }
+    var journal: URL { items.appendingPathComponent(Self.journalName) }
+    static let journalName = "batch.journal"
+
+    /// A batch of more than one change, as its journal names it.
+    struct Journal: Codable {
+        var written: [Int64]
+        var deleted: [Int64]
+    }
 }
 
 /// What failed in the file store, with the path and the system's reason.
@@ -143,4 +190,4 @@ struct FileStoreError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = "files: " + description }
 }
 
-private func systemReason() -> String { String(cString: strerror(errno)) }
+func systemReason() -> String { String(cString: strerror(errno)) }
