@@ -53,13 +53,17 @@ import Testing
 
     /// A cell whose child traps (a time box no option lets through: a request written past the bounds) is a DNF
     /// whose reason is the runtime's failure, and its child's output is kept in the run's cells/.
-    @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aCrashedCellSaysWhyAndKeepsItsOutput() throws {
+    /// Counted, the same cell also keeps valgrind's log beside the results, the scratch it was written in being
+    /// removed.
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(5)), arguments: [false, true])
+    func aCrashedCellSaysWhyAndKeepsItsOutput(counted: Bool) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind("memory")
         let workload = try #require(WorkloadCatalog.workload(named: "get"))
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             stores: [kind.name], workloads: [workload.name], scales: [Scale(records: 200)], repetitions: 1,
             timeBoxSeconds: 1e30)
+        configuration.counted = counted ? true : nil
         let launcher = try CellLauncher(
             executable: toolExecutable.path, configuration: configuration,
             workDirectory: directory.url.appendingPathComponent(OutputDirectory.scratchName),
@@ -76,6 +80,11 @@ import Testing
         let kept = try String(
             contentsOf: directory.url.appendingPathComponent("cells/memory/get-200-1.txt"), encoding: .utf8)
         #expect(kept.contains("crashed"), "\(kept)")
+        guard counted else { return }
+        #expect(reason.contains("(valgrind's log: cells/memory/get-200-1.valgrind.log)"), "\(reason)")
+        let log = try String(
+            contentsOf: directory.url.appendingPathComponent("cells/memory/get-200-1.valgrind.log"), encoding: .utf8)
+        #expect(log.contains("Callgrind"), "\(log)")
     }
 
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func storesRunInASeededShuffledOrderThatReportsDoNotShow() throws

@@ -180,10 +180,15 @@ final class CellLauncher {
             killedAtLimit: killedAtLimit, cell: cell)
         result.process?.cappedPeakBytes = cgroup?.peakBytes
         if !outcome.exitedCleanly || result.status != .ok {
-            let log = dumps.appendingPathComponent("valgrind.log").path
-            let valgrind = counted ? CountingLauncher.failure(loggedIn: log).map { "; \($0)" } : nil
+            var reason = result.reason ?? ""
+            if counted {
+                // What valgrind said, and its whole log beside the results: the scratch it was in is removed.
+                let log = dumps.appendingPathComponent("valgrind.log")
+                reason += CountingLauncher.failure(loggedIn: log.path).map { "; \($0)" } ?? ""
+                reason += try keep(log, of: cell, mode: mode, as: "valgrind.log", called: "valgrind's log")
+            }
             result.reason =
-                (result.reason ?? "") + (valgrind ?? "") + (try keepOutput(of: supervisor, for: cell, mode: mode))
+                reason + (try keep(supervisor.outputPath, of: cell, mode: mode, as: "txt", called: "its output"))
         }
         if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
             result.metrics?.counts?.add(totals)
@@ -195,17 +200,20 @@ final class CellLauncher {
         )
     }
 
-    /// Copies the output of a child that crashed, was killed or failed to the run's cells/ (the scratch it was in
-    /// is removed), and says where, for the cell's reason: the lines around the one the reason quotes.
-    private func keepOutput(of supervisor: ChildSupervisor, for cell: PlannedCell, mode: CellJob.Mode) throws -> String
+    /// Copies a file of a child that crashed, was killed or failed (its output, valgrind's log) to the run's cells/
+    /// (the scratch it was in is removed), and says where, for the cell's reason: the lines around the one the
+    /// reason quotes. Nothing for a file missing or empty.
+    private func keep(_ file: URL, of cell: PlannedCell, mode: CellJob.Mode, as suffix: String, called label: String)
+        throws -> String
     {
-        let name = "\(cell.workload.name)-\(cell.scale)-\(cell.repetition)\(mode == .loadFixture ? "-fixture" : "").txt"
+        let name =
+            "\(cell.workload.name)-\(cell.scale)-\(cell.repetition)\(mode == .loadFixture ? "-fixture" : "").\(suffix)"
         let kept = runDirectory.appendingPathComponent(OutputDirectory.keptOutputName)
             .appendingPathComponent(cell.store.name).appendingPathComponent(name)
-        guard let output = try? Data(contentsOf: supervisor.outputPath), !output.isEmpty else { return "" }
+        guard let contents = try? Data(contentsOf: file), !contents.isEmpty else { return "" }
         try FileSystem.makeDirectory(kept.deletingLastPathComponent())
-        try FileSystem.writeAtomically(output, to: kept)
-        return " (its output: \(OutputDirectory.keptOutputName)/\(cell.store.name)/\(name))"
+        try FileSystem.writeAtomically(contents, to: kept)
+        return " (\(label): \(OutputDirectory.keptOutputName)/\(cell.store.name)/\(name))"
     }
 
     /// The counted region's call graph folded into stacks (`CallGraph`), kept in the run's flames/ for its flame
