@@ -73,6 +73,13 @@ package struct FlameGraph {
         return grown
     }
 
+    /// The harness's function the counted region runs in, on the cell's thread: every other root of the stacks
+    /// is a thread the store started (a worker, a pool), whose instructions the graph cannot tie to the operation that
+    /// asked for them.
+    package static let regionRoot = "CellExecution.measure"
+    /// What a root of another thread says after its name.
+    package static let anotherThread = " · another thread: the cell's work, not tied to an operation"
+
     private static let width = 1200.0
     private static let rowHeight = 16.0
     private static let top = 48.0
@@ -106,7 +113,8 @@ package struct FlameGraph {
         guard width >= 0.5 else { return }
         let y = Self.top + Double(levels - level) * Self.rowHeight
         let share = root.current > 0 ? frame.current / root.current * 100 : 0
-        var tip = "\(frame.name): \(Self.format(frame.current)) instructions/op (\(String(format: "%.1f", share)) %)"
+        let name = level == 1 && !frame.name.hasPrefix(Self.regionRoot) ? frame.name + Self.anotherThread : frame.name
+        var tip = "\(name): \(Self.format(frame.current)) instructions/op (\(String(format: "%.1f", share)) %)"
         if differential { tip += ", base \(Self.format(frame.base)) (×\(Self.ratio(frame.current, frame.base)))" }
         boxes += """
             <g><title>\(Self.escape(tip))</title><rect x="\(Self.coordinate(x))" y="\(Self.coordinate(y))" \
@@ -115,7 +123,7 @@ package struct FlameGraph {
             """
         let characters = Int((width - 6) / 6.2)
         if characters >= 3 {
-            let label = frame.name.count <= characters ? frame.name : frame.name.prefix(characters - 2) + ".."
+            let label = name.count <= characters ? name : name.prefix(characters - 2) + ".."
             boxes +=
                 "<text x=\"\(Self.coordinate(x + 3))\" y=\"\(Self.coordinate(y + 11.5))\">\(Self.escape(String(label)))</text>"
         }
@@ -154,10 +162,14 @@ package struct FlameGraph {
     }
 
     /// The instructions per operation of frames the base had and the current run has not.
+    /// The base's instructions in frames this run has not, under `frame`, but no more than `frame` shrank by: a
+    /// frame that moved rather than went (a call drawn inside its caller below the 0.5 % cut in one run and not the
+    /// other) left its instructions to its caller, and is not gone.
     private static func vanished(_ frame: Frame) -> Double {
-        frame.children.values.reduce(0) { sum, child in
+        let missing = frame.children.values.reduce(0) { sum, child in
             sum + (child.current == 0 ? child.base : vanished(child))
         }
+        return min(missing, max(0, frame.base - frame.current))
     }
 
     private static func format(_ value: Double) -> String {

@@ -24,7 +24,8 @@ extension MarkdownReport {
             out.append("| `\(store)` | \(engine)\(configuration) |")
         }
         return out + [
-            "| Git commit | \(environment.gitCommit) |",
+            "| Git commit | \(environment.gitCommit)"
+                + (environment.persistenceBenchCommit.map { "; PersistenceBench \($0)" } ?? "") + " |",
             "| Seed | \(configuration.seed) |",
             "| Repetitions | \(configuration.repetitionsDescription), each in its own process |",
             "| Budgets | \(Quantity.formatBudget(configuration.timeBudgetSeconds)) and "

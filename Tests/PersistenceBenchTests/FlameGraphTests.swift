@@ -158,6 +158,23 @@ import Testing
         #expect(FlameGraph(title: "t", stacks: current, operations: 10).grownFrames.isEmpty)
     }
 
+    /// A frame cut below 0.5 % in one run and drawn in the other moved into its caller: nothing is gone. A root of a
+    /// thread the store started is said to be one, its work not tied to an operation.
+    @Test func framesThatMovedAreNotGoneAndAnotherThreadsRootSaysSo() throws {
+        let base: [String: UInt64] = [
+            "CellExecution.measure;Store.item": 900, "CellExecution.measure;Store.item;decode": 100,
+            "Worker.serve;sqlite3_prepare": 500,
+        ]
+        let moved: [String: UInt64] = ["CellExecution.measure;Store.item": 1000, "Worker.serve;sqlite3_prepare": 500]
+        let same = FlameGraph(title: "t", stacks: moved, operations: 10, base: (stacks: base, operations: 10)).svg
+        #expect(!same.contains("gone"), "\(same)")
+        let removed: [String: UInt64] = ["CellExecution.measure;Store.item": 900, "Worker.serve;sqlite3_prepare": 500]
+        let less = FlameGraph(title: "t", stacks: removed, operations: 10, base: (stacks: base, operations: 10)).svg
+        #expect(less.contains("frames gone since the base: 10.0 per operation"))
+        #expect(same.contains("<title>Worker.serve\(FlameGraph.anotherThread): 50.0 instructions/op"))
+        #expect(!same.contains("CellExecution.measure\(FlameGraph.anotherThread)"))
+    }
+
     /// A lookup as callgrind dumps it with each instruction's address (`--dump-instr=yes`): the compiler inlined
     /// `decode` into `$lookup`, and the inlined code allocates. Addresses after the first are relative to the last
     /// cost line's, a call's to it too.

@@ -55,6 +55,20 @@ import Testing
     /// only at smaller scales say how far they were measured.
     /// The read-ahead of each block device (loop and RAM devices left out) is part of the environment, and the
     /// report says it: a mapped store's cold lookups depend on it.
+    @Test func theEnvironmentRecordsPersistenceBenchsOwnCommitWhereTheToolIsAnotherPackages() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        // Run from this checkout, the working directory's commit is PersistenceBench's: nothing more to say.
+        #expect(RunEnvironment.persistenceBenchCommit(workingDirectory: repository) == nil)
+        // Run from another package's directory (here none at all), its own commit is recorded.
+        let elsewhere = try TemporaryDirectory()
+        let own = try #require(RunEnvironment.persistenceBenchCommit(workingDirectory: elsewhere.url.path))
+        #expect(own.prefix(12).allSatisfy(\.isHexDigit) && !own.hasPrefix("unknown"), "\(own)")
+        var results = sampleResults()
+        results.environment.persistenceBenchCommit = own
+        #expect(MarkdownReport.render(results).contains("; PersistenceBench \(own) |"))
+    }
+
     @Test func theEnvironmentRecordsEachDevicesReadAhead() throws {
         let blocks = try TemporaryDirectory()
         for (device, kilobytes) in [("vda", "8192\n"), ("loop0", "128\n"), ("nvme0n1", "128\n")] {

@@ -25,6 +25,10 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     package var configurations: [String: String]?
     /// `git describe`-style commit of the working directory, with `-dirty` when it has local changes.
     package var gitCommit: String
+    /// PersistenceBench's own commit, `git describe`-style, where the tool was built in another package (a store of
+    /// your own: the working directory's commit is that package's): read from the checkout its sources were built
+    /// from. Nil where they are the working directory's, and in results recorded before 2026-12-07.
+    package var persistenceBenchCommit: String?
     /// The exact command line, shell-quoted.
     package var command: String
 
@@ -64,7 +68,7 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         let system = withUnsafeBytes(of: &names.sysname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         var engines: [String: String] = [:]
         for store in stores { engines[store.name] = store.engine() }
-        return RunEnvironment(
+        var environment = RunEnvironment(
             cpuModel: model, cores: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), memoryBytes: memoryKiB * 1024,
             kernel: "\(system) \(kernel)", hostname: ProcessInfo.processInfo.hostName, swift: compilerVersion,
             engines: engines,
@@ -72,6 +76,8 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
             gitCommit: gitCommit(), command: (settings() + arguments.map(shellQuoted)).joined(separator: " "),
             bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, readAheadKilobytes: readAhead())
+        environment.persistenceBenchCommit = persistenceBenchCommit()
+        return environment
     }
 
     /// The environment's settings that change what a cell measures, as the shell would set them before the command
@@ -115,12 +121,27 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         #endif
     }
 
-    private static func gitCommit() -> String {
-        guard let head = try? Subprocess.output(of: ["git", "rev-parse", "--short=12", "HEAD"]),
+    /// The commit of the checkout at `directory` (the working directory's when nil).
+    private static func gitCommit(in directory: String? = nil) -> String {
+        let git = ["git"] + (directory.map { ["-C", $0] } ?? [])
+        guard let head = try? Subprocess.output(of: git + ["rev-parse", "--short=12", "HEAD"]),
             !head.isEmpty
         else { return "unknown (not a git checkout)" }
-        let status = (try? Subprocess.output(of: ["git", "status", "--porcelain", "--untracked-files=no"])) ?? ""
+        let status = (try? Subprocess.output(of: git + ["status", "--porcelain", "--untracked-files=no"])) ?? ""
         return status.isEmpty ? head : "\(head)-dirty"
+    }
+
+    /// PersistenceBench's commit when its checkout (where this file was compiled from: a clone depended on by path,
+    /// or SwiftPM's checkout of it) is not the one `workingDirectory` is in; "unknown" when its sources are gone.
+    package static func persistenceBenchCommit(
+        source: String = #filePath, workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) -> String? {
+        let root = { (directory: String) in
+            try? Subprocess.output(of: ["git", "-C", directory, "rev-parse", "--show-toplevel"])
+        }
+        let sources = URL(fileURLWithPath: source).deletingLastPathComponent().path
+        guard let own = root(sources) else { return "unknown (its sources, \(sources), are not a git checkout here)" }
+        return own == root(workingDirectory) ? nil : gitCommit(in: own)
     }
 
     /// What makes two environments builds of different code (commit, compiler, engines), one phrase each; empty
@@ -131,6 +152,7 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
             if value(one) != value(other) { found.append("\(what) differ (\(value(one)) and \(value(other)))") }
         }
         compare("commits") { $0.gitCommit }
+        compare("PersistenceBench commits") { $0.persistenceBenchCommit ?? "the working directory's" }
         compare("compilers") { $0.swift }
         // Each names the engines of the stores it ran (a part of a run may run some): compared where both name one.
         let shared = Set(one.engines.keys).intersection(other.engines.keys)
