@@ -4,7 +4,8 @@ import PersistenceBench
 extension CounterComparison {
     /// Every regression, one line each: cells, stores, every cell together, digests that disagree.
     package var regressions: [String] {
-        uncounted + changes(.worse) + digestDisagreements.map { "digests disagree across stores: \($0)" }
+        uncounted + newDeclarations + changes(.worse)
+            + digestDisagreements.map { "digests disagree across stores: \($0)" }
     }
 
     /// Every counter better than the baseline beyond its band, one line each: the ratchet. The check fails on them

@@ -532,12 +532,13 @@ import Testing
     /// may declare a counter scheduling-dependent, and it is then shown, not judged.
     @Test func aThreadedStoresCountersAreJudgedByTheBaselinesSpreadOrShownAsDeclared() throws {
         /// One cell of store `a`, a repetition for each (voluntary waits, system calls) per operation (1,000 each).
-        func counted(_ repetitions: [(waits: Double, calls: Double)], instructions: UInt64 = 50_000_000) -> RunResults {
+        func counted(_ repetitions: [(waits: Double, calls: Double)], instructions: [UInt64] = []) -> RunResults {
             var run = Self.timedRun(["a get": repetitions.map { _ in 1e-6 }])
             run.configuration.counted = true
             for (index, repetition) in repetitions.enumerated() {
                 run.cells[index].metrics?.counts = OperationCounts(
-                    instructions: instructions, allocations: 20_000, syncs: 0, writeCalls: 0, bytesWritten: 0,
+                    instructions: index < instructions.count ? instructions[index] : 50_000_000, allocations: 20_000,
+                    syncs: 0, writeCalls: 0, bytesWritten: 0,
                     systemCalls: UInt64(repetition.calls * 1000), minorFaults: 12_000, majorFaults: 0,
                     bytesReadFromStorage: 0, voluntarySwitches: UInt64(repetition.waits * 1000))
             }
@@ -558,14 +559,32 @@ import Testing
         // Beyond the range it still fails, and a counter that did not move in the baseline keeps its fixed band.
         let worse = try CounterComparison(baseline: baseline, current: counted([(11, 20), (12, 20), (12, 20)]))
         #expect(worse.regressions.contains { $0.contains("voluntary waits/op 5.00 → 12.00") }, "\(worse.regressions)")
+        let steady = [(5.0, 20.0), (5.0, 20.0), (5.0, 20.0)]
         let slower = try CounterComparison(
-            baseline: baseline, current: counted([(5.0, 20), (5.0, 20), (5.0, 20)], instructions: 53_000_000))
+            baseline: baseline, current: counted(steady, instructions: Array(repeating: 53_000_000, count: 3)))
         #expect(slower.regressions.contains { $0.contains("instructions/op") }, "\(slower.regressions)")
-        // Declared by the store: shown with its reason, never judged, however far it moves.
+        // Instructions are never widened: one outlier repetition of the baseline does not open the cell's band.
+        let outlier = counted(steady, instructions: [50_000_000, 50_000_000, 56_000_000])
+        let past = try CounterComparison(
+            baseline: outlier, current: counted(steady, instructions: Array(repeating: 57_500_000, count: 3)))
+        #expect(past.regressions.contains { $0.contains("instructions/op 50000 → 57500") }, "\(past.regressions)")
+        // Declared by the store: shown with its reason, never judged, however far it moves, once its baseline was
+        // made with the declaration; a declaration the baseline did not record is a regression.
+        let reasons: [SchedulingDependentCounter: String] = [.voluntaryWaits: "hand-offs", .systemCalls: "hand-offs"]
+        let moved = counted([(40, 60), (41, 61), (40, 60)])
+        let slipped = try CounterComparison(baseline: baseline, current: moved, schedulingDependent: ["a": reasons])
+        #expect(
+            slipped.regressions.contains { $0.contains("a: system calls/op declared scheduling-dependent since the") },
+            "\(slipped.regressions)")
+        var declaredBaseline = baseline
+        declaredBaseline.environment.schedulingDependent = [
+            "a": ["voluntary waits/op": "hand-offs", "system calls/op": "hand-offs"]
+        ]
         let declared = try CounterComparison(
-            baseline: baseline, current: counted([(40, 60), (41, 61), (40, 60)]),
-            schedulingDependent: ["a": [.voluntaryWaits: "hand-offs", .systemCalls: "hand-offs"]])
+            baseline: declaredBaseline, current: moved,
+            schedulingDependent: ["a": reasons, "not-compared": [.minorFaults: "x"]])
         #expect(declared.regressions.isEmpty, "\(declared.regressions)")
+        #expect(declared.schedulingDependent.keys.sorted() == ["a"])
         #expect(declared.cells[0].changes.filter { $0.note == "shown, not judged: hand-offs" }.count == 2)
         let report = CounterReport.render(declared, baseline: "b", current: "c")
         #expect(report.contains("- a: voluntary waits/op, declared scheduling-dependent by the store: hand-offs"))

@@ -25,6 +25,11 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     package var configurations: [String: String]?
     /// `git describe`-style commit of the working directory, with `-dirty` when it has local changes.
     package var gitCommit: String
+    /// Per store that declares any, the counters its kind declares scheduling-dependent (by their names in a
+    /// counter check, "system calls/op") and why: a counter check judges a declaration its baseline did not record as
+    /// a regression, so that a declaration is made with its baseline, not slipped in. Nil where none does, and in
+    /// results recorded before 2026-12-07.
+    package var schedulingDependent: [String: [String: String]]?
     /// PersistenceBench's own commit, `git describe`-style, where the tool was built in another package (a store of
     /// your own: the working directory's commit is that package's): read from the checkout its sources were built
     /// from. Nil where they are the working directory's, and in results recorded before 2026-12-07.
@@ -77,6 +82,13 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
             bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, readAheadKilobytes: readAhead())
         environment.persistenceBenchCommit = persistenceBenchCommit()
+        let declared = stores.filter { !$0.schedulingDependent.isEmpty }.map { store in
+            (
+                store.name,
+                Dictionary(uniqueKeysWithValues: store.schedulingDependent.map { ($0.key.rawValue, $0.value) })
+            )
+        }
+        environment.schedulingDependent = declared.isEmpty ? nil : Dictionary(uniqueKeysWithValues: declared)
         return environment
     }
 

@@ -38,9 +38,11 @@ package struct CounterComparison: Codable, Sendable {
         /// most), and one host's disk halved `lmdb ycsb-f 2k`'s (3.16 → 1.46 a lookup-and-update, 0.46 flushes
         /// each), so a change must also be more than 8 waits a flush: flushes themselves are judged exactly.
         package var voluntarySwitches: Band = Band(factor: 2, floor: 0.5, perFlush: 8)
-        /// A baseline with this many repetitions of a cell or more gives each banded counter (instructions,
-        /// allocations, system calls, faults, reads, waits) the range its repetitions measured (`Spread`): a change
+        /// A baseline with this many repetitions of a cell or more gives each counter that moves with scheduling and
+        /// the page cache (system calls, faults, reads, waits) the range its repetitions measured (`Spread`): a change
         /// must also leave that range, widened by `spreadMargin` of it each way. Three: the fewest that show a range.
+        /// Not instructions nor allocations, which repeat exactly or nearly: one outlier repetition would open a
+        /// cell's band to a regression.
         package var spreadRepetitions = 3
         /// How far beyond its measured range, as a fraction of that range, a counter may move each way.
         package var spreadMargin = 0.5
@@ -141,6 +143,8 @@ package struct CounterComparison: Codable, Sendable {
 
     /// Per store, the counters its kind declares scheduling-dependent and why: shown, not judged.
     package var schedulingDependent: [String: [SchedulingDependentCounter: String]]
+    /// Declarations the baseline's run did not record: regressions, until the baseline is made with them.
+    package var newDeclarations: [String] = []
 
     /// Compares `current` to `baseline`; throws when they cannot be compared (a run that was not counted,
     /// different seeds). `schedulingDependent`: per store name, what its `StoreKind` declares.
@@ -207,6 +211,16 @@ package struct CounterComparison: Codable, Sendable {
                     + (reasons.isEmpty ? "" : "; the baseline's cells did not finish: \(reasons)")
                     + "; remake the baseline with `run --count` once its cells finish")
         }
+        let compared = Set(cells.map(\.store))
+        self.schedulingDependent = self.schedulingDependent.filter { compared.contains($0.key) }
+        for (store, counters) in self.schedulingDependent.sorted(by: { $0.key < $1.key }) {
+            for counter in counters.keys.sorted(by: { $0.rawValue < $1.rawValue })
+            where baseline.environment.schedulingDependent?[store]?[counter.rawValue] == nil {
+                newDeclarations.append(
+                    "\(store): \(counter.rawValue) declared scheduling-dependent since the baseline, which judged it: "
+                        + "make the baseline again with the declaration to stop judging it")
+            }
+        }
         let ratios = cells.compactMap { cell in cell.instructionRatio.map { (store: cell.store, ratio: $0) } }
         stores = CellGroups.geometricMeans(ratios).map { store in
             Summary(
@@ -254,18 +268,20 @@ package struct CounterComparison: Codable, Sendable {
             if let declared, let reason = schedulingDependent[declared] {
                 change.verdict = .same
                 change.note = "shown, not judged: " + reason
-            } else if banded, let spread = Spread(repetitions(base, counter), bands: bands) {
-                change.verdict = spread.judge(change.verdict, now: now)
+            } else if banded, let spread = Spread(repetitions(base, counter), bands: bands),
+                spread.judge(change.verdict, now: now) != change.verdict
+            {
+                change.verdict = .same
                 change.note = spread.note(format, margin: bands.spreadMargin)
             }
             changes.append(change)
             return ratio
         }
         let instructions = compare(
-            "instructions/op", \.instructions, format: { String(format: "%.0f", $0) }, banded: true,
+            "instructions/op", \.instructions, format: { String(format: "%.0f", $0) },
             verdict: { was, now in was > 0 ? Verdict(ratio: now / was, band: bands.cellInstructions) : .same })
         _ = compare(
-            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) }, banded: true,
+            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) },
             verdict: { was, now in
                 now - was > bands.allocationsPerOperation
                     ? .worse : was - now > bands.allocationsPerOperation ? .better : .same

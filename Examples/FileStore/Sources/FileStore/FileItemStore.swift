@@ -31,13 +31,15 @@ public final class FileItemStore: ItemStore, IntegrityCheckingStore {
     /// What the open did to reach the last committed state: a batch its journal named, finished; files never put in
     /// place, removed.
     public internal(set) var recoveryNotes: [String] = []
+    /// Why a batch failed after its journal was flushed: every later write refuses until the store is reopened.
+    private var unfinished: String?
 
     init(directory: URL) throws {
         items = directory.appendingPathComponent("items")
-        let created = !FileManager.default.fileExists(atPath: items.path)
         try FileManager.default.createDirectory(at: items, withIntermediateDirectories: true)
-        // A new directory's name is the parent's data: flushed, or a power cut loses every file in it.
-        if created { try flush(directory) }
+        // A new directory's name is the parent's data: flushed, or a power cut loses every file in it (at every
+        // open: a process killed between the two left it unflushed).
+        try flush(directory)
         try recover()
     }
 
@@ -65,6 +67,7 @@ public final class FileItemStore: ItemStore, IntegrityCheckingStore {
     }
 
     public func delete(ids: [Int64]) throws {
+        try requireDistinct(ids)
         for id in ids where !FileManager.default.fileExists(atPath: file(id).path) {
             throw FileStoreError("deleting \(file(id).path): no such item")
         }
@@ -72,6 +75,7 @@ public final class FileItemStore: ItemStore, IntegrityCheckingStore {
     }
 
     private func write(_ batch: [Item]) throws {
+        try requireDistinct(batch.map(\.id))
         for item in batch { try writeFlushed(try encoder.encode(item), to: pending(item.id)) }
         try commit(Journal(written: batch.map(\.id), deleted: []))
     }
@@ -79,18 +83,36 @@ public final class FileItemStore: ItemStore, IntegrityCheckingStore {
     /// Puts a batch's flushed files in place and removes its deleted ones, all or none: one change is one rename or
     /// removal; more are named first in a flushed journal, which `recover()` finishes after a crash.
     private func commit(_ batch: Journal) throws {
+        if let unfinished {
+            throw FileStoreError("a batch failed after its journal was flushed (\(unfinished)): reopen")
+        }
         let journaled = batch.written.count + batch.deleted.count > 1
         if journaled {
             try flush(items)  // the new files' names, before the journal that names them
             try writeFlushed(try encoder.encode(batch), to: journal)
             try flush(items)
         }
-        try apply(batch, finishing: false)
-        try flush(items)
-        if journaled {
-            guard unlink(journal.path) == 0 else { throw FileStoreError("removing \(journal.path): \(systemReason())") }
-            try flush(items)  // before a later batch's files can take the names this journal holds
+        do {
+            try apply(batch, finishing: false)
+            try flush(items)
+            if journaled {
+                guard unlink(journal.path) == 0 else {
+                    throw FileStoreError("removing \(journal.path): \(systemReason())")
+                }
+                try flush(items)  // before a later batch's files can take the names this journal holds
+            }
+        } catch {
+            // Committed in the journal, in part in place: no later batch may write its journal over this one's.
+            // The next open finishes it.
+            if journaled { unfinished = "\(error)" }
+            throw error
         }
+    }
+
+    /// A batch names each item once: its files and journal are by id.
+    private func requireDistinct(_ ids: [Int64]) throws {
+        var seen = Set<Int64>()
+        for id in ids where !seen.insert(id).inserted { throw FileStoreError("a batch names item \(id) twice") }
     }
 
     /// Renames a batch's new files over their places and removes its deleted ones; `finishing` a batch a crash

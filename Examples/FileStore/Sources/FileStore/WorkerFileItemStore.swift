@@ -20,9 +20,9 @@ public final class WorkerFileItemStore: ItemStore, IntegrityCheckingStore {
         configuration: "as files; one worker thread per store, woken by a condition variable, answering by a semaphore",
         engine: { "Foundation's JSONEncoder, a file per item, on a worker thread" },
         schedulingDependent: [
-            .systemCalls: handOff + " (get 2k: 13.28 a lookup in each of 3 quiet counts, 11.58 in each of 3 beside a "
-                + "build)",
-            .voluntaryWaits: handOff + " (get 2k: 2.08–2.20 a lookup quietly, 1.50–1.58 beside a build)",
+            .systemCalls: handOff + " (get 2k: 13.28 a lookup in each of a baseline's 3 repetitions, 12.00–13.28 in "
+                + "10 checks, some beside a build)",
+            .voluntaryWaits: handOff + " (get 2k: 2.08–2.20 a lookup in the baseline, 1.64–2.12 in the checks)",
         ],
         type: WorkerFileItemStore.self,
         open: { try WorkerFileItemStore(directory: $0) })
@@ -33,11 +33,12 @@ public final class WorkerFileItemStore: ItemStore, IntegrityCheckingStore {
         + "threads: the load beside the count moves them"
 
     let files: FileItemStore
-    let worker = Worker()
+    let worker: Worker
     let extraQuery = ProcessInfo.processInfo.environment["FILEBENCH_EXTRA_QUERY"] != nil
 
     init(directory: URL) throws {
         files = try FileItemStore(directory: directory)
+        worker = Worker()  // started once the files opened: an open that throws leaves no thread behind
     }
 
     deinit { worker.stop() }
