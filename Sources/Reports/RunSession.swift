@@ -21,7 +21,7 @@ package struct RunSession {
         let save: (RunResults) throws -> Void = { try writer.write($0) }
         let runner: Runner
         if let interrupted {
-            let machine = RunEnvironment.current(stores: stores, arguments: CommandLine.arguments)
+            let machine = RunEnvironment.current(stores: stores, arguments: CommandLine.arguments, output: output)
             let builds = RunEnvironment.buildDifferences(interrupted.environment, machine)
             guard builds.isEmpty else {
                 throw BadInput(
@@ -43,7 +43,7 @@ package struct RunSession {
         } else {
             runner = try Runner(
                 configuration: configuration, stores: stores, workloads: workloads,
-                environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
+                environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments, output: output),
                 outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(), save: save)
         }
         let results = try runner.run()
@@ -89,7 +89,7 @@ package struct RunSession {
                 + "\(partsDirectory.path)/")
         let joined = try CountedShares.run(
             configuration, stores: stores, workloads: workloads,
-            environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
+            environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments, output: output),
             partsDirectory: partsDirectory, executable: try Executable.path(), jobs: jobs
         ) { directory in
             let writer = RunningReportWriter(directory: directory)

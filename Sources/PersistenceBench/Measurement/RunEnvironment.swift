@@ -56,8 +56,9 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         self.bootID = bootID
     }
 
-    /// Reads the current machine's facts.
-    package static func current(stores: [StoreKind], arguments: [String]) -> RunEnvironment {
+    /// Reads the current machine's facts. `output`: the run's directory, whose files (a committed baseline made
+    /// again, cleared before the run starts) do not make the checkout's commit "-dirty".
+    package static func current(stores: [StoreKind], arguments: [String], output: URL? = nil) -> RunEnvironment {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model =
             cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
@@ -78,7 +79,8 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
             kernel: "\(system) \(kernel)", hostname: ProcessInfo.processInfo.hostName, swift: compilerVersion,
             engines: engines,
             configurations: Dictionary(uniqueKeysWithValues: stores.map { ($0.name, $0.configuration) }),
-            gitCommit: gitCommit(), command: (settings() + arguments.map(shellQuoted)).joined(separator: " "),
+            gitCommit: gitCommit(excluding: output),
+            command: (settings() + arguments.map(shellQuoted)).joined(separator: " "),
             bootID: (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, readAheadKilobytes: readAhead())
         environment.persistenceBenchCommit = persistenceBenchCommit()
@@ -133,13 +135,16 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         #endif
     }
 
-    /// The commit of the checkout at `directory` (the working directory's when nil).
-    private static func gitCommit(in directory: String? = nil) -> String {
+    /// The commit of the checkout at `directory` (the working directory's when nil), "-dirty" with changes to its
+    /// tracked files outside `excluded`.
+    private static func gitCommit(in directory: String? = nil, excluding excluded: URL? = nil) -> String {
         let git = ["git"] + (directory.map { ["-C", $0] } ?? [])
         guard let head = try? Subprocess.output(of: git + ["rev-parse", "--short=12", "HEAD"]),
             !head.isEmpty
         else { return "unknown (not a git checkout)" }
-        let status = (try? Subprocess.output(of: git + ["status", "--porcelain", "--untracked-files=no"])) ?? ""
+        let paths = excluded.map { ["--", ".", ":(exclude)\($0.standardizedFileURL.path)"] } ?? []
+        let status =
+            (try? Subprocess.output(of: git + ["status", "--porcelain", "--untracked-files=no"] + paths)) ?? ""
         return status.isEmpty ? head : "\(head)-dirty"
     }
 
