@@ -63,9 +63,9 @@ package enum CounterReport {
                 + "\(bands.bytesReadFromStorage.description(unit: "")), voluntary waits "
                 + "\(bands.voluntarySwitches.description(unit: "")); the time system calls waited off the CPU is "
                 + "shown, not judged (a time). Where the baseline has \(bands.spreadRepetitions) repetitions of a cell "
-                + "or more, a banded counter (instructions, allocations, system calls, faults, reads, waits) must also "
-                + "leave the range they measured, widened by " + String(format: "%g", bands.spreadMargin)
-                + " of it each way: the cell's note gives the range.",
+                + "or more, system calls, faults, reads and waits must also leave the range they measured, widened "
+                + "by " + String(format: "%g", bands.spreadMargin) + " of it each way (instructions and allocations "
+                + "never): the note beside a cell says where that range decided.",
             "",
         ]
         if !comparison.schedulingDependent.isEmpty {
