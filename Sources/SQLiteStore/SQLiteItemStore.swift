@@ -69,6 +69,7 @@ package final class SQLiteItemStore: Store {
             configuration: SQLiteConnection.defaultConfiguration + "; blobs as files in attachments/",
             engine: { SQLiteConnection.engine }, inclusion: .whenNamed, type: SQLiteItemStore.self,
             open: { try SQLiteItemStore(directory: $0, tuned: false, blobsAsFiles: true) }),
+        asyncKind,
     ]
 
     /// The schema, written to match what GRDB's `create(table:)` and `create(index:)` produce for `grdb`.

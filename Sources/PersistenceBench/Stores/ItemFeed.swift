@@ -1,0 +1,118 @@
+import Foundation
+
+/// Items handed from a library's thread to the thread that asked for them: how `forEachItem(_:)` streams rows that
+/// a library delivers to an escaping callback, or an async store produces, without collecting them all.
+///
+/// The feed holds at most `capacity` items: a producer that gets ahead waits in `yield(_:)` until the asking thread
+/// has taken them, so memory stays bounded whatever the store's size. The asking thread takes everything buffered at
+/// once, so the hand-off costs one lock and, at most, one wake-up per batch, not per item.
+///
+/// ```swift
+/// func forEachItem(_ body: (Item) throws -> Void) throws {
+///     try ItemFeed.stream(into: body) { feed in
+///         library.query("SELECT … ORDER BY id", onRow: { row in try? feed.yield(Item(row)) },
+///                       onEnd: { error in feed.finish(throwing: error) })
+///     }
+/// }
+/// ```
+public final class ItemFeed: @unchecked Sendable {
+    /// The most items a feed holds before its producer waits: enough that the asking thread wakes once per few
+    /// thousand rows, few enough that a feed holds well under a megabyte of `Item`s.
+    public static let defaultCapacity = 1024
+
+    /// The most items the feed holds before `yield(_:)` waits.
+    public let capacity: Int
+    // Every field below is read and written with `condition` locked.
+    private let condition = NSCondition()
+    private var buffered: [Item] = []
+    private var finished = false
+    private var failure: (any Error)?
+    private var stopped = false
+
+    public init(capacity: Int = ItemFeed.defaultCapacity) {
+        precondition(capacity > 0, "a feed holds at least one item")
+        self.capacity = capacity
+        buffered.reserveCapacity(capacity)
+    }
+
+    /// Hands one item to the asking thread, from any thread; waits while the feed is full.
+    ///
+    /// - Throws: `ItemFeed.Stopped` once the asking side has stopped (its body threw, or it gave up): the producer
+    ///   should end its query and call `finish`.
+    public func yield(_ item: Item) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while buffered.count >= capacity && !stopped { condition.wait() }
+        guard !stopped else { throw Stopped() }
+        precondition(!finished, "ItemFeed.yield after finish")
+        buffered.append(item)
+        if buffered.count == 1 { condition.broadcast() }
+    }
+
+    /// Ends the feed, with the producer's error if it failed: the asking thread returns, or throws `error`, once it
+    /// has taken every item yielded before. Calls after the first are ignored.
+    public func finish(throwing error: (any Error)? = nil) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !finished else { return }
+        finished = true
+        failure = error
+        condition.broadcast()
+    }
+
+    /// The producer's side stopped by the asking side (`yield(_:)` throws it).
+    public struct Stopped: Error, CustomStringConvertible {
+        public var description: String { "the asking side stopped reading the feed" }
+    }
+
+    /// Runs `start`, which starts a producer that yields items into the feed (a library's query with an escaping
+    /// row callback, a task) and calls `finish` when it ends, then calls `body` with every item on this thread, in
+    /// the order they were yielded, until the feed finishes.
+    ///
+    /// - Throws: what `start` or `body` throws (the producer's next `yield` then throws `Stopped`, and this returns
+    ///   once it has finished), or the error the producer finished with.
+    public static func stream(
+        into body: (Item) throws -> Void, capacity: Int = defaultCapacity,
+        start: (ItemFeed) throws -> Void
+    ) throws {
+        let feed = ItemFeed(capacity: capacity)
+        try start(feed)
+        try feed.drain(into: body)
+    }
+
+    /// Takes batches until the feed finishes. If `body` throws, stops the producer and waits for its `finish`, so
+    /// that nothing of the producer's outlives the call.
+    private func drain(into body: (Item) throws -> Void) throws {
+        var batch: [Item] = []
+        batch.reserveCapacity(capacity)
+        while true {
+            condition.lock()
+            while buffered.isEmpty && !finished { condition.wait() }
+            swap(&batch, &buffered)
+            let ended = finished && batch.isEmpty
+            let error = failure
+            condition.broadcast()
+            condition.unlock()
+            if ended {
+                if let error { throw error }
+                return
+            }
+            do {
+                for item in batch { try body(item) }
+            } catch {
+                stop()
+                throw error
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopped = true
+        buffered.removeAll()
+        condition.broadcast()
+        while !finished { condition.wait() }
+    }
+}
