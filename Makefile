@@ -174,8 +174,10 @@ benchmarks: need-deps
 EXAMPLE_PACKAGE ?= Examples/FileStore
 EXAMPLE_TOOL = $(EXAMPLE_PACKAGE)/.build/release/filebench
 EXAMPLE_WORKLOADS = insert,insert-each,get,get-batch,scan,update,delete
-EXAMPLE_BUILD = cd $(EXAMPLE_PACKAGE) && $(SWIFT) build -c release --product filebench \
-	&& $(SWIFT) build -c release --product OperationCounter && $(SWIFT) build -c release --product WriteRecorder
+# One set of flags for the three products: a product built with others would rebuild every module.
+EXAMPLE_SWIFT_BUILD = $(SWIFT) build -c release
+EXAMPLE_BUILD = cd $(EXAMPLE_PACKAGE) && for product in filebench OperationCounter WriteRecorder; do \
+	$(EXAMPLE_SWIFT_BUILD) --product $$product || exit 1; done
 example: need-deps
 	$(EXAMPLE_BUILD)
 	$(EXAMPLE_TOOL) run --stores files,files+worker,sqlite --workloads $(EXAMPLE_WORKLOADS) --scales 2k --repetitions 1 --strict \

@@ -13,11 +13,23 @@ struct List: ParsableCommand {
             valueName: StoreSet.allCases.map(\.rawValue).joined(separator: "|")))
     var names: StoreSet?
 
+    @Option(help: "Print one store's description and every workload it reads n/a in, with the protocol each needs.")
+    var store: String?
+
+    func validate() throws {
+        if let store, StoreCatalog.kind(named: store) == nil {
+            throw ValidationError(
+                "unknown store '\(store)'; known: \(StoreCatalog.all.map(\.name).joined(separator: ", "))")
+        }
+    }
+
     func run() {
         if let names {
             print(names.stores.map(\.name).joined(separator: ","))
-            return
+        } else if let kind = store.flatMap(StoreCatalog.kind(named:)) {
+            print(StoreCatalog.listing(of: kind))
+        } else {
+            print(StoreCatalog.listing)
         }
-        print(StoreCatalog.listing)
     }
 }

@@ -36,4 +36,23 @@ extension StoreCatalog {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// `persistbench list --store NAME`: the store's line of the listing, then every workload it reads "n/a" in,
+    /// with the protocol each needs or the reason its setting gives: what a store's author reads to see what the
+    /// store does not run, derived from the workloads' capabilities.
+    package static func listing(of store: StoreKind) -> String {
+        let skipped = WorkloadCatalog.all.compactMap { workload in
+            workload.notApplicableReason(for: store).map { (workload.name, $0) }
+        }
+        let runs = WorkloadCatalog.all.count - skipped.count
+        var lines = ["\(store.name): \(store.summary).", "Runs \(runs) of \(WorkloadCatalog.all.count) workloads."]
+        if !skipped.isEmpty {
+            lines.append("Reads n/a in \(skipped.count):")
+            let width = (skipped.map(\.0.count).max() ?? 0) + 2
+            for (name, reason) in skipped {
+                lines.append("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + reason)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
 }

@@ -20,6 +20,29 @@ import Testing
         #expect(StoreCatalog.all.map(\.name) == StoreCatalog.builtIn.map(\.name), "nothing added in this process")
     }
 
+    /// `list --store`: a store that only answers items (an outside store's usual start) reads n/a in exactly the
+    /// workloads whose protocol it lacks, each naming the protocol and, where it is internal, that it cannot conform.
+    @Test func aStoresListingNamesEveryWorkloadItCannotRunAndTheProtocol() throws {
+        let kind = StoreKind(
+            name: "items-only", summary: "items and nothing else", durability: "none", configuration: "",
+            engine: { "test" }, type: AnswerDifferenceTests.Misreading.self, open: { _ in throw BenchError("unused") })
+        let listing = StoreCatalog.listing(of: kind)
+        let skipped = WorkloadCatalog.all.filter { !$0.supports(kind.type) }
+        #expect(!skipped.isEmpty && skipped.count < WorkloadCatalog.all.count)
+        #expect(listing.contains("Runs \(WorkloadCatalog.all.count - skipped.count) of \(WorkloadCatalog.all.count)"))
+        for workload in WorkloadCatalog.all {
+            let line = listing.split(separator: "\n").first { $0.hasPrefix("  \(workload.name) ") }
+            if workload.supports(kind.type) {
+                #expect(line == nil, "\(workload.name) listed as n/a for a store that runs it")
+            } else {
+                #expect(line?.contains("items-only does not conform to \(workload.capability.protocolName)") == true)
+                #expect(line?.contains("internal to PersistenceBench") == !workload.capability.isPublic)
+            }
+        }
+        #expect(listing.contains("observe ") && listing.contains("ObservableItemStore"))
+        #expect(!listing.contains("  scan "))
+    }
+
     @Test(arguments: [
         ("sqlite", "has a name that a store or a store set already has"),
         ("counted", "has a name that a store or a store set already has"),

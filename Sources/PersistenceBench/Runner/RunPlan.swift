@@ -28,7 +28,7 @@ package struct PlannedCell: Sendable {
             ? nil
             : CellResult(
                 id, status: .notApplicable,
-                reason: store.cannotRun[workload.name] ?? "\(store.name) has no \(workload.name) capability")
+                reason: workload.notApplicableReason(for: store) ?? "")
     }
 }
 

@@ -11,7 +11,7 @@ package struct TeamsPerSportWorkload: Workload {
     package var fixture: Fixture? { .league }
     package var report: WorkloadReport { WorkloadReport(countAsked: .teamsPerSport) }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any AssociationStore.Type }
+    package var capability: StoreCapability { .associations }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         let league = try requireCapability(store, (any AssociationStore).self, for: "workload \(name)")

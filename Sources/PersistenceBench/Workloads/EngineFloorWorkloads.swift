@@ -9,7 +9,7 @@ package struct EngineInsertWorkload: ItemWorkload {
     package var fixture: Fixture? { nil }
     package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any EngineFloorStore.Type }
+    package var capability: StoreCapability { .engineFloor }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let engine = try requireCapability(store, (any EngineFloorStore).self, for: "workload \(name)")
@@ -31,7 +31,7 @@ package struct EngineGetWorkload: ItemWorkload {
     package var fixture: Fixture? { .items }
     package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any EngineFloorStore.Type }
+    package var capability: StoreCapability { .engineFloor }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let engine = try requireCapability(store, (any EngineFloorStore).self, for: "workload \(name)")

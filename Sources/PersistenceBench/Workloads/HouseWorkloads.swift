@@ -6,7 +6,7 @@ protocol HouseWorkload: Workload {
 extension HouseWorkload {
     package var fixture: Fixture? { .houses }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any HouseStore.Type }
+    package var capability: StoreCapability { .houses }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         try run(on: requireCapability(store, (any HouseStore).self, for: "workload \(name)"), context: context)

@@ -6,7 +6,7 @@ protocol ItemWorkload: Workload {
 }
 
 extension ItemWorkload {
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ItemStore.Type }
+    package var capability: StoreCapability { .items }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         try run(on: requireCapability(store, (any ItemStore).self, for: "workload \(name)"), context: context)

@@ -12,7 +12,7 @@ package struct LimitScanWorkload: Workload {
 
     static let bufferLimit = 256 << 20
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
+    package var capability: StoreCapability { .byteLayout }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         // Untimed: the total, and the buffer's contents.

@@ -10,7 +10,7 @@ package struct LimitWriteWorkload: Workload {
     package var fixture: Fixture? { nil }
     package var report: WorkloadReport { WorkloadReport(measuresMachine: true) }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ByteLayoutStore.Type }
+    package var capability: StoreCapability { .byteLayout }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let directory = (store as? any ByteLayoutStore)?.directory else {

@@ -67,7 +67,7 @@ package struct ObserveWorkload: ItemWorkload {
     }
     package var fixture: Fixture? { .items }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ObservableItemStore.Type }
+    package var capability: StoreCapability { .observation }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ObservableItemStore else {

@@ -25,7 +25,7 @@ package struct PinnedReaderWorkload: ItemWorkload {
     package var fixture: Fixture? { .items }
     package var report: WorkloadReport { WorkloadReport(tables: [.pinnedReader]) }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any SnapshotPinningStore.Type }
+    package var capability: StoreCapability { .pinnedSnapshots }
 
     /// The ids the pinned reader reads, before the import and after it.
     static let reads = 100

@@ -4,7 +4,7 @@ protocol ProfileWorkload: Workload {
 }
 
 extension ProfileWorkload {
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ProfileStore.Type }
+    package var capability: StoreCapability { .profiles }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         try run(on: requireCapability(store, (any ProfileStore).self, for: "workload \(name)"), context: context)

@@ -10,7 +10,7 @@ package struct ImportWorkload: ItemWorkload {
     }
     package var fixture: Fixture? { .items }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+    package var capability: StoreCapability { .concurrentReads }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
@@ -53,7 +53,7 @@ package struct ReadWhileImportWorkload: ItemWorkload {
     /// The reader alone and beside the import, and the import beside `import` alone.
     package var report: WorkloadReport { WorkloadReport(tables: [.readerBesideImport(alone: ImportWorkload())]) }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+    package var capability: StoreCapability { .concurrentReads }
 
     /// Items the import adds.
     package static func importCount(scale: Int) -> Int { WorkloadContext.questions(scale: scale) }

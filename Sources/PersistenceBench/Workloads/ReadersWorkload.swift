@@ -74,7 +74,7 @@ package struct ReadersWorkload: ItemWorkload {
         return readers.levels.filter { $0.readers <= readers.cores }.max { $0.readers < $1.readers }
     }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any ConcurrentReadStore.Type }
+    package var capability: StoreCapability { .concurrentReads }
 
     /// Lookups per reader thread in a pass of its keys (`get-readers`).
     package static func count(scale: Int) -> Int { max(1, min(scale, 1_000)) }

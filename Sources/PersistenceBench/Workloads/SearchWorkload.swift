@@ -50,7 +50,7 @@ package struct SearchWorkload: ItemWorkload {
     /// (the second slowest), however slow every keystroke of the slowest store.
     package static let minimumKeystrokes = 200
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any SearchStore.Type }
+    package var capability: StoreCapability { .search }
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let searching = try requireCapability(store, (any SearchStore).self, for: "workload \(name)")

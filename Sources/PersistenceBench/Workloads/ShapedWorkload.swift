@@ -61,7 +61,7 @@ package struct ShapedWorkload: Workload {
         }
     }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any RecordStore.Type }
+    package var capability: StoreCapability { .records }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         let table = try Self.table(of: shape, in: store, for: name)

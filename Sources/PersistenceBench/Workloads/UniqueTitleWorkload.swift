@@ -11,7 +11,7 @@ package struct UniqueTitleWorkload: Workload {
     package let summary = "migration: delete items whose title a lower id has (~5%), then make titles unique"
     package var fixture: Fixture? { .items }
 
-    package func supports(_ storeType: any Store.Type) -> Bool { storeType is any MigrationStore.Type }
+    package var capability: StoreCapability { .migration }
 
     package func run(on store: any Store, context: WorkloadContext) throws -> WorkloadOutcome {
         let migrating = try requireCapability(store, (any MigrationStore).self, for: "workload \(name)")

@@ -11,8 +11,8 @@ public protocol Workload: Sendable {
     /// The data the store must hold before the timed phase, loaded once per store and scale and copied for
     /// each cell, untimed. Nil: the workload starts from an empty store.
     var fixture: Fixture? { get }
-    /// Whether a store of this type can answer the workload's questions.
-    func supports(_ storeType: any Store.Type) -> Bool
+    /// The protocol a store must conform to for the workload's questions.
+    var capability: StoreCapability { get }
     /// Untimed work on the open store before its timed phase, and before the phase's process figures (faults,
     /// reads) are taken: `get-warm`'s pass over its keys. Nothing by default.
     func prepare(_ store: any Store, context: WorkloadContext) throws
@@ -32,6 +32,16 @@ extension Workload {
     package func prepare(_ store: any Store, context: WorkloadContext) throws {}
     package func prefixDigestAfterRun(of store: any Store, scale: Int, steps: Int) throws -> Digest? { nil }
     package var report: WorkloadReport { WorkloadReport() }
+
+    /// Whether a store of this type can answer the workload's questions: it has the workload's capability.
+    package func supports(_ storeType: any Store.Type) -> Bool { capability.isMet(storeType) }
+
+    /// Why a store of `kind` does not run it (its setting rules it out, or its type lacks the capability); nil when
+    /// it does.
+    package func notApplicableReason(for kind: StoreKind) -> String? {
+        if let reason = kind.cannotRun[name] { return reason }
+        return supports(kind.type) ? nil : capability.reason(for: kind.name)
+    }
 
     /// Whether a store of `kind` runs it: its type has the capability, and its setting does not rule it out
     /// (`StoreKind.cannotRun`).
