@@ -35,7 +35,10 @@ package enum MarkdownReport {
                 "## ⚠️ DIGEST MISMATCH: stores disagree", "",
                 "These stores gave different answers to the same questions; their timings are not comparable.", "",
             ]
-            out += mismatches.map { "- **\($0.workload) at \($0.scale)**: " + $0.digestsDescription } + [""]
+            out += mismatches.flatMap { check in
+                ["- **\(check.workload) at \(check.scale)**: " + check.digestsDescription]
+                    + (results.difference(in: check).map { ["  - " + $0.summary] } ?? [])
+            } + [""]
         }
         return out
     }

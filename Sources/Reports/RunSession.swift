@@ -46,9 +46,26 @@ package struct RunSession {
                 environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments, output: output),
                 outputDirectory: output, executable: try Executable.path(), observer: ConsoleProgress(), save: save)
         }
-        let results = try runner.run()
+        var results = try runner.run()
+        if let differences = askAgain(results) {
+            results.answerDifferences = differences
+            try writer.write(results)
+        }
         Self.printOutcome(results, output: output)
         return results
+    }
+
+    /// Where stores disagreed, each group asked again in this process to name the first answer that differs
+    /// (`AnswerDifference`); nil where every group agreed.
+    private func askAgain(_ results: RunResults) -> [AnswerDifference]? {
+        let mismatches = results.digestChecks.filter { !$0.agreed && $0.compared }
+        guard !mismatches.isEmpty else { return nil }
+        print("Asking \(mismatches.count) disagreeing group(s) again, each answer noted, to find the first that differs")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "persistbench-answers-\(UUID().uuidString)")
+        return mismatches.compactMap {
+            AnswerDifference.find($0, stores: stores, configuration: results.configuration, scratch: scratch)
+        }
     }
 
     /// Where the reports are, and any digest mismatch, error and DNF.
@@ -57,6 +74,7 @@ package struct RunSession {
         let mismatches = results.digestChecks.filter { !$0.agreed }
         for check in mismatches {
             print("DIGEST MISMATCH: \(check.workload) at \(check.scale): \(check.digestsDescription)")
+            if let difference = results.difference(in: check) { print("  " + difference.summary) }
         }
         let errors = results.cells.filter { $0.status == .error }
         let unfinished = results.cells.filter { $0.status == .dnf }

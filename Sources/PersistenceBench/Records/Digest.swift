@@ -6,19 +6,36 @@
 public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConvertible {
     public private(set) var count: Int
     public private(set) var hash: UInt64
+    /// Where a re-ask records each answer (`AnswerTrace`); nil in every measured cell.
+    private let trace: AnswerTrace?
 
     public init() {
         count = 0
         hash = 0x243F_6A88_85A3_08D3
+        trace = AnswerTrace.active
     }
 
     public init(count: Int, hash: UInt64) {
         self.count = count
         self.hash = hash
+        trace = nil
+    }
+
+    // Two digests are equal by what they digested, whether or not a trace watched.
+    public static func == (lhs: Digest, rhs: Digest) -> Bool { lhs.count == rhs.count && lhs.hash == rhs.hash }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        hasher.combine(hash)
     }
 
     /// Adds one answer: an item.
     public mutating func add(_ item: Item) {
+        fold(item)
+        trace?.note(Self.describe(item))
+    }
+
+    private mutating func fold(_ item: Item) {
         count += 1
         combine(UInt64(bitPattern: item.id))
         combine(item.title)
@@ -32,6 +49,11 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
     /// Adds one answer: a record of a shape, every value in field order (doubles by their bits: every store keeps
     /// a record's doubles as IEEE doubles and returns them exactly; blobs as texts are, length then bytes).
     package mutating func add(_ record: Record) {
+        fold(record)
+        trace?.note(Self.describe(record))
+    }
+
+    private mutating func fold(_ record: Record) {
         count += 1
         combine(UInt64(bitPattern: record.id))
         for value in record.values {
@@ -47,7 +69,8 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
 
     /// Adds one lookup's answer: the record, or -1 where there is none.
     package mutating func add(answer record: Record?) {
-        if let record { add(record) } else { add(-1) }
+        if let record { fold(record) } else { fold(-1) }
+        trace?.note(record.map(Self.describe) ?? "none")
     }
 
     /// The nearest integer, halves away from zero, as `rounded()` gives it, without a call into libm: a value
@@ -68,11 +91,17 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
 
     /// Adds one lookup's answer: the item, or -1 where there is none.
     public mutating func add(answer item: Item?) {
-        if let item { add(item) } else { add(-1) }
+        if let item { fold(item) } else { fold(-1) }
+        trace?.note(item.map(Self.describe) ?? "none")
     }
 
     /// Adds one answer: a number (a count, a missing-record marker).
     public mutating func add(_ value: Int) {
+        fold(value)
+        trace?.note(String(value))
+    }
+
+    private mutating func fold(_ value: Int) {
         count += 1
         combine(UInt64(bitPattern: Int64(value)))
     }
@@ -81,6 +110,7 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
     public mutating func add(_ text: String) {
         count += 1
         combine(text)
+        trace?.note(Self.quoted(text))
     }
 
     /// Folds another digest in, as one answer (for example one page of a query).
@@ -88,6 +118,33 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         count += 1
         combine(UInt64(other.count))
         combine(other.hash)
+        trace?.note("\(other.count) answers, digest \(other)")
+    }
+
+    /// An item as a trace shows it: every field the digest reads, at the digest's precision.
+    static func describe(_ item: Item) -> String {
+        "item \(item.id) title \(quoted(item.title)) notes \(quoted(item.notes)) "
+            + "\(item.isInStock ? "in stock" : "not in stock") priority \(item.priority.map { "\($0.rawValue)" } ?? "none") "
+            + "price \(rounded(item.price * 100)) cents createdAt \(rounded(item.createdAt.timeIntervalSince1970 * 1000)) ms"
+    }
+
+    /// A record as a trace shows it: its id and every value in field order.
+    static func describe(_ record: Record) -> String {
+        "record \(record.id): "
+            + record.values.map { value in
+                switch value {
+                case .integer(let number), .date(let number): String(number)
+                case .double(let number): String(number)
+                case .bool(let flag): String(flag)
+                case .text(let text): quoted(text)
+                case .blob(let bytes): "\(bytes.count) bytes"
+                }
+            }.joined(separator: ", ")
+    }
+
+    /// A text in quotes, cut at 80 characters.
+    static func quoted(_ text: String) -> String {
+        text.count > 80 ? "\"\(text.prefix(80))…\" (\(text.utf8.count) bytes)" : "\"\(text)\""
     }
 
     /// `count:hash`, the form written to results files.

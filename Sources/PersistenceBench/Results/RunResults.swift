@@ -21,6 +21,9 @@ package struct RunResults: Codable, Equatable, Sendable {
     /// Runs of the same build and seed under memory caps, joined by `merge --capped` for the budget table's memory
     /// columns; nil where none was.
     package var cappedRuns: [CappedRun]?
+    /// Per (workload, scale) whose stores disagreed, the first answer that differs, found by asking again
+    /// (`AnswerDifference`); nil where all agreed or nothing was asked again.
+    package var answerDifferences: [AnswerDifference]?
 
     package init(environment: RunEnvironment, configuration: RunConfiguration, startedAt: Date) {
         schemaVersion = Self.currentSchemaVersion
@@ -142,7 +145,7 @@ package struct RunResults: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case schemaVersion, environment, configuration, startedAt, finishedAt, cells, digestChecks, shards, resumedOn
-        case cappedRuns
+        case cappedRuns, answerDifferences
     }
 
     package init(from decoder: any Decoder) throws {
@@ -156,6 +159,7 @@ package struct RunResults: Codable, Equatable, Sendable {
         shards = try c.decodeIfPresent([ShardRun].self, forKey: .shards)
         resumedOn = try c.decodeIfPresent([RunEnvironment].self, forKey: .resumedOn)
         cappedRuns = try c.decodeIfPresent([CappedRun].self, forKey: .cappedRuns)
+        answerDifferences = try c.decodeIfPresent([AnswerDifference].self, forKey: .answerDifferences)
     }
 
     // The digest checks are derived from the cells, and written out for readers that do not recompute them.
@@ -173,6 +177,7 @@ package struct RunResults: Codable, Equatable, Sendable {
         try c.encodeIfPresent(shards, forKey: .shards)
         try c.encodeIfPresent(resumedOn, forKey: .resumedOn)
         try c.encodeIfPresent(cappedRuns, forKey: .cappedRuns)
+        try c.encodeIfPresent(answerDifferences, forKey: .answerDifferences)
     }
 }
 
