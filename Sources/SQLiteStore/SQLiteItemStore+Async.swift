@@ -5,7 +5,7 @@ import SQLiteSupport
 /// `sqlite+async`: `sqlite` behind an actor, called through `AsyncItemStoreAdapter` as a store over an async library
 /// is: every call a task on the concurrency pool, waited for by the workload's thread. Its statements, SQL and
 /// transactions are `sqlite`'s; what it adds to each call is the bridge's cost, which its cells set beside `sqlite`'s.
-actor SQLiteActorItemStore: AsyncItemStore {
+actor SQLiteActorItemStore: AsyncIntegrityCheckingStore {
     /// The synchronous store, reached only on this actor.
     private let store: SQLiteItemStore
 
@@ -27,6 +27,11 @@ actor SQLiteActorItemStore: AsyncItemStore {
     func delete(ids: [Int64]) throws { try store.delete(ids: ids) }
     func settle() throws { try store.settle() }
     func close() throws { try store.close() }
+    func checkIntegrity() throws { try store.checkIntegrity() }
+
+    static func storeFiles(in directory: URL, kind: String) -> StoreFiles {
+        SQLiteItemStore.storeFiles(in: directory, kind: kind)
+    }
 
     static func bytesOnDisk(at directory: URL) throws -> Int64 { try SQLiteItemStore.bytesOnDisk(at: directory) }
 }

@@ -11,6 +11,9 @@ public enum SchedulingDependentCounter: String, CaseIterable, Codable, Sendable 
     case voluntaryWaits = "voluntary waits/op"
     /// Minor page faults per operation: a thread's stack and what it first touches.
     case minorFaults = "minor faults/op"
+    /// Allocations per operation, for a library that allocates per hand-off between its threads (SwiftNIO's
+    /// promises and tasks): how many hand-offs a call takes follows the scheduling. Instructions are still judged.
+    case allocations = "allocations/op"
 }
 
 extension CounterComparison {

@@ -281,7 +281,7 @@ package struct CounterComparison: Codable, Sendable {
             "instructions/op", \.instructions, format: { String(format: "%.0f", $0) },
             verdict: { was, now in was > 0 ? Verdict(ratio: now / was, band: bands.cellInstructions) : .same })
         _ = compare(
-            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) },
+            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) }, declared: .allocations,
             verdict: { was, now in
                 now - was > bands.allocationsPerOperation
                     ? .worse : was - now > bands.allocationsPerOperation ? .better : .same

@@ -2,30 +2,38 @@ import Foundation
 
 /// Waits on this thread for async work: the bridge from the workloads' synchronous calls to an async library.
 ///
-/// The workloads call a store synchronously and wait for each answer. The work runs as a task that prefers an
-/// executor of the bridge's own (one serial dispatch queue, on a thread outside Swift's concurrency pool), and so do
-/// the default actors it calls: a caller that is itself a pool thread (a Swift Testing test, a package-benchmark
-/// suite) blocks only itself, never the thread its answer needs. A library whose work runs on threads of its own
-/// (an event loop) runs it there as before. Each wait costs a task's creation, a hop to the bridge's thread and a
-/// wake-up of the waiting thread: `sqlite+async` measures it beside `sqlite` (docs/your-own-store.md).
+/// The workloads call a store synchronously and wait for each answer. `wait` runs the work as a task whose preferred
+/// executor is the waiting thread itself: the task's jobs, and those of the default actors it calls, run on the
+/// thread that waits, so an answer that needs no other thread costs no thread switch and no wake-up (on an idle
+/// virtual machine a wake-up across threads cost 66 µs a call; `sqlite+async` measures what is left beside `sqlite`,
+/// docs/your-own-store.md). A library whose work runs on threads of its own (an event loop) runs it there, and its
+/// answer wakes the waiting thread. A caller that is itself a thread of Swift's concurrency pool (a Swift Testing
+/// test, a package-benchmark suite) blocks only itself. `start` runs a producer beside the caller instead, on one
+/// serial dispatch queue of the bridge's own.
 public enum AsyncBridge {
-    /// Runs `operation` as a task on the bridge's executor and returns its result, or throws its error, on this
-    /// thread.
+    /// Runs `operation` as a task on this thread and returns its result, or throws its error.
     public static func wait<Value: Sendable>(
         _ operation: @escaping @Sendable () async throws -> Value
     ) throws -> Value {
+        let executor = CallerExecutor()
         let outcome = Outcome<Value>()
-        Task(executorPreference: executor) { await outcome.settle(operation) }
-        return try outcome.wait()
+        Task(executorPreference: executor) {
+            await outcome.settle(operation)
+            executor.finish()
+        }
+        executor.runJobs()
+        return try outcome.get()
     }
 
-    /// Starts `operation` as a task on the bridge's executor, without waiting: an `ItemFeed`'s producer.
+    /// Starts `operation` as a task beside the caller, without waiting: an `ItemFeed`'s producer, which fills the
+    /// feed while this thread drains it.
     public static func start(_ operation: @escaping @Sendable () async -> Void) {
-        Task(executorPreference: executor) { await operation() }
+        Task(executorPreference: besideCallers) { await operation() }
     }
 
-    /// The executor every bridged task prefers.
-    private static let executor = QueueExecutor()
+    /// The executor of the tasks `start` runs, and of any job that reaches a `CallerExecutor` after its caller
+    /// stopped waiting.
+    private static let besideCallers = QueueExecutor()
 
     /// Runs jobs on one serial dispatch queue: a thread of its own whatever the concurrency pool is doing.
     private final class QueueExecutor: TaskExecutor {
@@ -37,20 +45,66 @@ public enum AsyncBridge {
         }
     }
 
+    /// Runs the jobs of one `wait` on the thread that waits, until its task has finished.
+    private final class CallerExecutor: TaskExecutor, @unchecked Sendable {
+        // `jobs`, `finished` and `waiting` are read and written with `condition` locked.
+        private let condition = NSCondition()
+        private var jobs: [UnownedJob] = []
+        private var finished = false
+        private var waiting = true
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            condition.lock()
+            guard waiting else {
+                // The caller has its answer and has gone: a late job (a task's teardown) runs beside it.
+                condition.unlock()
+                besideCallers.enqueue(job)
+                return
+            }
+            jobs.append(job)
+            condition.signal()
+            condition.unlock()
+        }
+
+        /// Ends the wait once the jobs taken so far have run: called by the task when its operation has settled.
+        func finish() {
+            condition.lock()
+            finished = true
+            condition.signal()
+            condition.unlock()
+        }
+
+        /// Runs jobs as they come, on this thread, until `finish`.
+        func runJobs() {
+            var batch: [UnownedJob] = []
+            while true {
+                condition.lock()
+                while jobs.isEmpty && !finished { condition.wait() }
+                if jobs.isEmpty {
+                    waiting = false
+                    condition.unlock()
+                    return
+                }
+                swap(&batch, &jobs)
+                condition.unlock()
+                for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
     /// One task's result, handed to the thread that waits for it.
     private final class Outcome<Value: Sendable>: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        // Written once by the task before `done` is signalled, read once by the waiter after.
+        // Written once by the task before its executor finishes, read once by the waiter after.
         private var result: Result<Value, any Error>?
 
         func settle(_ operation: @Sendable () async throws -> Value) async {
             do { result = .success(try await operation()) } catch { result = .failure(error) }
-            done.signal()
         }
 
-        func wait() throws -> Value {
-            done.wait()
-            guard let result else { preconditionFailure("AsyncBridge: signalled without a result") }
+        func get() throws -> Value {
+            guard let result else { preconditionFailure("AsyncBridge: the task finished without a result") }
             return try result.get()
         }
     }

@@ -129,6 +129,21 @@ public final class AsyncItemStoreAdapter<Base: AsyncItemStore>: ItemStore {
     public static var maintainedCounts: Set<MaintainedCount> { Base.maintainedCounts }
 }
 
+/// An `AsyncItemStore` that checks its own files, as `IntegrityCheckingStore` asks (each requirement means what
+/// that protocol's does): its adapter is then an `IntegrityCheckingStore`, so `crash` and `verify` check it.
+public protocol AsyncIntegrityCheckingStore: AsyncItemStore {
+    func checkIntegrity() async throws
+    static func storeFiles(in directory: URL, kind: String) -> StoreFiles
+}
+
+extension AsyncItemStoreAdapter: IntegrityCheckingStore where Base: AsyncIntegrityCheckingStore {
+    public func checkIntegrity() throws { try AsyncBridge.wait { [base] in try await base.checkIntegrity() } }
+
+    public static func storeFiles(in directory: URL, kind: String) -> StoreFiles {
+        Base.storeFiles(in: directory, kind: kind)
+    }
+}
+
 extension StoreKind {
     /// A kind whose store is an `AsyncItemStore`, opened by an async `opening` (a library whose connection opens
     /// asynchronously): the tool waits for the open and calls the store through `AsyncItemStoreAdapter`. The other

@@ -4,17 +4,22 @@ import Foundation
 /// a library delivers to an escaping callback, or an async store produces, without collecting them all.
 ///
 /// The feed holds at most `capacity` items: a producer that gets ahead waits in `yield(_:)` until the asking thread
-/// has taken them, so memory stays bounded whatever the store's size. The asking thread takes everything buffered at
-/// once, so the hand-off costs one lock and, at most, one wake-up per batch, not per item.
+/// has taken them, so memory stays bounded whatever the store's size. The asking thread is woken when half the
+/// capacity is buffered (or the feed finishes) and takes everything buffered at once, so the hand-off costs a lock per
+/// item and a wake-up per half a feed, not a wake-up per item.
 ///
 /// ```swift
 /// func forEachItem(_ body: (Item) throws -> Void) throws {
 ///     try ItemFeed.stream(into: body) { feed in
-///         library.query("SELECT … ORDER BY id", onRow: { row in try? feed.yield(Item(row)) },
+///         // The row callback cannot throw: `offer` says whether the reader still wants rows.
+///         library.query("SELECT … ORDER BY id", onRow: { row in _ = feed.offer(Item(row)) },
 ///                       onEnd: { error in feed.finish(throwing: error) })
 ///     }
 /// }
 /// ```
+///
+/// A library that queues every row on its own thread before the callback sees it (SwiftNIO's futures API) holds them
+/// there whatever the feed's capacity: the feed bounds only what it holds itself.
 public final class ItemFeed: @unchecked Sendable {
     /// The most items a feed holds before its producer waits: enough that the asking thread wakes once per few
     /// thousand rows, few enough that a feed holds well under a megabyte of `Item`s.
@@ -22,6 +27,9 @@ public final class ItemFeed: @unchecked Sendable {
 
     /// The most items the feed holds before `yield(_:)` waits.
     public let capacity: Int
+    /// How many buffered items wake the asking thread: half the capacity, so that the producer goes on filling the
+    /// other half while the asking thread works through a batch.
+    private let wakeAt: Int
     // Every field below is read and written with `condition` locked.
     private let condition = NSCondition()
     private var buffered: [Item] = []
@@ -32,6 +40,7 @@ public final class ItemFeed: @unchecked Sendable {
     public init(capacity: Int = ItemFeed.defaultCapacity) {
         precondition(capacity > 0, "a feed holds at least one item")
         self.capacity = capacity
+        wakeAt = max(1, capacity / 2)
         buffered.reserveCapacity(capacity)
     }
 
@@ -46,7 +55,19 @@ public final class ItemFeed: @unchecked Sendable {
         guard !stopped else { throw Stopped() }
         precondition(!finished, "ItemFeed.yield after finish")
         buffered.append(item)
-        if buffered.count == 1 { condition.broadcast() }
+        if buffered.count == wakeAt { condition.broadcast() }
+    }
+
+    /// `yield(_:)` for a callback that cannot throw: hands one item over, waiting while the feed is full, and returns
+    /// false, taking nothing, once the asking side has stopped: the producer should then end its query if its library
+    /// can, ignore the rest of the rows, and call `finish`.
+    public func offer(_ item: Item) -> Bool {
+        do {
+            try yield(item)
+            return true
+        } catch {
+            return false
+        }
     }
 
     /// Ends the feed, with the producer's error if it failed: the asking thread returns, or throws `error`, once it
@@ -87,7 +108,7 @@ public final class ItemFeed: @unchecked Sendable {
         batch.reserveCapacity(capacity)
         while true {
             condition.lock()
-            while buffered.isEmpty && !finished { condition.wait() }
+            while buffered.count < wakeAt && !finished { condition.wait() }
             swap(&batch, &buffered)
             let ended = finished && batch.isEmpty
             let error = failure
