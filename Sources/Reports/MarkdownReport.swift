@@ -35,10 +35,11 @@ package enum MarkdownReport {
                 "## ⚠️ DIGEST MISMATCH: stores disagree", "",
                 "These stores gave different answers to the same questions; their timings are not comparable.", "",
             ]
-            out += mismatches.flatMap { check in
-                ["- **\(check.workload) at \(check.scale)**: " + check.digestsDescription]
-                    + (results.difference(in: check).map { ["  - " + $0.summary] } ?? [])
-            } + [""]
+            out +=
+                mismatches.flatMap { check in
+                    ["- **\(check.workload) at \(check.scale)**: " + check.digestsDescription]
+                        + (results.difference(in: check).map { ["  - " + $0.summary] } ?? [])
+                } + [""]
         }
         return out
     }

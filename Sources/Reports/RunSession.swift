@@ -60,7 +60,8 @@ package struct RunSession {
     private func askAgain(_ results: RunResults) -> [AnswerDifference]? {
         let mismatches = results.digestChecks.filter { !$0.agreed && $0.compared }
         guard !mismatches.isEmpty else { return nil }
-        print("Asking \(mismatches.count) disagreeing group(s) again, each answer noted, to find the first that differs")
+        print(
+            "Asking \(mismatches.count) disagreeing group(s) again, each answer noted, to find the first that differs")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "persistbench-answers-\(UUID().uuidString)")
         return mismatches.compactMap {

@@ -91,7 +91,8 @@ package struct AnswerDifference: Codable, Equatable, Sendable {
         for (name, trace) in traces where name != reference {
             let answers = trace.answers
             let common = min(answers.count, expected.count)
-            let index = (0..<common).first { expected[$0] != answers[$0] }
+            let index =
+                (0..<common).first { expected[$0] != answers[$0] }
                 ?? (answers.count == expected.count ? nil : common)
             if let index { first = min(first ?? index, index) }
         }
