@@ -3,8 +3,9 @@ import PersistenceBench
 import SQLiteSupport
 
 /// `sqlite+async`: `sqlite` behind an actor, called through `AsyncItemStoreAdapter` as a store over an async library
-/// is: every call a task on the concurrency pool, waited for by the workload's thread. Its statements, SQL and
-/// transactions are `sqlite`'s; what it adds to each call is the bridge's cost, which its cells set beside `sqlite`'s.
+/// is: every call a task waited for by the workload's thread (and run on it, `AsyncBridge`), a scan through an
+/// `ItemFeed` filled from a task beside it. Its statements, SQL and transactions are `sqlite`'s; what it adds is the
+/// bridge's cost, a lower bound for a library with threads of its own, which its cells set beside `sqlite`'s.
 actor SQLiteActorItemStore: AsyncIntegrityCheckingStore {
     /// The synchronous store, reached only on this actor.
     private let store: SQLiteItemStore

@@ -113,6 +113,27 @@ import Testing
         #expect(answers.compactMap { $0?.id }.sorted() == Array(1...Int64(callers)))
     }
 
+    /// A scan whose body scans another async store: each producer has a queue of its own, so the outer one, waiting
+    /// on its full feed, does not hold up the inner one.
+    @Test(.timeLimit(.minutes(1))) func aScanInsideAScanCompletes() throws {
+        let kind = StoreKind(
+            name: "actor-items", summary: "items in an actor", durability: "none", configuration: "",
+            engine: { "none" }, opening: { _ in ActorItems() })
+        let temporary = try TemporaryDirectory()
+        let outer = try #require(try kind.open(temporary.url) as? any ItemStore)
+        let inner = try #require(try kind.open(temporary.url) as? any ItemStore)
+        try outer.insert(Self.generator.items(1...3 * Int64(ItemFeed.defaultCapacity)))
+        try inner.insert(Self.generator.items(1...2 * Int64(ItemFeed.defaultCapacity)))
+        var outerItems = 0
+        var innerItems = 0
+        try outer.forEachItem { item in
+            outerItems += 1
+            if item.id == 1 { try inner.forEachItem { _ in innerItems += 1 } }
+        }
+        #expect(outerItems == 3 * ItemFeed.defaultCapacity)
+        #expect(innerItems == 2 * ItemFeed.defaultCapacity)
+    }
+
     /// An async store over a plain actor: the adapter gives the answers the actor holds, a scan in id order through
     /// a feed, and an async open that fails throws its error from the kind's open.
     @Test func theAdapterAnswersWhatTheAsyncStoreHolds() throws {

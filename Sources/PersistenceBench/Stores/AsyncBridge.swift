@@ -8,8 +8,14 @@ import Foundation
 /// virtual machine a wake-up across threads cost 66 µs a call; `sqlite+async` measures what is left beside `sqlite`,
 /// docs/your-own-store.md). A library whose work runs on threads of its own (an event loop) runs it there, and its
 /// answer wakes the waiting thread. A caller that is itself a thread of Swift's concurrency pool (a Swift Testing
-/// test, a package-benchmark suite) blocks only itself. `start` runs a producer beside the caller instead, on one
-/// serial dispatch queue of the bridge's own.
+/// test, a package-benchmark suite) blocks only itself. `start` runs a producer beside the caller instead, on a serial
+/// dispatch queue of its own.
+///
+/// Limits: child tasks inherit the preference, so a task group's children run one after another on the waiting
+/// thread, not in parallel (an unstructured `Task {}` goes to the pool); an actor shared by several waiting threads
+/// runs, uncontended, on its caller's thread, and otherwise on the thread that holds it; and a scan's body must not
+/// call the store it scans while the store's producer holds the store (an actor whose `forEachItem(into:)` waits in
+/// `ItemFeed.yield`): the producer waits for the body, the body for the actor.
 public enum AsyncBridge {
     /// Runs `operation` as a task on this thread and returns its result, or throws its error.
     public static func wait<Value: Sendable>(
@@ -28,19 +34,17 @@ public enum AsyncBridge {
     /// Starts `operation` as a task beside the caller, without waiting: an `ItemFeed`'s producer, which fills the
     /// feed while this thread drains it.
     public static func start(_ operation: @escaping @Sendable () async -> Void) {
-        Task(executorPreference: besideCallers) { await operation() }
+        // A queue per producer: a producer that waits for its reader (a full feed) never holds up another's.
+        Task(executorPreference: QueueExecutor()) { await operation() }
     }
 
-    /// The executor of the tasks `start` runs, and of any job that reaches a `CallerExecutor` after its caller
-    /// stopped waiting.
-    private static let besideCallers = QueueExecutor()
-
-    /// Runs jobs on one serial dispatch queue: a thread of its own whatever the concurrency pool is doing.
+    /// Runs jobs on a serial dispatch queue of its own: a thread whatever the concurrency pool is doing.
     private final class QueueExecutor: TaskExecutor {
         private let queue = DispatchQueue(label: "PersistenceBench.AsyncBridge")
 
-        func enqueue(_ job: consuming ExecutorJob) {
-            let job = UnownedJob(job)
+        func enqueue(_ job: consuming ExecutorJob) { enqueue(UnownedJob(job)) }
+
+        func enqueue(_ job: UnownedJob) {
             queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
         }
     }
@@ -52,14 +56,18 @@ public enum AsyncBridge {
         private var jobs: [UnownedJob] = []
         private var finished = false
         private var waiting = true
+        /// Where jobs go once the caller has stopped waiting; made for the first such job.
+        private var afterWaiting: QueueExecutor?
 
         func enqueue(_ job: consuming ExecutorJob) {
             let job = UnownedJob(job)
             condition.lock()
             guard waiting else {
                 // The caller has its answer and has gone: a late job (a task's teardown) runs beside it.
+                let queue = afterWaiting ?? QueueExecutor()
+                afterWaiting = queue
                 condition.unlock()
-                besideCallers.enqueue(job)
+                queue.enqueue(job)
                 return
             }
             jobs.append(job)

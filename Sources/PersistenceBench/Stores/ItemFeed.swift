@@ -97,7 +97,10 @@ public final class ItemFeed: @unchecked Sendable {
         start: (ItemFeed) throws -> Void
     ) throws {
         let feed = ItemFeed(capacity: capacity)
-        try start(feed)
+        do { try start(feed) } catch {
+            feed.abandon()
+            throw error
+        }
         try feed.drain(into: body)
     }
 
@@ -126,6 +129,15 @@ public final class ItemFeed: @unchecked Sendable {
             }
             batch.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Stops a producer that `start` may have launched before it threw, without waiting for its `finish`.
+    private func abandon() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopped = true
+        buffered.removeAll()
+        condition.broadcast()
     }
 
     private func stop() {
