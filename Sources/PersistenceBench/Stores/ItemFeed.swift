@@ -132,20 +132,15 @@ public final class ItemFeed: @unchecked Sendable {
     }
 
     /// Stops a producer that `start` may have launched before it threw, without waiting for its `finish`.
-    private func abandon() {
-        condition.lock()
-        defer { condition.unlock() }
-        stopped = true
-        buffered.removeAll()
-        condition.broadcast()
-    }
+    private func abandon() { stop(awaitingFinish: false) }
 
-    private func stop() {
+    /// Stops the producer: its next `yield` throws `Stopped`; with `awaitingFinish`, returns once it has finished.
+    private func stop(awaitingFinish: Bool = true) {
         condition.lock()
         defer { condition.unlock() }
         stopped = true
         buffered.removeAll()
         condition.broadcast()
-        while !finished { condition.wait() }
+        while awaitingFinish && !finished { condition.wait() }
     }
 }
