@@ -18,8 +18,10 @@ import Testing
     }
 
     @Test func everyItemStoreReadsConcurrently() {
-        // Every store that answers item questions has a concurrent reader: none is n/a for read-while-import.
-        #expect(Set(concurrentReadStoreNames) == Set(itemStoreNames))
+        // Every store that answers item questions has a concurrent reader: none is n/a for read-while-import. But
+        // `sqlite+async`, which has only what a store of another package can have (`ConcurrentReadStore` is this
+        // package's own), and says so in its n/a cells.
+        #expect(Set(concurrentReadStoreNames) == Set(itemStoreNames).subtracting(["sqlite+async"]))
     }
 
     /// The cell's digest is the generator's items for the `get` keys, then every item 1...N + the import.
