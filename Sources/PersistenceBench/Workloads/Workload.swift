@@ -34,7 +34,7 @@ extension Workload {
     package var report: WorkloadReport { WorkloadReport() }
 
     /// Whether a store of this type can answer the workload's questions: it has the workload's capability.
-    package func supports(_ storeType: any Store.Type) -> Bool { capability.isMet(storeType) }
+    public func supports(_ storeType: any Store.Type) -> Bool { capability.isMet(storeType) }
 
     /// Why a store of `kind` does not run it (its setting rules it out, or its type lacks the capability); nil when
     /// it does.
