@@ -4,8 +4,8 @@ import Synchronization
 /// Every answer a workload digested, one line each, in order: what a re-ask of a disagreeing group records, so that
 /// the first question whose answers differ can be named with both answers (`AnswerDifference`).
 ///
-/// Recording is off (no trace) in every measured cell: a `Digest` made while a trace records, on the recording
-/// thread, notes each answer it adds; nested digests (a page's) note their answers before the page's own line.
+/// Recording is off (no trace) in every measured cell: while a trace records, every answer a `Digest` adds on the
+/// recording thread is noted; nested digests (a page's) note their answers before the page's own line.
 package final class AnswerTrace: Sendable {
     /// The most answers a trace keeps: `get`'s 100,000 questions and a scan of 200k items fit; past it, what was
     /// kept is compared and the trace says it was cut.
@@ -30,20 +30,28 @@ package final class AnswerTrace: Sendable {
         }
     }
 
-    /// Runs `body` with every `Digest` made on this thread (or in this task) noting its answers in `trace`; other
-    /// threads' digests, a workload's reader threads' among them, note nothing.
+    /// Runs `body` with every answer a `Digest` adds on this thread (or in this task) noted in `trace`; other threads'
+    /// digests, a workload's reader threads' among them, note nothing.
     package static func recording<Value>(into trace: AnswerTrace, _ body: () throws -> Value) rethrows -> Value {
-        recordings.add(1, ordering: .relaxed)
-        defer { recordings.subtract(1, ordering: .relaxed) }
+        recordings.withLock { count in
+            count += 1
+            anyRecording = true
+        }
+        defer {
+            recordings.withLock { count in
+                count -= 1
+                anyRecording = count > 0
+            }
+        }
         return try $current.withValue(trace, operation: body)
     }
 
-    /// The trace digests made here note into; nil (the rule) while nothing records: one relaxed load when nothing
-    /// records anywhere in the process.
-    static var active: AnswerTrace? {
-        guard recordings.load(ordering: .relaxed) > 0 else { return nil }
-        return current
-    }
+    /// Whether a trace records anywhere in the process: what a digest's add reads first, a plain load of a flag set
+    /// at compile time (no lazy initialisation, no atomic), written only under `recordings`' lock. A thread that reads
+    /// it stale reads the task-local next and finds no trace of its own.
+    nonisolated(unsafe) static var anyRecording = false
+    /// The trace a digest's answers on this thread note into; nil (the rule) where nothing records.
+    static var active: AnswerTrace? { current }
     @TaskLocal private static var current: AnswerTrace?
-    private static let recordings = Atomic<Int>(0)
+    private static let recordings = Mutex<Int>(0)
 }
