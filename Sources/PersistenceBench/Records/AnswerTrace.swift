@@ -4,8 +4,9 @@ import Synchronization
 /// Every answer a workload digested, one line each, in order: what a re-ask of a disagreeing group records, so that
 /// the first question whose answers differ can be named with both answers (`AnswerDifference`).
 ///
-/// Recording is off (no trace) in every measured cell: while a trace records, every answer a `Digest` adds on the
-/// recording thread is noted; nested digests (a page's) note their answers before the page's own line.
+/// Recording is off (no trace) in every measured cell: while a trace records, every item, record and folded digest a
+/// `Digest` adds on the recording thread is noted (a page's items before the page's own line); plain numbers and
+/// texts are not (`Digest.note`).
 package final class AnswerTrace: Sendable {
     /// The most answers a trace keeps: `get`'s 100,000 questions and a scan of 200k items fit; past it, what was
     /// kept is compared and the trace says it was cut.
