@@ -20,9 +20,7 @@ package enum BenchmarkActionExport {
         for scale in results.configuration.scales {
             for workload in results.configuration.workloads {
                 for store in results.configuration.stores {
-                    let cells = results.cells.filter {
-                        $0.store == store && $0.workload == workload && $0.scale == scale
-                    }
+                    let cells = results.cells.cells(of: SeriesID(store: store, workload: workload, scale: scale))
                     let summary = CellSummary(cells: cells)
                     let times = summary.timesPerOperation.map { $0 * 1e6 }
                     guard let median = median(times), let low = times.min(), let high = times.max() else { continue }

@@ -68,7 +68,7 @@ enum BudgetChart {
                     series(
                         store,
                         BudgetReach(
-                            budget, results.cells.filter { $0.store == store && $0.workload == workload },
+                            budget, results.cells.cells(of: StoreWorkload(store: store, workload: workload)),
                             scales: scales),
                         edge: edge)
                 },

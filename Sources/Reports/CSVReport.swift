@@ -18,27 +18,32 @@ package enum CSVReport {
         var lines = [columns.joined(separator: ",")]
         for cell in results.cells {
             let metrics = cell.metrics
-            let latency = metrics?.latency
+            let latency = metrics?.phase.latency
             let fields: [String?] = [
                 cell.store, cell.workload, "\(cell.scale.records)", "\(cell.repetition)", cell.status.rawValue,
-                cell.reason, metrics.map { seconds($0.timedSeconds) }, metrics.map { "\($0.operations)" },
-                metrics.map { decimal($0.operationsPerSecond) }, latency.map { decimal($0.p50) },
+                cell.reason, metrics.map { seconds($0.phase.timedSeconds) }, metrics.map { "\($0.phase.operations)" },
+                metrics.map { decimal($0.phase.operationsPerSecond) }, latency.map { decimal($0.p50) },
                 latency.map { decimal($0.p95) }, latency.map { decimal($0.p99) }, latency.map { decimal($0.p999) },
                 latency.map { decimal($0.max) }, cell.process.map { seconds($0.userCPUSeconds) },
                 cell.process.map { seconds($0.systemCPUSeconds) }, cell.process.map { "\($0.peakRSSBytes)" },
-                metrics?.rssAnonBytes.map { "\($0)" }, metrics?.rssFileBytes.map { "\($0)" },
-                metrics?.storageWriteBytes.map { "\($0)" }, metrics.map { "\($0.bytesOnDisk)" },
+                metrics?.resources.rssAnonBytes.map { "\($0)" }, metrics?.resources.rssFileBytes.map { "\($0)" },
+                metrics?.resources.storageWriteBytes.map { "\($0)" }, metrics.map { "\($0.resources.bytesOnDisk)" },
                 metrics.map { $0.digest.description }, cell.process.map { seconds($0.wallSeconds) },
-                metrics?.timedPeakRSSBytes.map { "\($0)" }, metrics?.calibrationSeconds.map(seconds),
-                metrics?.latencyByOperation.map(operationLatencies), metrics?.syncCalibrationSeconds.map(seconds),
-                metrics?.phaseSeconds.map(seconds), metrics?.phaseCPUSeconds.map(seconds),
-                metrics?.phaseWaits.map { "\($0)" }, metrics?.settleSeconds.map(seconds),
-                metrics?.maintainedCount.map { $0 ? "true" : "false" },
-                metrics?.timeBoxed.map { $0 ? "true" : "false" }, metrics?.steps.map { "\($0)" },
-                metrics?.baselineRSSBytes.map { "\($0)" }, metrics?.openPeakRSSBytes.map { "\($0)" },
-                metrics?.rssGrowthBytes.map { "\($0)" }, metrics?.workNote, metrics?.harnessSeconds.map(seconds),
-                metrics?.storageReadBytes.map { "\($0)" }, metrics?.phaseMinorFaults.map { "\($0)" },
-                metrics?.phaseMajorFaults.map { "\($0)" },
+                metrics?.resources.timedPeakRSSBytes.map { "\($0)" }, metrics?.phase.calibrationSeconds.map(seconds),
+                metrics?.phase.latencyByOperation.map(operationLatencies),
+                metrics?.phase.syncCalibrationSeconds.map(seconds),
+                metrics?.phase.phaseSeconds.map(seconds), metrics?.phase.phaseCPUSeconds.map(seconds),
+                metrics?.phase.phaseWaits.map { "\($0)" }, metrics?.phase.settleSeconds.map(seconds),
+                metrics?.verification.maintainedCount.map { $0 ? "true" : "false" },
+                metrics?.verification.timeBoxed.map { $0 ? "true" : "false" },
+                metrics?.verification.steps.map { "\($0)" },
+                metrics?.resources.baselineRSSBytes.map { "\($0)" },
+                metrics?.resources.openPeakRSSBytes.map { "\($0)" },
+                metrics?.resources.rssGrowthBytes.map { "\($0)" }, metrics?.verification.workNote,
+                metrics?.phase.harnessSeconds.map(seconds),
+                metrics?.resources.storageReadBytes.map { "\($0)" },
+                metrics?.resources.phaseMinorFaults.map { "\($0)" },
+                metrics?.resources.phaseMajorFaults.map { "\($0)" },
             ]
             lines.append(fields.map { quote($0 ?? "") }.joined(separator: ","))
         }

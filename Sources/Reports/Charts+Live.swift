@@ -5,16 +5,16 @@ extension Charts {
     /// For `get-readers`, `page-readers` and `search-readers`, per scale: all readers' reads per second beside the
     /// writer against K, and their read p99, a line per store (medians over repetitions).
     static func readersCharts(_ results: RunResults) -> [(name: String, svg: String)] {
-        let cells = results.cells.filter { $0.status == .ok && $0.metrics?.readers != nil }
+        let cells = results.cells.filter { $0.status == .ok && $0.metrics?.figures?.readers != nil }
         var charts: [(String, String)] = []
         for workload in orderedUnique(cells.map(\.workload)) {
             for scale in orderedUnique(cells.map(\.scale)).sorted() {
-                let cells = cells.filter { $0.workload == workload && $0.scale == scale }
-                guard let cores = cells.first?.metrics?.readers?.cores else { continue }
+                let cells = cells.cells(of: GroupID(workload: workload, scale: scale))
+                guard let cores = cells.first?.metrics?.figures?.readers?.cores else { continue }
                 var throughput: [LogLogChart.Series] = []
                 var latency: [LogLogChart.Series] = []
                 for store in results.stores {
-                    let measured = cells.filter { $0.store == store }.compactMap(\.metrics?.readers)
+                    let measured = cells.filter { $0.store == store }.compactMap(\.metrics?.figures?.readers)
                     guard let first = measured.first else { continue }
                     func points(_ figure: (ReadFigures) -> Double?) -> [(x: Double, y: Double)] {
                         first.levels.map(\.readers).compactMap { readers in
@@ -60,11 +60,12 @@ extension Charts {
     /// For `pinned-reader`, per scale: the store's files in all over the import beside the pinned snapshot, a line per
     /// store (its first finished repetition).
     static func pinnedReaderCharts(_ results: RunResults) -> [(name: String, svg: String)] {
-        let cells = results.cells.filter { $0.status == .ok && $0.metrics?.pinnedReader != nil }
+        let cells = results.cells.filter { $0.status == .ok && $0.metrics?.figures?.pinnedReader != nil }
         return orderedUnique(cells.map(\.scale)).sorted().map { scale in
             let series = results.stores.compactMap { store -> LogLogChart.Series? in
                 guard
-                    let metrics = cells.first(where: { $0.store == store && $0.scale == scale })?.metrics?.pinnedReader
+                    let metrics = cells.first(where: { $0.store == store && $0.scale == scale })?.metrics?.figures?
+                        .pinnedReader
                 else { return nil }
                 return LogLogChart.Series(name: store, points: metrics.totals.map { ($0.seconds, Double($0.bytes)) })
             }

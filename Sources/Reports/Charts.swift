@@ -53,7 +53,7 @@ package enum Charts {
         // finished repetition, one chart per (workload, scale).
         for workload in orderedUnique(results.cells.map(\.workload)) {
             for scale in scales(of: results.cells) {
-                let cells = results.cells.filter { $0.workload == workload && $0.scale == scale }
+                let cells = results.cells.cells(of: GroupID(workload: workload, scale: scale))
                 let series = timelines(of: cells, stores: stores).map { store, windows in
                     LogLogChart.Series(
                         name: store, points: windows.map { (Double($0.second) + 0.5, Double($0.operations)) })
@@ -73,9 +73,7 @@ package enum Charts {
                     // (a log scale has no place for a store that needed none).
                     let growths = orderedUnique(results.cells.map(\.workload)).compactMap { workload in
                         CellSummary(
-                            cells: results.cells.filter {
-                                $0.store == store && $0.workload == workload && $0.scale == scale
-                            }
+                            cells: results.cells.cells(of: SeriesID(store: store, workload: workload, scale: scale))
                         ).medianRSSGrowth
                     }
                     return growths.max().flatMap { $0 > 0 ? (Double(scale.records), $0 / Double(scale.records)) : nil }
@@ -106,7 +104,7 @@ package enum Charts {
     static func timelines(of cells: [CellResult], stores: [String]) -> [(store: String, windows: [TimelineWindow])] {
         stores.compactMap { store in
             guard let metrics = cells.first(where: { $0.store == store && $0.status == .ok })?.metrics,
-                let timeline = metrics.timeline, (metrics.phaseSeconds ?? 0) > timelineSeconds
+                let timeline = metrics.phase.timeline, (metrics.phase.phaseSeconds ?? 0) > timelineSeconds
             else { return nil }
             return (store, timeline)
         }

@@ -68,9 +68,7 @@ package struct CheckVerdict {
         } catch {
             throw BadInput("\(error)")
         }
-        let moved = comparison.cells.filter { $0.verdict != .same }.map {
-            CellID(store: $0.store, workload: $0.workload, scale: $0.scale, repetition: 1)
-        }
+        let moved = comparison.cells.filter { $0.verdict != .same }.map(\.series.firstRepetition)
         let graphs = try FlameGraph.writeDifferentials(of: moved, baseline: baseline, current: now, runs: runs)
         try publish(
             CounterReport.render(

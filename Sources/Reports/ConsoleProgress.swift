@@ -61,8 +61,8 @@ package final class ConsoleProgress: RunObserver {
         case .ok:
             let metrics = result.metrics
             line =
-                "\(label): \(formatCount(metrics?.operationsPerSecond ?? 0)) ops/s"
-                + " (\(String(format: "%.3f", metrics?.timedSeconds ?? 0)) s timed)"
+                "\(label): \(formatCount(metrics?.phase.operationsPerSecond ?? 0)) ops/s"
+                + " (\(String(format: "%.3f", metrics?.phase.timedSeconds ?? 0)) s timed)"
             if let peak = result.peakRSSBytes { line += ", peak \(Quantity.formatBytes(peak))" }
         case .notApplicable: line = "\(label): n/a"
         case .dnf: line = "\(label): DNF — \(result.reason ?? "")"

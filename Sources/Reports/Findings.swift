@@ -205,7 +205,7 @@ package struct FindingRenderer {
         guard let scale = Scale(parsing: try required(figure.scale, "scale")) else {
             throw BenchError("scale '\(figure.scale ?? "")' is not a scale")
         }
-        let all = results.cells.filter { $0.store == store && $0.workload == workload && $0.scale == scale }
+        let all = results.cells.cells(of: SeriesID(store: store, workload: workload, scale: scale))
         guard !all.isEmpty else {
             throw BenchError("`\(store) \(workload) \(scale)`: the run has no such cell")
         }
@@ -221,17 +221,17 @@ package struct FindingRenderer {
             guard let metrics = cell.metrics else { continue }
             switch kind {
             case .ops:
-                values[cell.repetition] = metrics.operationsPerSecond
+                values[cell.repetition] = metrics.phase.operationsPerSecond
                 statistic = "operations per second"
             case .time:
-                values[cell.repetition] = metrics.timedSeconds / Double(max(metrics.operations, 1))
+                values[cell.repetition] = metrics.phase.timedSeconds / Double(max(metrics.phase.operations, 1))
                 statistic = "timed seconds per operation"
             case .phase:
-                values[cell.repetition] = metrics.timedSeconds
+                values[cell.repetition] = metrics.phase.timedSeconds
                 statistic = "the timed phase's seconds"
             case .latency:
                 let name = try required(figure.percentile, "percentile")
-                let summary = figure.operation.map { metrics.latencyByOperation?[$0] } ?? metrics.latency
+                let summary = figure.operation.map { metrics.phase.latencyByOperation?[$0] } ?? metrics.phase.latency
                 guard let summary else {
                     throw BenchError(
                         "`\(store) \(workload) \(scale)` recorded no latencies"
@@ -265,7 +265,7 @@ package struct FindingRenderer {
             }
             n = ", n = " + Self.span(counts) + " a repetition"
         } else {
-            n = ", " + Self.span(cells.compactMap { $0.metrics?.operations }) + " operations a repetition"
+            n = ", " + Self.span(cells.compactMap { $0.metrics?.phase.operations }) + " operations a repetition"
         }
         return Samples(byRepetition: values, statistic: statistic, n: n)
     }

@@ -6,8 +6,8 @@ extension FlameGraph {
     /// (a counted run), beside them as .svg; a graph newer than its stacks is left as it is.
     package static func writeGraphs(of results: RunResults, in directory: URL) throws {
         for cell in results.cells {
-            guard let operations = cell.metrics?.operations else { continue }
-            let id = CellID(store: cell.store, workload: cell.workload, scale: cell.scale, repetition: cell.repetition)
+            guard let operations = cell.metrics?.phase.operations else { continue }
+            let id = cell.id
             let stacksFile = FlameFiles.file(of: id, inRunAt: directory)
             let graphFile = FlameFiles.file(of: id, inRunAt: directory, suffix: ".svg")
             guard let stacksDate = modified(stacksFile), (modified(graphFile).map { $0 < stacksDate } ?? true),
@@ -48,10 +48,7 @@ extension FlameGraph {
     }
 
     private static func operations(of id: CellID, in results: RunResults) -> Int? {
-        results.cells.first {
-            $0.store == id.store && $0.workload == id.workload && $0.scale == id.scale
-                && $0.repetition == id.repetition
-        }?.metrics?.operations
+        results.cells.cell(id)?.metrics?.phase.operations
     }
 
     private static func modified(_ file: URL) -> Date? {

@@ -45,7 +45,9 @@ package struct FlameGraph {
     private func add(_ stacks: [String: UInt64], per operations: Int, to side: ReferenceWritableKeyPath<Frame, Double>)
     {
         let divisor = Double(max(operations, 1))
-        for (stack, count) in stacks {
+        // In the stacks' order, not the dictionary's (which differs from process to process): a frame's sum of
+        // doubles, and so the graph, is then the same in every render.
+        for (stack, count) in stacks.sorted(by: { $0.key < $1.key }) {
             let value = Double(count) / divisor
             var frame = root
             frame[keyPath: side] += value

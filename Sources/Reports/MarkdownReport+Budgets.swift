@@ -23,7 +23,7 @@ extension MarkdownReport {
         guard !judged.isEmpty || !caps.isEmpty else { return [] }
         let rows = stores.compactMap { store -> String? in
             var reaches = judged.map { workload, budget in
-                let cells = results.cells.filter { $0.store == store && $0.workload == workload }
+                let cells = results.cells.cells(of: StoreWorkload(store: store, workload: workload))
                 // A store that refused the work a budget judges (`two-processes`' extension) did other work.
                 let summary = CellSummary(cells: cells)
                 if let refusal = summary.secondProcessRefusal { return refusal }
@@ -117,7 +117,7 @@ extension MarkdownReport {
         guard WorkloadCatalog.workload(named: workload)?.judgedAgainstBudgets == true else { return [] }
         let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
             store, scale, summary -> String? in
-            let latencies = summary.finished.compactMap(\.latency)
+            let latencies = summary.finished.compactMap(\.phase.latency)
             guard !latencies.isEmpty else { return nil }
             let percentiles = [\LatencySummary.p50, \.p99, \.max].compactMap(summary.medianLatency)
                 .map { formatSignificant($0 / 1000) }

@@ -19,12 +19,12 @@ extension MarkdownReport {
         ]
         for cell in results.cells where cell.repetition == 1 {
             guard let metrics = cell.metrics, let counts = metrics.counts else { continue }
-            let operations = Double(max(metrics.operations, 1))
+            let operations = Double(max(metrics.phase.operations, 1))
             func per(_ value: UInt64?, _ format: String) -> String {
                 value.map { String(format: format, Double($0) / operations) } ?? "—"
             }
             out.append(
-                "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(metrics.operations) | "
+                "| \(cell.store) | \(cell.workload) | \(cell.scale) | \(metrics.phase.operations) | "
                     + "\(per(counts.instructions, "%.0f")) | \(per(counts.allocations, "%.2f")) | "
                     + "\(per(counts.syncs, "%.3f")) | \(per(counts.writeCalls, "%.2f")) | "
                     + "\(per(counts.bytesWritten, "%.0f")) | \(per(counts.systemCalls, "%.2f")) | "

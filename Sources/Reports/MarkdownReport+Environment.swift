@@ -76,7 +76,7 @@ extension MarkdownReport {
 
     /// How the loops are timed, and the harness's largest share of a cell's timed seconds in this run.
     static func harnessShare(_ results: RunResults) -> [String] {
-        let harness = results.cells.compactMap { cell in cell.metrics?.harnessShare.map { (cell, $0) } }
+        let harness = results.cells.compactMap { cell in cell.metrics?.phase.harnessShare.map { (cell, $0) } }
         // Per cell, the median over its repetitions, as every other figure of the report.
         let byCell = Dictionary(grouping: harness) { $0.0.series }
             .compactMapValues { shares in median(shares.map(\.1)) }

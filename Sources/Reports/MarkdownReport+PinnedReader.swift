@@ -5,10 +5,10 @@ extension MarkdownReport {
     /// the pinned snapshot, after its release and after the settle; nothing for other workloads. Medians over
     /// repetitions.
     static func pinnedReaderTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
-        guard cells.contains(where: { $0.metrics?.pinnedReader != nil }) else { return [] }
+        guard cells.contains(where: { $0.metrics?.figures?.pinnedReader != nil }) else { return [] }
         var rows: [String] = []
         for (store, scale, summary) in CellSummary.finished(cells, stores: stores, scales: scales) {
-            let measured = summary.finished.compactMap(\.pinnedReader)
+            let measured = summary.finished.compactMap(\.figures?.pinnedReader)
             guard let first = measured.first else { continue }
             func bytes(_ figure: (PinnedReaderMetrics) -> Int64) -> String {
                 median(measured.map { Double(figure($0)) }).map { Quantity.formatBytes(Int64($0)) } ?? "–"
@@ -27,13 +27,15 @@ extension MarkdownReport {
                     + "\(bytes { PinnedReaderMetrics.total($0.settled) }) | "
                     + "\(ratio.map { String(format: "%.2f×", $0) } ?? "–") |")
         }
-        let charts = scales.filter { scale in cells.contains { $0.scale == scale && $0.metrics?.pinnedReader != nil } }
-            .flatMap { scale in
-                [
-                    "![pinned-reader at \(scale): the store's files over the import]"
-                        + "(\(Charts.directoryName)/\(Charts.pinnedReaderFileName(scale)))", "",
-                ]
-            }
+        let charts = scales.filter { scale in
+            cells.contains { $0.scale == scale && $0.metrics?.figures?.pinnedReader != nil }
+        }
+        .flatMap { scale in
+            [
+                "![pinned-reader at \(scale): the store's files over the import]"
+                    + "(\(Charts.directoryName)/\(Charts.pinnedReaderFileName(scale)))", "",
+            ]
+        }
         return table(
             "A reader holds one read snapshot open while min(N, 100k) items are imported in commits of 1,000, then "
                 + "lets go; the store then settles (its WAL checkpointed and truncated). The store's files in all "

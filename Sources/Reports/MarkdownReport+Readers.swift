@@ -4,10 +4,10 @@ extension MarkdownReport {
     /// For `get-readers`: per store, scale and level of readers, the reads alone and beside the writer, and the
     /// writer alone and beside them; nothing for other workloads. Medians over repetitions.
     static func readersTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
-        guard cells.contains(where: { $0.metrics?.readers != nil }) else { return [] }
+        guard cells.contains(where: { $0.metrics?.figures?.readers != nil }) else { return [] }
         var rows: [String] = []
         for (store, scale, summary) in CellSummary.finished(cells, stores: stores, scales: scales) {
-            let measured = summary.finished.compactMap(\.readers)
+            let measured = summary.finished.compactMap(\.figures?.readers)
             guard let first = measured.first else { continue }
             let writerAlone = measured.map(\.writerAlone)
             for level in first.levels.map(\.readers) {
@@ -33,15 +33,17 @@ extension MarkdownReport {
             }
         }
         let workload = cells.first?.workload ?? "get-readers"
-        let charts = scales.filter { scale in cells.contains { $0.scale == scale && $0.metrics?.readers != nil } }
-            .flatMap { scale in
-                [
-                    "![\(workload) at \(scale): reads per second against K]"
-                        + "(\(Charts.directoryName)/\(Charts.readersFileName(workload, scale))) "
-                        + "![\(workload) at \(scale): read p99 against K]"
-                        + "(\(Charts.directoryName)/\(Charts.readersLatencyFileName(workload, scale)))", "",
-                ]
-            }
+        let charts = scales.filter { scale in
+            cells.contains { $0.scale == scale && $0.metrics?.figures?.readers != nil }
+        }
+        .flatMap { scale in
+            [
+                "![\(workload) at \(scale): reads per second against K]"
+                    + "(\(Charts.directoryName)/\(Charts.readersFileName(workload, scale))) "
+                    + "![\(workload) at \(scale): read p99 against K]"
+                    + "(\(Charts.directoryName)/\(Charts.readersLatencyFileName(workload, scale)))", "",
+            ]
+        }
         return table(
             "K reader threads, each its own reader, closed loop, all reading throughout each window: all readers' "
                 + "reads/s (one thread's, slowest–fastest) alone, for as long as the writer took alone, and beside "

@@ -4,11 +4,11 @@ extension MarkdownReport {
     /// For `two-processes`: per store and scale, each process's commits, their waits for the other's lock, the
     /// commits that failed or were lost, or the second process's refused open; nothing for other workloads.
     static func twoProcessesTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
-        guard cells.contains(where: { $0.metrics?.twoProcesses != nil }) else { return [] }
+        guard cells.contains(where: { $0.metrics?.figures?.twoProcesses != nil }) else { return [] }
         var rows: [String] = []
         var policies: [String] = []
         for (store, scale, summary) in CellSummary.finished(cells, stores: stores, scales: scales) {
-            let measured = summary.finished.compactMap(\.twoProcesses)
+            let measured = summary.finished.compactMap(\.figures?.twoProcesses)
             guard let first = measured.first else { continue }
             if let policy = first.lockWaitPolicy, !policies.contains("`\(store)`: \(policy)") {
                 policies.append("`\(store)`: \(policy)")

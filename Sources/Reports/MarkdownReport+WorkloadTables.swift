@@ -9,7 +9,8 @@ extension MarkdownReport {
     static func operationLatencyTable(
         _ cells: [CellResult], kinds declared: [OperationKind], stores: [String], scales: [Scale]
     ) -> [String] {
-        let present = Set(cells.compactMap { $0.metrics?.latencyByOperation?.keys }.joined().map(OperationKind.init))
+        let present = Set(
+            cells.compactMap { $0.metrics?.phase.latencyByOperation?.keys }.joined().map(OperationKind.init))
         let kinds =
             declared.filter(present.contains) + present.subtracting(declared).sorted { $0.rawValue < $1.rawValue }
         guard !kinds.isEmpty else { return [] }
@@ -31,7 +32,7 @@ extension MarkdownReport {
         let percentiles: [(KeyPath<LatencySummary, Double>, needs: Int)] = [
             (\.p50, 1), (\.p95, 20), (\.p99, 100), (\.p999, 1_000),
         ]
-        guard let n = summary.finished.compactMap({ $0.latencyByOperation?[kind.rawValue]?.count }).min() else {
+        guard let n = summary.finished.compactMap({ $0.phase.latencyByOperation?[kind.rawValue]?.count }).min() else {
             return "–"
         }
         let values = percentiles.map { percentile, needs -> String in
@@ -50,12 +51,14 @@ extension MarkdownReport {
             store, scale, summary -> String? in
             let first = median(
                 summary.finished.compactMap { metrics in
-                    metrics.firstRound.map { $0.seconds / Double(max(1, $0.operations)) }
+                    metrics.phase.firstRound.map { $0.seconds / Double(max(1, $0.operations)) }
                 })
-            guard let first, let later = median(summary.finished.compactMap(\.laterRoundsSecondsPerOperation)),
+            guard let first, let later = median(summary.finished.compactMap(\.phase.laterRoundsSecondsPerOperation)),
                 let rounds = median(
                     summary.finished.compactMap { metrics in
-                        metrics.firstRound.map { Double(metrics.operations) / Double(max(1, $0.operations)) }
+                        metrics.phase.firstRound.map {
+                            Double(metrics.phase.operations) / Double(max(1, $0.operations))
+                        }
                     })
             else { return nil }
             return "| `\(store)` | \(scale) | \(formatSignificant(rounds)) | \(formatSignificant(first * 1e6)) | "
@@ -74,10 +77,10 @@ extension MarkdownReport {
     static func readWhileImportTable(
         _ cells: [CellResult], imports: [CellResult], stores: [String], scales: [Scale]
     ) -> [String] {
-        guard cells.contains(where: { $0.metrics?.readWhileImport != nil }) else { return [] }
+        guard cells.contains(where: { $0.metrics?.figures?.readWhileImport != nil }) else { return [] }
         let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
             store, scale, summary -> String? in
-            let live = summary.finished.compactMap(\.readWhileImport)
+            let live = summary.finished.compactMap(\.figures?.readWhileImport)
             guard !live.isEmpty else { return nil }
             func latencies(_ phase: KeyPath<ReadWhileImportMetrics, LatencySummary?>) -> String {
                 let values = [\LatencySummary.p50, \.p99, \.p999, \.max].compactMap { percentile in
@@ -112,10 +115,10 @@ extension MarkdownReport {
     /// For `observe` and `observe-burst`: how fresh results reached the observer and what observing cost; nothing
     /// for other workloads.
     static func observeTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
-        guard cells.contains(where: { $0.metrics?.observe != nil }) else { return [] }
+        guard cells.contains(where: { $0.metrics?.figures?.observe != nil }) else { return [] }
         let rows = CellSummary.finished(cells, stores: stores, scales: scales).compactMap {
             store, scale, summary -> String? in
-            let observed = summary.finished.compactMap(\.observe)
+            let observed = summary.finished.compactMap(\.figures?.observe)
             guard !observed.isEmpty else { return nil }
             let fresh = [\LatencySummary.p50, \.p99, \.max].compactMap { summary.medianLatency(of: .fresh, $0) }
             func count(_ figure: (ObserveMetrics) -> Int) -> String { medianCount(observed.map(figure)) }

@@ -161,22 +161,22 @@ package enum MarkdownReport {
             let latency = summaries.map { _, summary -> String? in
                 guard let p50 = summary.medianLatency(\.p50), let p99 = summary.medianLatency(\.p99),
                     let p999 = summary.medianLatency(\.p999),
-                    let samples = summary.finished.compactMap(\.latency?.count).min()
+                    let samples = summary.finished.compactMap(\.phase.latency?.count).min()
                 else { return nil }
                 return "\(formatSignificant(p50)) / \(formatSignificant(p99)) / \(formatSignificant(p999)) "
                     + "(n \(formatWhole(samples)))"
             }
             if latency.contains(where: { $0 != nil }) { tables.latency.append(row(store, latency.map { $0 ?? "–" })) }
             let memory = summaries.map { _, summary -> String? in
-                guard let anon = summary.medianResident(\.rssAnonBytes),
-                    let file = summary.medianResident(\.rssFileBytes)
+                guard let anon = summary.medianResident(\.resources.rssAnonBytes),
+                    let file = summary.medianResident(\.resources.rssFileBytes)
                 else { return nil }
                 return "\(Quantity.formatBytes(Int64(anon))) + \(Quantity.formatBytes(Int64(file)))"
             }
             if memory.contains(where: { $0 != nil }) { tables.memory.append(row(store, memory.map { $0 ?? "–" })) }
             let faults = summaries.map { _, summary -> String? in
-                guard let minor = summary.medianPerOperation(\.phaseMinorFaults),
-                    let major = summary.medianPerOperation(\.phaseMajorFaults)
+                guard let minor = summary.medianPerOperation(\.resources.phaseMinorFaults),
+                    let major = summary.medianPerOperation(\.resources.phaseMajorFaults)
                 else { return nil }
                 return "\(formatSignificant(minor)) / \(formatSignificant(major))"
             }
@@ -192,7 +192,7 @@ package enum MarkdownReport {
 
     /// Per store and scale, the resident memory a store needs per record, as a chart.
     private static func peakMemorySection(_ results: RunResults) -> [String] {
-        guard results.cells.contains(where: { ($0.metrics?.rssGrowthBytes ?? 0) > 0 }) else { return [] }
+        guard results.cells.contains(where: { ($0.metrics?.resources.rssGrowthBytes ?? 0) > 0 }) else { return [] }
         return [
             "## Peak memory per record", "",
             "Per store and scale, the largest median growth of resident memory over the workloads (the timed "
@@ -270,7 +270,7 @@ package enum MarkdownReport {
             out.append("")
         }
         let settling = stores.filter { store in
-            cells.contains { $0.store == store && ($0.metrics?.settleSeconds ?? 0) > 0 }
+            cells.contains { $0.store == store && ($0.metrics?.phase.settleSeconds ?? 0) > 0 }
         }
         if !settling.isEmpty {
             out.append(
@@ -280,8 +280,8 @@ package enum MarkdownReport {
             out.append("")
             out.append(
                 contentsOf: storeByScaleTable(cells, stores: settling, scales: scales) { _, _, summary in
-                    guard let settle = median(summary.finished.compactMap(\.settleSeconds)),
-                        let timed = median(summary.finished.map(\.timedSeconds)), timed > 0
+                    guard let settle = median(summary.finished.compactMap(\.phase.settleSeconds)),
+                        let timed = median(summary.finished.map(\.phase.timedSeconds)), timed > 0
                     else { return nil }
                     return "\(Quantity.formatTime(settle)) (\(String(format: "%.0f", 100 * settle / timed)) %)"
                 })

@@ -6,7 +6,7 @@ struct CellSummary {
     let cells: [CellResult]
 
     var finished: [CellMetrics] { cells.compactMap { $0.status == .ok ? $0.metrics : nil } }
-    var throughputs: [Double] { finished.map(\.operationsPerSecond) }
+    var throughputs: [Double] { finished.map(\.phase.operationsPerSecond) }
     var medianThroughput: Double? { median(throughputs) }
     /// The median of the repetitions' `peakRSSBytes`: the timed phase's own peak.
     var medianPeakRSS: Double? {
@@ -14,24 +14,24 @@ struct CellSummary {
     }
     /// The median of the repetitions' `rssGrowthBytes`: what the timed phase's peak added to the process as it was
     /// before the store opened.
-    var medianRSSGrowth: Double? { median(finished.compactMap { $0.rssGrowthBytes.map(Double.init) }) }
+    var medianRSSGrowth: Double? { median(finished.compactMap { $0.resources.rssGrowthBytes.map(Double.init) }) }
     /// What the store does differently in this workload (`CellMetrics.workNote`), if anything.
-    var workNote: String? { finished.lazy.compactMap(\.workNote).first }
-    var medianBytesOnDisk: Double? { median(finished.map { Double($0.bytesOnDisk) }) }
+    var workNote: String? { finished.lazy.compactMap(\.verification.workNote).first }
+    var medianBytesOnDisk: Double? { median(finished.map { Double($0.resources.bytesOnDisk) }) }
     /// Each finished repetition's timed seconds per operation.
     var timesPerOperation: [Double] {
-        finished.filter { $0.operations > 0 }.map { $0.timedSeconds / Double($0.operations) }
+        finished.filter { $0.phase.operations > 0 }.map { $0.phase.timedSeconds / Double($0.phase.operations) }
     }
     /// The median over finished repetitions of the timed seconds per operation.
     var medianTimePerOperation: Double? { median(timesPerOperation) }
     /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
-    var answeredFromMaintainedCount: Bool { finished.contains { $0.maintainedCount == true } }
+    var answeredFromMaintainedCount: Bool { finished.contains { $0.verification.maintainedCount == true } }
     /// Whether `two-processes`' second process did not get in: the store's lock refused it, as the store is built
     /// to, or its open failed. Its app then committed alone, which is not the work of the stores that let it in.
     var refusedSecondProcess: Bool { secondProcessRefusal != nil }
     /// How the second process was kept out, in a few words; nil where it got in (or the workload has none).
     var secondProcessRefusal: String? {
-        let others = finished.compactMap { $0.twoProcesses?.secondProcess }
+        let others = finished.compactMap { $0.figures?.twoProcesses?.secondProcess }
         guard others.contains(where: { $0.refusal != nil }) else { return nil }
         return others.allSatisfy { $0.refusedByLock == true }
             ? "refused the second process (by design)" : "the second process could not open the store"
@@ -44,7 +44,9 @@ struct CellSummary {
         return secondProcessRefusal.map { $0 + ": not ranked" }
     }
     /// The operations of the time-boxed repetitions (`CellMetrics.timeBoxed`), fewest first; empty if none was.
-    var timeBoxedOperations: [Int] { finished.filter { $0.timeBoxed == true }.map(\.operations).sorted() }
+    var timeBoxedOperations: [Int] {
+        finished.filter { $0.verification.timeBoxed == true }.map(\.phase.operations).sorted()
+    }
     /// The first reason a repetition did not finish, if none finished.
     var failure: CellResult? { finished.isEmpty ? cells.first { $0.status != .ok } : nil }
     /// Repetitions that did not finish, when others did.
@@ -53,8 +55,8 @@ struct CellSummary {
     /// The median over finished repetitions of a count of the timed phase (`\.phaseMinorFaults`) per operation.
     func medianPerOperation(_ figure: KeyPath<CellMetrics, Int64?>) -> Double? {
         median(
-            finished.filter { $0.operations > 0 }.compactMap { metrics in
-                metrics[keyPath: figure].map { Double($0) / Double(metrics.operations) }
+            finished.filter { $0.phase.operations > 0 }.compactMap { metrics in
+                metrics[keyPath: figure].map { Double($0) / Double(metrics.phase.operations) }
             })
     }
 
@@ -64,12 +66,12 @@ struct CellSummary {
     }
 
     func medianLatency(_ percentile: KeyPath<LatencySummary, Double>) -> Double? {
-        median(finished.compactMap { $0.latency?[keyPath: percentile] })
+        median(finished.compactMap { $0.phase.latency?[keyPath: percentile] })
     }
 
     /// The median of one operation kind's percentile (YCSB's `READ`, …) over finished repetitions.
     func medianLatency(of kind: OperationKind, _ percentile: KeyPath<LatencySummary, Double>) -> Double? {
-        median(finished.compactMap { $0.latencyByOperation?[kind.rawValue]?[keyPath: percentile] })
+        median(finished.compactMap { $0.phase.latencyByOperation?[kind.rawValue]?[keyPath: percentile] })
     }
 }
 

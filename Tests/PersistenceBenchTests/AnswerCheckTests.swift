@@ -74,8 +74,8 @@ import Testing
             var result = CellResult(
                 CellID(store: store, workload: workload, scale: Scale(records: 100), repetition: 1), status: .ok)
             result.metrics = CellMetrics(
-                timedSeconds: 1, operations: 100, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-                storageWriteBytes: nil, bytesOnDisk: 0, digest: Digest(count: 100, hash: 7))
+                phase: PhaseFigures(timedSeconds: 1, operations: 100), resources: ResourceFigures(bytesOnDisk: 0),
+                verification: CellVerification(digest: Digest(count: 100, hash: 7)))
             return result
         }
         let checks = DigestCheck.checks(of: [cell("sqlite", "scan"), cell("lmdb", "scan"), cell("sqlite", "get")])

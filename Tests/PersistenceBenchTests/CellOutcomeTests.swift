@@ -40,8 +40,8 @@ import Testing
 
     @Test func aChildsEndingDecidesItsCellsStatus() {
         let metrics = CellMetrics(
-            timedSeconds: 0.1, operations: 10, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-            storageWriteBytes: nil, bytesOnDisk: 0, digest: Digest())
+            phase: PhaseFigures(timedSeconds: 0.1, operations: 10), resources: ResourceFigures(bytesOnDisk: 0),
+            verification: CellVerification(digest: Digest()))
         let ok = Self.result(Self.outcome(.exited(code: 0), reply: .cell(metrics)))
         #expect(ok.status == .ok && ok.metrics == metrics && ok.process?.wallSeconds == 1.5)
 

@@ -61,21 +61,21 @@ import Testing
         #expect(results.finishedAt != nil)
         #expect(results.digestChecks.count == 3 && results.digestChecks.allSatisfy(\.agreed))
         let get = try #require(results.cells.first { $0.workload == "get" && $0.store == "sqlite" })
-        #expect(get.metrics?.operations == 300)
-        #expect(get.metrics?.latency?.count == 300)
+        #expect(get.metrics?.phase.operations == 300)
+        #expect(get.metrics?.phase.latency?.count == 300)
         let processPeak = try #require(get.process?.peakRSSBytes)
-        let timedPeak = try #require(get.metrics?.timedPeakRSSBytes)
+        let timedPeak = try #require(get.metrics?.resources.timedPeakRSSBytes)
         #expect(timedPeak > 1 << 20 && timedPeak <= processPeak, "the timed phase's peak is part of the process's")
         #expect(get.peakRSSBytes == timedPeak)
         // The timed phase's peak is its own (reset after the open), and its growth is over the process before open.
-        let baseline = try #require(get.metrics?.baselineRSSBytes)
-        let openPeak = try #require(get.metrics?.openPeakRSSBytes)
+        let baseline = try #require(get.metrics?.resources.baselineRSSBytes)
+        let openPeak = try #require(get.metrics?.resources.openPeakRSSBytes)
         #expect(baseline > 1 << 20 && baseline <= openPeak, "\(baseline) \(openPeak)")
-        #expect(get.metrics?.rssGrowthBytes == max(0, timedPeak - baseline))
+        #expect(get.metrics?.resources.rssGrowthBytes == max(0, timedPeak - baseline))
         // Page faults of the timed phase are counted: an insert touches new heap and file pages.
         let insert = try #require(results.cells.first { $0.workload == "insert" && $0.store == "sqlite" })
-        #expect((insert.metrics?.phaseMinorFaults ?? 0) > 0, "\(String(describing: insert.metrics))")
-        #expect(get.metrics?.phaseMajorFaults != nil && get.metrics?.storageReadBytes != nil)
+        #expect((insert.metrics?.resources.phaseMinorFaults ?? 0) > 0, "\(String(describing: insert.metrics))")
+        #expect(get.metrics?.resources.phaseMajorFaults != nil && get.metrics?.resources.storageReadBytes != nil)
         #expect(results.environment.engines["sqlite"]?.hasPrefix("SQLite 3.") == true)
         // GRDB's version is the one SwiftPM resolved (Package.resolved), not one written by hand.
         let resolved = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -111,7 +111,7 @@ import Testing
         let medianTime = try #require(
             median(
                 results.cells.filter { $0.store == "sqlite" && $0.workload == "get" }.compactMap(\.metrics).map {
-                    $0.timedSeconds / Double($0.operations) * 1e6
+                    $0.phase.timedSeconds / Double($0.phase.operations) * 1e6
                 }))
         #expect(abs((sqliteGet["value"] as? Double ?? 0) / medianTime - 1) < 0.01)
         #expect((sqliteGet["range"] as? String)?.hasPrefix("± ") == true)
@@ -141,21 +141,21 @@ import Testing
         for workload in ["get", "get-batch", "count-range"] {
             let cells = results.cells.filter { $0.workload == workload }
             #expect(cells.count == 6, "\(workload)")
-            let steps = Set(cells.map { $0.metrics?.steps })
-            let operations = Set(cells.map { $0.metrics?.operations })
+            let steps = Set(cells.map { $0.metrics?.verification.steps })
+            let operations = Set(cells.map { $0.metrics?.phase.operations })
             #expect(steps.count == 1 && operations.count == 1, "\(workload): \(steps) \(operations)")
             // get-batch's 1,000 keys are 10 batches: the minimum, all done.
             let least = workload == "get-batch" ? 10 : workload == "count-range" ? 8 : TimeBox.minimumSteps
-            #expect(cells.allSatisfy { $0.metrics!.steps! >= least }, "\(workload)")
+            #expect(cells.allSatisfy { $0.metrics!.verification.steps! >= least }, "\(workload)")
         }
         // count-range asks whole rounds of its 8 ranges.
-        let rounds = try #require(results.cells.first { $0.workload == "count-range" }?.metrics?.steps)
+        let rounds = try #require(results.cells.first { $0.workload == "count-range" }?.metrics?.verification.steps)
         #expect(rounds % CountRangeWorkload.rangeCount == 0)
         #expect(results.digestChecks.map(\.workload) == ["get", "get-batch", "count-range"])
         #expect(results.digestChecks.allSatisfy { $0.agreed }, "\(results.digestChecks)")
         // get-batch asks 100 keys a step.
         let batch = try #require(results.cells.first { $0.workload == "get-batch" }?.metrics)
-        #expect(batch.operations == min(1_000, batch.steps! * GetBatchWorkload.batchSize))
+        #expect(batch.phase.operations == min(1_000, batch.verification.steps! * GetBatchWorkload.batchSize))
         let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
         #expect(markdown.contains("get at 1k "), "\(markdown)")
     }
@@ -176,11 +176,12 @@ import Testing
         let json = results.cells.filter { $0.store == "json" }.compactMap(\.metrics)
         let memory = results.cells.filter { $0.store == "memory" }.compactMap(\.metrics)
         #expect(json.count == 2 && memory.count == 2)
-        #expect(memory.allSatisfy { $0.steps == TimeBox.budgetSamples && $0.stoppedShort == nil })
-        let own = try #require(json.first?.steps)
-        #expect(json[0].stoppedShort == true && own >= TimeBox.minimumSteps && own < TimeBox.budgetSamples)
-        #expect(json.allSatisfy { $0.steps == own })
-        #expect(Set((json + memory).map { $0.prefix?.steps }) == [TimeBox.minimumSteps])
+        #expect(
+            memory.allSatisfy { $0.verification.steps == TimeBox.budgetSamples && $0.verification.stoppedShort == nil })
+        let own = try #require(json.first?.verification.steps)
+        #expect(json[0].verification.stoppedShort == true && own >= TimeBox.minimumSteps && own < TimeBox.budgetSamples)
+        #expect(json.allSatisfy { $0.verification.steps == own })
+        #expect(Set((json + memory).map { $0.verification.prefix?.steps }) == [TimeBox.minimumSteps])
         let check = try #require(results.digestChecks.first)
         #expect(check.agreed && check.ownSteps?.keys.sorted() == ["json"] && check.prefixes?.count == 2, "\(check)")
         let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)

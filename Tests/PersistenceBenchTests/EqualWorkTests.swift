@@ -22,14 +22,14 @@ import Testing
     @Test(arguments: itemStoreNames)
     func maintainedCountsAreRecordedPerCell(store name: String) throws {
         let maintained = try storeKind(name).type.maintainedCounts.contains(.itemsPerFilter)
-        #expect(try measure("count-where", on: name).maintainedCount == (maintained ? true : nil))
-        #expect(try measure("count-range", on: name).maintainedCount == nil)
+        #expect(try measure("count-where", on: name).verification.maintainedCount == (maintained ? true : nil))
+        #expect(try measure("count-range", on: name).verification.maintainedCount == nil)
     }
 
     @Test(arguments: associationStoreNames)
     func maintainedTeamCountsAreRecordedPerCell(store name: String) throws {
         let maintained = try storeKind(name).type.maintainedCounts.contains(.teamsPerSport)
-        #expect(try measure("teams-per-sport", on: name).maintainedCount == (maintained ? true : nil))
+        #expect(try measure("teams-per-sport", on: name).verification.maintainedCount == (maintained ? true : nil))
     }
 
     /// Both kinds of count are in the catalogue, so that the two tests above see each label given and withheld.
@@ -46,17 +46,17 @@ import Testing
     @Test func countCellsTimeAtLeastATenthOfASecond() throws {
         for store in ["packed", "sqlite"] {
             let metrics = try measure("count-where", on: store, timeBox: TimeBox(seconds: 0.5))
-            #expect(metrics.timedSeconds >= 0.1 || metrics.operations >= 2_000_000, "\(store)")
+            #expect(metrics.phase.timedSeconds >= 0.1 || metrics.phase.operations >= 2_000_000, "\(store)")
             #expect(metrics.digest.count == 8 * 100, "\(store): the digest covers one round of 100 × 8")
             let once = try measure("count-where", on: store)
-            #expect(once.operations == 8 * 100 && once.digest == metrics.digest, "\(store)")
+            #expect(once.phase.operations == 8 * 100 && once.digest == metrics.digest, "\(store)")
         }
     }
 
     /// `teams-per-sport` counts the answers it gives, one per sport, not the teams a store may never look at.
     @Test func teamsPerSportCountsSports() throws {
         let metrics = try measure("teams-per-sport", on: "sqlite", scale: 1_000)
-        #expect(metrics.operations == LeagueGenerator(seed: 3, teams: 1_000).sports.count)
+        #expect(metrics.phase.operations == LeagueGenerator(seed: 3, teams: 1_000).sports.count)
     }
 
     /// Reports keep maintained counts and the floor out of "best", and show each store's time beside the floor.
@@ -72,8 +72,8 @@ import Testing
         for store in stores {
             results.cells.append(
                 CellResult(
-                    store: store, workload: "count-where", scale: Scale(records: 2_000), repetition: 1, status: .ok,
-                    metrics: try measure("count-where", on: store)))
+                    CellID(store: store, workload: "count-where", scale: Scale(records: 2_000), repetition: 1),
+                    status: .ok, metrics: try measure("count-where", on: store)))
         }
         let markdown = MarkdownReport.render(results)
         let rows = markdown.split(separator: "\n").filter { $0.hasPrefix("| `") }

@@ -21,12 +21,12 @@ import Testing
         let workload = ReadersWorkload(.get)
         try CellExecution.loadFixture(of: workload, into: kind, at: directory.url, context: context())
         let metrics = try CellExecution.measure(workload, on: kind, at: directory.url, context: context())
-        let readers = try #require(metrics.readers)
+        let readers = try #require(metrics.figures?.readers)
         let (count, commits) = (ReadersWorkload.count(scale: scale), ReadersWorkload.commits(scale: scale))
         #expect(readers.levels.map(\.readers) == [1, 3])
         #expect(readers.readsPerThread == count && readers.writerAlone.commits == commits)
         // The writer alone and beside the readers at each of two levels.
-        #expect(metrics.operations == commits * 4)
+        #expect(metrics.phase.operations == commits * 4)
         for level in readers.levels {
             #expect(level.alone.reads > 0 && level.alone.latency?.count == level.alone.reads)
             // Every store's window beside the writer lasts the floor, however fast its commits: every thread reads
@@ -81,7 +81,7 @@ import Testing
             let metrics = try CellExecution.measure(
                 workload, on: kind, at: directory.url,
                 context: WorkloadContext(parameters: parameters, stopwatch: Stopwatch(), progress: ProgressReporter()))
-            let level = try #require(metrics.readers?.levels.first)
+            let level = try #require(metrics.figures?.readers?.levels.first)
             #expect(level.readers == 2 && level.alone.reads > 0)
             var expected = Digest()
             for thread in 0..<2 {

@@ -19,12 +19,11 @@ import Testing
             for (store, cost) in costs.sorted(by: { $0.key < $1.key }) {
                 for repetition in 1...3 {
                     var cell = CellResult(
-                        store: store, workload: "get", scale: Scale(records: records), repetition: repetition,
+                        CellID(store: store, workload: "get", scale: Scale(records: records), repetition: repetition),
                         status: .ok)
                     cell.metrics = CellMetrics(
-                        timedSeconds: cost(records, repetition) * 1000, operations: 1000, latency: nil,
-                        rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1,
-                        digest: Digest())
+                        phase: PhaseFigures(timedSeconds: cost(records, repetition) * 1000, operations: 1000),
+                        resources: ResourceFigures(bytesOnDisk: 1), verification: CellVerification(digest: Digest()))
                     results.cells.append(cell)
                 }
             }
@@ -74,14 +73,15 @@ import Testing
         func cell(_ workload: String, timed: Double, kinds: [String: Double], commit: Double? = nil) -> CellResult {
             let summaries = kinds.compactMapValues { LatencySummary(nanoseconds: [UInt64($0 * 1e9)]) }
             return CellResult(
-                store: "s", workload: workload, scale: Scale(records: 10_000), repetition: 1, status: .ok,
+                CellID(store: "s", workload: workload, scale: Scale(records: 10_000), repetition: 1), status: .ok,
                 metrics: CellMetrics(
-                    timedSeconds: timed, operations: 2, latency: nil, latencyByOperation: summaries,
-                    rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest(),
-                    observe: commit.map {
-                        ObserveMetrics(
-                            commits: 1, commitsChangingResult: 1, deliveries: 1, notifications: 1, requeries: 1,
-                            observerCPUSeconds: 0, commitLatency: LatencySummary(nanoseconds: [UInt64($0 * 1e9)]))
+                    phase: PhaseFigures(timedSeconds: timed, operations: 2, latencyByOperation: summaries),
+                    resources: ResourceFigures(bytesOnDisk: 1), verification: CellVerification(digest: Digest()),
+                    figures: commit.map {
+                        .observe(
+                            ObserveMetrics(
+                                commits: 1, commitsChangingResult: 1, deliveries: 1, notifications: 1, requeries: 1,
+                                observerCPUSeconds: 0, commitLatency: LatencySummary(nanoseconds: [UInt64($0 * 1e9)])))
                     }))
         }
         func report(_ cells: [CellResult]) -> String {
@@ -113,13 +113,13 @@ import Testing
             run.finishedAt = finished ? Date() : nil
             run.cells = outcomes.map { store, workload, records, killed in
                 CellResult(
-                    store: store, workload: workload, scale: Scale(records: records), repetition: 1,
+                    CellID(store: store, workload: workload, scale: Scale(records: records), repetition: 1),
                     status: killed == nil ? .ok : .dnf, reason: killed)
             }
             if !finished {
                 // The cell the run was stopped in is not a result.
                 var stopped = CellResult(
-                    store: "b", workload: "page", scale: Scale(records: 30_000), repetition: 1, status: .dnf,
+                    CellID(store: "b", workload: "page", scale: Scale(records: 30_000), repetition: 1), status: .dnf,
                     reason: "stopped from outside the run by signal 15 (Terminated)")
                 stopped.interrupted = true
                 run.cells.append(stopped)
@@ -181,16 +181,19 @@ import Testing
                 for repetition in 1...3 {
                     results.cells.append(
                         CellResult(
-                            store: store, workload: "page", scale: Scale(records: scale), repetition: repetition,
+                            CellID(
+                                store: store, workload: "page", scale: Scale(records: scale), repetition: repetition),
                             status: .ok,
                             metrics: CellMetrics(
-                                timedSeconds: 1, operations: samples,
-                                latency: LatencySummary(
-                                    nanoseconds: [UInt64](repeating: 100_000, count: samples * 95 / 100)
-                                        + [UInt64](
-                                            repeating: UInt64(milliseconds * 1e6), count: samples - samples * 95 / 100)),
-                                rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1,
-                                digest: Digest())))
+                                phase: PhaseFigures(
+                                    timedSeconds: 1, operations: samples,
+                                    latency: LatencySummary(
+                                        nanoseconds: [UInt64](repeating: 100_000, count: samples * 95 / 100)
+                                            + [UInt64](
+                                                repeating: UInt64(milliseconds * 1e6),
+                                                count: samples - samples * 95 / 100))),
+                                resources: ResourceFigures(bytesOnDisk: 1),
+                                verification: CellVerification(digest: Digest()))))
                 }
             }
         }
@@ -248,8 +251,8 @@ import Testing
         for index in results.cells.indices {
             let part = try #require(parts.first { $0.records == results.cells[index].scale.records })
             results.cells[index].shard = part.index
-            results.cells[index].metrics?.calibrationSeconds = part.probes.0
-            results.cells[index].metrics?.syncCalibrationSeconds = part.probes.1
+            results.cells[index].metrics?.phase.calibrationSeconds = part.probes.0
+            results.cells[index].metrics?.phase.syncCalibrationSeconds = part.probes.1
             results.cells[index].runSeconds = 2
         }
 

@@ -19,8 +19,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
         let metrics = try measureCell(OpenWorkload(), on: kind, in: directory.url, scale: 2_000, batchSize: 500)
-        #expect(metrics.operations == 2)
-        let byKind = try #require(metrics.latencyByOperation)
+        #expect(metrics.phase.operations == 2)
+        let byKind = try #require(metrics.phase.latencyByOperation)
         #expect(Set(byKind.keys) == ["OPEN", "FIRST-PAGE"])
         #expect(metrics.digest.count == 1)
     }

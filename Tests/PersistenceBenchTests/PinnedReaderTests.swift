@@ -12,8 +12,8 @@ import Testing
         let kind = try storeKind(name)
         let scale = 2_000
         let metrics = try measureCell(PinnedReaderWorkload(), on: kind, in: directory.url, scale: scale, seed: 5)
-        let figures = try #require(metrics.pinnedReader)
-        #expect(figures.imported == scale && metrics.operations == scale)
+        let figures = try #require(metrics.figures?.pinnedReader)
+        #expect(figures.imported == scale && metrics.phase.operations == scale)
         #expect(figures.totals.count == 2, "one sample per commit of 1,000")
         let start = PinnedReaderMetrics.total(figures.start)
         #expect(figures.largestTotal > start && PinnedReaderMetrics.total(figures.settled) <= figures.largestTotal)
@@ -45,7 +45,7 @@ import Testing
         let scale = 50_000
         let metrics = try measureCell(
             PinnedReaderWorkload(), on: try storeKind(name), in: directory.url, scale: scale, seed: 5)
-        let figures = try #require(metrics.pinnedReader)
+        let figures = try #require(metrics.figures?.pinnedReader)
         let database = "store.sqlite"
         let grown = (figures.settled[database] ?? 0) - (figures.start[database] ?? 0)
         let autoCheckpoint: Int64 = 1_000 * 4_096

@@ -46,14 +46,14 @@ import Testing
         for item in generator.items(1...Int64(scale + imported)) { stored.add(item) }
         expected.add(stored)
         #expect(metrics.digest == expected)
-        #expect(metrics.operations == imported)
-        let live = try #require(metrics.readWhileImport)
+        #expect(metrics.phase.operations == imported)
+        let live = try #require(metrics.figures?.readWhileImport)
         #expect(live.reads == reads)
         #expect(live.readsAlone?.count == reads)
         #expect(live.readRate == 4_000)
         // Commits of 1,000: one latency per commit.
         #expect(
-            metrics.latency?.count == (imported + ReadWhileImportWorkload.commitSize - 1)
+            metrics.phase.latency?.count == (imported + ReadWhileImportWorkload.commitSize - 1)
                 / ReadWhileImportWorkload.commitSize)
     }
 

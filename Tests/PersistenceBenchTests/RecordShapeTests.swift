@@ -157,7 +157,7 @@ let everyTypeShape = RecordShape(
         // Every loop of steps over records has its harness floor, as items' do.
         for workload in ["get", "insert-each", "page"] {
             let cells = results.cells.filter { $0.workload == workload }
-            #expect(!cells.isEmpty && cells.allSatisfy { $0.metrics?.harnessSeconds != nil }, "\(workload)")
+            #expect(!cells.isEmpty && cells.allSatisfy { $0.metrics?.phase.harnessSeconds != nil }, "\(workload)")
         }
     }
 

@@ -54,11 +54,11 @@ import Testing
             let parts = key.split(separator: " ").map(String.init)
             for (index, seconds) in values.enumerated() {
                 var cell = CellResult(
-                    store: parts[0], workload: parts[1], scale: Scale(records: 1000), repetition: index + 1,
+                    CellID(store: parts[0], workload: parts[1], scale: Scale(records: 1000), repetition: index + 1),
                     status: .ok)
                 cell.metrics = CellMetrics(
-                    timedSeconds: seconds * 1000, operations: 1000, latency: nil, rssAnonBytes: nil,
-                    rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest())
+                    phase: PhaseFigures(timedSeconds: seconds * 1000, operations: 1000),
+                    resources: ResourceFigures(bytesOnDisk: 1), verification: CellVerification(digest: Digest()))
                 results.cells.append(cell)
             }
         }
@@ -112,7 +112,7 @@ import Testing
         var wrong = Self.timedRun(times.mapValues { $0.map { $0 * 0.5 } })
         for index in wrong.cells.indices where wrong.cells[index].store == "b" && wrong.cells[index].workload == "scan"
         {
-            wrong.cells[index].metrics?.digest = Digest(count: 1, hash: 7)
+            wrong.cells[index].metrics?.verification.digest = Digest(count: 1, hash: 7)
         }
         let comparison = try TimeComparison(base: Self.timedRun(times), current: wrong)
         #expect(comparison.cells.count == 3)
@@ -126,9 +126,9 @@ import Testing
         // A loop that stopped short of its budget floor did its own count: its prefix is what must agree.
         var short = Self.timedRun(times)
         for index in short.cells.indices where short.cells[index].store == "a" {
-            short.cells[index].metrics?.digest = Digest(count: 9, hash: 9)
-            short.cells[index].metrics?.stoppedShort = true
-            short.cells[index].metrics?.prefix = DigestPrefix(steps: 1_000, digest: Digest())
+            short.cells[index].metrics?.verification.digest = Digest(count: 9, hash: 9)
+            short.cells[index].metrics?.verification.stoppedShort = true
+            short.cells[index].metrics?.verification.prefix = DigestPrefix(steps: 1_000, digest: Digest())
         }
         #expect(try TimeComparison(base: Self.timedRun(times), current: short).regressions.isEmpty)
     }
@@ -414,7 +414,7 @@ import Testing
             let instructions = try #require(counts.instructions)
             #expect(instructions > 100_000 && counts.allocations > 0, "\(cell.store) \(cell.workload): \(counts)")
             let durable = cell.workload == "insert-each" && cell.store == "sqlite"
-            #expect(durable ? counts.syncs >= UInt64(cell.metrics!.operations) : counts.syncs == 0)
+            #expect(durable ? counts.syncs >= UInt64(cell.metrics!.phase.operations) : counts.syncs == 0)
             #expect(durable ? counts.writeCalls > 0 && counts.bytesWritten > 0 : counts.writeCalls == 0)
             let twin = try #require(
                 results.cells.first {
@@ -443,7 +443,9 @@ import Testing
         // A store without the workload's capability is n/a in both runs: not listed as "not compared".
         var withNotApplicable = counted(base)
         withNotApplicable.cells.append(
-            CellResult(store: "b", workload: "get", scale: Scale(records: 1000), repetition: 1, status: .notApplicable))
+            CellResult(
+                CellID(store: "b", workload: "get", scale: Scale(records: 1000), repetition: 1), status: .notApplicable)
+        )
         let skipped = try CounterComparison(baseline: withNotApplicable, current: withNotApplicable)
         #expect(skipped.notCompared.isEmpty && skipped.cells.count == 1, "\(skipped.notCompared)")
         // A baseline whose every cell failed judges nothing: the check says so and why, and never passes.

@@ -1,7 +1,8 @@
 import Foundation
-import PersistenceBench
 import Reports
 import Testing
+
+@testable import PersistenceBench
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -28,23 +29,25 @@ import Testing
             startedAt: Date(timeIntervalSince1970: 1_800_000_000))
         func metrics(_ seconds: Double, _ digest: Digest) -> CellMetrics {
             CellMetrics(
-                timedSeconds: seconds, operations: 100, latency: nil, rssAnonBytes: 3 << 20, rssFileBytes: 300 << 20,
-                storageWriteBytes: 0, bytesOnDisk: 4096, digest: digest)
+                phase: PhaseFigures(timedSeconds: seconds, operations: 100),
+                resources: ResourceFigures(
+                    rssAnonBytes: 3 << 20, rssFileBytes: 300 << 20, storageWriteBytes: 0, bytesOnDisk: 4096),
+                verification: CellVerification(digest: digest))
         }
         let usage = ProcessUsage(wallSeconds: 1, userCPUSeconds: 0.5, systemCPUSeconds: 0.1, peakRSSBytes: 1 << 20)
         let same = Digest(count: 100, hash: 42)
         results.cells = [
             CellResult(
-                store: "a", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
+                CellID(store: "a", workload: "scan", scale: Scale(records: 100), repetition: 1), status: .ok,
                 metrics: metrics(0.1, same), process: usage),
             CellResult(
-                store: "b", workload: "scan", scale: Scale(records: 100), repetition: 1, status: .ok,
+                CellID(store: "b", workload: "scan", scale: Scale(records: 100), repetition: 1), status: .ok,
                 metrics: metrics(0.2, same), process: usage),
             CellResult(
-                store: "a", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .ok,
+                CellID(store: "a", workload: "scan", scale: Scale(records: 100), repetition: 2), status: .ok,
                 metrics: metrics(0.1, same), process: usage),
             CellResult(
-                store: "b", workload: "scan", scale: Scale(records: 100), repetition: 2, status: .dnf,
+                CellID(store: "b", workload: "scan", scale: Scale(records: 100), repetition: 2), status: .dnf,
                 reason: "over the time budget, with a | pipe", process: usage),
         ]
         return results
@@ -91,11 +94,11 @@ import Testing
             _ store: String, _ records: Int, seconds: Double?, maintained: Bool? = nil, workload: String = "get"
         ) -> CellResult {
             var metrics = CellMetrics(
-                timedSeconds: seconds ?? 1, operations: 100, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-                storageWriteBytes: nil, bytesOnDisk: 1, digest: same)
-            metrics.maintainedCount = maintained
+                phase: PhaseFigures(timedSeconds: seconds ?? 1, operations: 100),
+                resources: ResourceFigures(bytesOnDisk: 1), verification: CellVerification(digest: same))
+            metrics.verification.maintainedCount = maintained
             return CellResult(
-                store: store, workload: workload, scale: Scale(records: records), repetition: 1,
+                CellID(store: store, workload: workload, scale: Scale(records: records), repetition: 1),
                 status: seconds == nil ? .dnf : .ok, reason: seconds == nil ? "over the time budget of 1 s; more" : nil,
                 metrics: seconds == nil ? nil : metrics)
         }
@@ -156,7 +159,7 @@ import Testing
         for index in results.cells.indices { results.cells[index].workload = ycsb.name }
         let read = LatencySummary(count: 1_000, p50: 1.5, p95: 2.5, p99: 4, p999: 9, max: 12)
         let insert = LatencySummary(count: 5, p50: 150, p95: 250, p99: 400, p999: 900, max: 1200)
-        results.cells[0].metrics?.latencyByOperation = ["READ": read, "INSERT": insert]
+        results.cells[0].metrics?.phase.latencyByOperation = ["READ": read, "INSERT": insert]
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("| store | scale | [READ] | [INSERT] |"))
         // Each kind with its n; a percentile its samples cannot give reads –, and the slowest is the max.
@@ -164,7 +167,7 @@ import Testing
             markdown.contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / 9.00 (n 1,000) | 150 / – / – / – (n 5, max 1200) |"),
             "\(markdown)")
         var fewer = results
-        fewer.cells[0].metrics?.latencyByOperation?["READ"]?.count = 999
+        fewer.cells[0].metrics?.phase.latencyByOperation?["READ"]?.count = 999
         #expect(MarkdownReport.render(fewer).contains("| `a` | 100 | 1.50 / 2.50 / 4.00 / – (n 999, max 12.0) |"))
         #expect(markdown.contains("| `b` | 100 | – | – |"))
         let csv = CSVReport.render(results)
@@ -177,7 +180,7 @@ import Testing
         // Workloads without kinds have no such table.
         #expect(!MarkdownReport.render(sampleResults()).contains("Latency by kind of operation"))
         // A kind the workload does not declare (results of another version) comes after the declared ones.
-        results.cells[0].metrics?.latencyByOperation?["ANOTHER"] = read
+        results.cells[0].metrics?.phase.latencyByOperation?["ANOTHER"] = read
         #expect(MarkdownReport.render(results).contains("| store | scale | [READ] | [INSERT] | [ANOTHER] |"))
     }
 
@@ -191,7 +194,7 @@ import Testing
         results.cells[0].workload = InsertWorkload().name
         results.cells[1].workload = LimitWriteWorkload().name
         results.cells[1].repetition = 1
-        results.cells[1].metrics?.timedSeconds = 0.05
+        results.cells[1].metrics?.phase.timedSeconds = 0.05
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("| store | scale | insert ÷ limit-write | scan ÷ limit-scan |"))
         #expect(markdown.contains("| `a` | 100 | 0.50 (1.00k of 2.00k items/s) | – |"))
@@ -204,11 +207,11 @@ import Testing
     @Test func cellsShowWorkNotesAndMemoryGrowth() throws {
         var results = sampleResults()
         for index in results.cells.indices where results.cells[index].store == "a" {
-            results.cells[index].metrics?.workNote = "one save after the whole load"
-            results.cells[index].metrics?.timedPeakRSSBytes = 30 << 20
-            results.cells[index].metrics?.baselineRSSBytes = 20 << 20
+            results.cells[index].metrics?.verification.workNote = "one save after the whole load"
+            results.cells[index].metrics?.resources.timedPeakRSSBytes = 30 << 20
+            results.cells[index].metrics?.resources.baselineRSSBytes = 20 << 20
         }
-        #expect(results.cells[0].metrics?.rssGrowthBytes == 10 << 20)
+        #expect(results.cells[0].metrics?.resources.rssGrowthBytes == 10 << 20)
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("30.0 MiB (+10.0 MiB) · one save after the whole load"), "\(markdown)")
         let csv = CSVReport.render(results)
@@ -216,9 +219,9 @@ import Testing
         // Page faults per operation get their table once a cell recorded them.
         #expect(!markdown.contains("Page faults per operation"))
         for index in results.cells.indices where results.cells[index].store == "a" {
-            let operations = results.cells[index].metrics?.operations ?? 0
-            results.cells[index].metrics?.phaseMinorFaults = Int64(operations / 4)
-            results.cells[index].metrics?.phaseMajorFaults = 0
+            let operations = results.cells[index].metrics?.phase.operations ?? 0
+            results.cells[index].metrics?.resources.phaseMinorFaults = Int64(operations / 4)
+            results.cells[index].metrics?.resources.phaseMajorFaults = 0
         }
         let faults = MarkdownReport.render(results)
         #expect(faults.contains("Page faults per operation in the timed phase, minor / major"), "\(faults)")
@@ -236,7 +239,7 @@ import Testing
         let floors: [(String, Int, Double)] = [("a", 1, 0.002), ("a", 2, 0.008), ("b", 1, 0.006)]
         for (store, repetition, seconds) in floors {
             let index = results.cells.firstIndex { $0.store == store && $0.repetition == repetition }!
-            results.cells[index].metrics?.harnessSeconds = seconds
+            results.cells[index].metrics?.phase.harnessSeconds = seconds
         }
         let markdown = MarkdownReport.render(results)
         #expect(
@@ -247,7 +250,7 @@ import Testing
 
     @Test func aDigestMismatchIsShownLoudly() {
         var results = sampleResults()
-        results.cells[1].metrics?.digest = Digest(count: 100, hash: 43)
+        results.cells[1].metrics?.verification.digest = Digest(count: 100, hash: 43)
         #expect(results.digestChecks.first?.agreed == false)
         let markdown = MarkdownReport.render(results)
         #expect(markdown.contains("DIGEST MISMATCH"))
@@ -258,13 +261,14 @@ import Testing
     @Test func everyCellOfAGroupIsComparedWhole() {
         func cell(_ store: String, steps: Int?, boxed: Bool, hash: UInt64 = 7) -> CellResult {
             var metrics = CellMetrics(
-                timedSeconds: 1, operations: steps ?? 10_000, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-                storageWriteBytes: nil, bytesOnDisk: 1, digest: Digest(count: steps ?? 10_000, hash: hash))
-            metrics.timeBoxed = boxed ? true : nil
-            metrics.steps = steps
+                phase: PhaseFigures(timedSeconds: 1, operations: steps ?? 10_000),
+                resources: ResourceFigures(bytesOnDisk: 1),
+                verification: CellVerification(digest: Digest(count: steps ?? 10_000, hash: hash)))
+            metrics.verification.timeBoxed = boxed ? true : nil
+            metrics.verification.steps = steps
             return CellResult(
-                store: store, workload: "get", scale: Scale(records: 10_000), repetition: 1, status: .ok, reason: nil,
-                metrics: metrics)
+                CellID(store: store, workload: "get", scale: Scale(records: 10_000), repetition: 1), status: .ok,
+                reason: nil, metrics: metrics)
         }
         let checks = DigestCheck.checks(of: [cell("a", steps: 734, boxed: true), cell("b", steps: 734, boxed: true)])
         #expect(checks.count == 1)
@@ -296,8 +300,8 @@ import Testing
         }
         // The memory chart draws growth over the process before the store opened.
         for index in results.cells.indices {
-            results.cells[index].metrics?.baselineRSSBytes = 20 << 20
-            results.cells[index].metrics?.timedPeakRSSBytes = 30 << 20
+            results.cells[index].metrics?.resources.baselineRSSBytes = 20 << 20
+            results.cells[index].metrics?.resources.timedPeakRSSBytes = 30 << 20
         }
         try ReportWriter.write(results, to: directory.url)
         let charts = directory.url.appendingPathComponent("charts")
@@ -348,8 +352,8 @@ import Testing
             if [0, 1, 250].contains(index) { #expect(try encoder.jsonData(of: growing) == growing.jsonData()) }
         }
         // Changed, with an empty array (written over three lines, the middle one blank) and a message on two lines.
-        growing.cells[1].metrics?.digest = Digest(count: 1, hash: 7)
-        growing.cells[1].metrics?.timeline = []
+        growing.cells[1].metrics?.verification.digest = Digest(count: 1, hash: 7)
+        growing.cells[1].metrics?.phase.timeline = []
         growing.cells[1].reason = "one\ntwo"
         #expect(try encoder.jsonData(of: growing) == growing.jsonData())
         growing.cells[1] = whole.cells[1]

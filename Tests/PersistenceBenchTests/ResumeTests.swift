@@ -79,7 +79,7 @@ import Testing
         var (out, file, results) = try Self.finishedRun("get", in: temporary)
         let stopped = try #require(results.cells.firstIndex { $0.store == "memory" })
         results.cells[stopped] = CellResult(
-            store: "memory", workload: "get", scale: Scale(records: 1_000), repetition: 1, status: .dnf,
+            CellID(store: "memory", workload: "get", scale: Scale(records: 1_000), repetition: 1), status: .dnf,
             reason: "stopped from outside the run by signal 2 (Interrupt)")
         results.cells[stopped].interrupted = true
         results.finishedAt = nil

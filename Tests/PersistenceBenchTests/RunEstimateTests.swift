@@ -7,7 +7,7 @@ import Testing
 @Suite struct RunEstimateTests {
     static func cell(_ store: String, _ workload: String, _ records: Int, seconds: Double) -> CellResult {
         var cell = CellResult(
-            store: store, workload: workload, scale: Scale(records: records), repetition: 1, status: .ok)
+            CellID(store: store, workload: workload, scale: Scale(records: records), repetition: 1), status: .ok)
         cell.runSeconds = seconds
         return cell
     }

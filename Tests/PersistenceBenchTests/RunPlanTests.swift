@@ -28,9 +28,9 @@ import Testing
     {
         var result = CellResult(cell.id, status: .ok)
         result.metrics = CellMetrics(
-            timedSeconds: 0.1, operations: steps ?? 1, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-            storageWriteBytes: nil, bytesOnDisk: 0, digest: Digest(), steps: steps)
-        result.metrics?.stoppedShort = short ? true : nil
+            phase: PhaseFigures(timedSeconds: 0.1, operations: steps ?? 1), resources: ResourceFigures(bytesOnDisk: 0),
+            verification: CellVerification(digest: Digest(), steps: steps))
+        result.metrics?.verification.stoppedShort = short ? true : nil
         result.bootID = bootID
         return result
     }

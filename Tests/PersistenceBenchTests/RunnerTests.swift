@@ -76,14 +76,14 @@ import Testing
         #expect(reason.contains("crashed with signal"), "\(reason)")
         #expect(reason.contains("Double value cannot be converted to UInt64"), "\(reason)")
         #expect(!reason.contains("Backtracing"), "\(reason)")
-        #expect(reason.hasSuffix("(its output: cells/memory/get-200-1.txt)"), "\(reason)")
+        #expect(reason.hasSuffix("(its output: cells/memory-get-200-1.txt)"), "\(reason)")
         let kept = try String(
-            contentsOf: directory.url.appendingPathComponent("cells/memory/get-200-1.txt"), encoding: .utf8)
+            contentsOf: directory.url.appendingPathComponent("cells/memory-get-200-1.txt"), encoding: .utf8)
         #expect(kept.contains("crashed"), "\(kept)")
         guard counted else { return }
-        #expect(reason.contains("(valgrind's log: cells/memory/get-200-1.valgrind.log)"), "\(reason)")
+        #expect(reason.contains("(valgrind's log: cells/memory-get-200-1.valgrind.log)"), "\(reason)")
         let log = try String(
-            contentsOf: directory.url.appendingPathComponent("cells/memory/get-200-1.valgrind.log"), encoding: .utf8)
+            contentsOf: directory.url.appendingPathComponent("cells/memory-get-200-1.valgrind.log"), encoding: .utf8)
         #expect(log.contains("Callgrind"), "\(log)")
     }
 
@@ -125,10 +125,12 @@ import Testing
         }
         func measured(_ store: String, _ records: Int, seconds: Double, steps: Int?) -> CellResult {
             CellResult(
-                store: store, workload: workload.name, scale: Scale(records: records), repetition: 1, status: .ok,
+                CellID(store: store, workload: workload.name, scale: Scale(records: records), repetition: 1),
+                status: .ok,
                 metrics: CellMetrics(
-                    timedSeconds: seconds, operations: steps ?? 1, latency: nil, rssAnonBytes: nil, rssFileBytes: nil,
-                    storageWriteBytes: nil, bytesOnDisk: 0, digest: Digest(), steps: steps))
+                    phase: PhaseFigures(timedSeconds: seconds, operations: steps ?? 1),
+                    resources: ResourceFigures(bytesOnDisk: 0),
+                    verification: CellVerification(digest: Digest(), steps: steps)))
         }
         let shuffled = [planned(memory, 2_000), planned(sqlite, 2_000), planned(json, 2_000)]
         // The first scale: nothing measured before, the shuffled order.

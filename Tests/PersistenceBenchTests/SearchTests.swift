@@ -148,11 +148,12 @@ import Testing
         func cell(_ store: String, _ scale: Scale, p99Milliseconds: Double) -> CellResult {
             let latencies = (0..<200).map { UInt64(($0 < 197 ? 1 : p99Milliseconds) * 1e6) }
             return CellResult(
-                store: store, workload: "search", scale: scale, repetition: 1, status: .ok,
+                CellID(store: store, workload: "search", scale: scale, repetition: 1), status: .ok,
                 metrics: CellMetrics(
-                    timedSeconds: 1, operations: 200, latency: LatencySummary(nanoseconds: latencies),
-                    rssAnonBytes: nil, rssFileBytes: nil, storageWriteBytes: nil, bytesOnDisk: 1,
-                    digest: Digest(count: 1, hash: 1)))
+                    phase: PhaseFigures(
+                        timedSeconds: 1, operations: 200, latency: LatencySummary(nanoseconds: latencies)),
+                    resources: ResourceFigures(bytesOnDisk: 1),
+                    verification: CellVerification(digest: Digest(count: 1, hash: 1))))
         }
         results.cells =
             zip(scales, [5.0, 40, 400]).map { cell("slow", $0, p99Milliseconds: $1) }

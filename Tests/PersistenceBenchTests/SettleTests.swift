@@ -29,8 +29,8 @@ import Testing
             #expect(
                 logBytesAtEnd.values.allSatisfy { $0 == 0 },
                 "\(store) \(name): write-ahead log left for after the timer: \(logBytesAtEnd)")
-            #expect(metrics.settleSeconds != nil, "\(store) \(name): no settle in the timed phase")
-            #expect(metrics.timedSeconds >= metrics.settleSeconds ?? 0)
+            #expect(metrics.phase.settleSeconds != nil, "\(store) \(name): no settle in the timed phase")
+            #expect(metrics.phase.timedSeconds >= metrics.phase.settleSeconds ?? 0)
         }
     }
 
@@ -39,6 +39,6 @@ import Testing
         let temporary = try TemporaryDirectory()
         let workload = try #require(WorkloadCatalog.workload(named: "get"))
         let metrics = try measureCell(workload, on: kind, in: temporary.url, scale: 1_000, seed: 7, batchSize: 100)
-        #expect(metrics.settleSeconds == nil)
+        #expect(metrics.phase.settleSeconds == nil)
     }
 }

@@ -83,7 +83,8 @@ import Testing
         var results = RunResults(environment: environment, configuration: configuration, startedAt: start)
         for group in Shard(index: index, count: count).groups(of: configuration) {
             results.cells.append(
-                CellResult(store: "memory", workload: group.workload, scale: group.scale, repetition: 1, status: .ok))
+                CellResult(
+                    CellID(store: "memory", workload: group.workload, scale: group.scale, repetition: 1), status: .ok))
         }
         results.finishedAt = start + 30
         return results
@@ -177,7 +178,7 @@ import Testing
         func answers(_ results: RunResults) -> [String] {
             results.cells.map {
                 "\($0.store) \($0.workload) \($0.scale) \($0.repetition) \($0.status) "
-                    + "\($0.metrics.map { "\($0.operations) \($0.digest)" } ?? "")"
+                    + "\($0.metrics.map { "\($0.phase.operations) \($0.digest)" } ?? "")"
             }.sorted()
         }
         #expect(answers(merged) == answers(once))

@@ -187,8 +187,8 @@ import Testing
     {
         // One level of two readers: what K reader threads ask is checked level by level in `GetReadersTests`.
         let metrics = try measureCell(workload, on: kind, in: directory, scale: scale, seed: seed, readers: [2])
-        #expect(metrics.operations > 0)
-        #expect(metrics.timedSeconds > 0)
+        #expect(metrics.phase.operations > 0)
+        #expect(metrics.phase.timedSeconds > 0)
         return metrics.digest
     }
 }

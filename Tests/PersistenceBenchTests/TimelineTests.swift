@@ -27,8 +27,8 @@ import Testing
         let workload = try #require(WorkloadCatalog.workload(named: "get"))
         let directory = try TemporaryDirectory()
         var metrics = try measureCell(workload, on: kind, in: directory.url, scale: 1_000, seed: 5, batchSize: 500)
-        let timeline = try #require(metrics.timeline)
-        #expect(timeline.reduce(0) { $0 + $1.operations } == metrics.operations)
+        let timeline = try #require(metrics.phase.timeline)
+        #expect(timeline.reduce(0) { $0 + $1.operations } == metrics.phase.operations)
         #expect(timeline.first?.p99 != nil)
 
         let configuration = RunConfiguration(
@@ -40,12 +40,12 @@ import Testing
         var results = RunResults(environment: environment, configuration: configuration, startedAt: Date())
         let cell = { (metrics: CellMetrics) in
             CellResult(
-                store: "sqlite", workload: "get", scale: Scale(records: 1_000), repetition: 1, status: .ok,
+                CellID(store: "sqlite", workload: "get", scale: Scale(records: 1_000), repetition: 1), status: .ok,
                 metrics: metrics)
         }
         results.cells = [cell(metrics)]
         #expect(!Charts.render(results).contains { $0.name.hasPrefix("timeline-") }, "a short cell has no chart")
-        metrics.phaseSeconds = 6
+        metrics.phase.phaseSeconds = 6
         results.cells = [cell(metrics)]
         let chart = try #require(Charts.render(results).first { $0.name == "timeline-get-1k.svg" })
         #expect(chart.svg.contains("<polyline") || timeline.count == 1)

@@ -15,12 +15,12 @@ import Testing
         // 200 commits a process and phase: long enough that the two processes' commits overlap on any host.
         let scale = 2_000
         let metrics = try measureCell(TwoProcessesWorkload(), on: kind, in: directory.url, scale: scale, seed: 7)
-        let figures = try #require(metrics.twoProcesses)
+        let figures = try #require(metrics.figures?.twoProcesses)
         let commits = TwoProcessesWorkload.commits(scale: scale)
         #expect(figures.commitsPerProcess == commits)
         #expect(figures.appAlone.commits == commits && figures.app.commits == commits)
         #expect(figures.app.lost == 0 && figures.app.failedIDs.isEmpty)
-        #expect(metrics.operations == commits)
+        #expect(metrics.phase.operations == commits)
         let second = figures.secondProcess
         if kind.type is any LockWaitCountingStore.Type {
             #expect(second.refusal == nil)

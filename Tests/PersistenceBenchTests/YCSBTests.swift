@@ -88,10 +88,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let kind = try storeKind("sqlite")
         let metrics = try measureCell(YCSBWorkload(.f), on: kind, in: directory.url, scale: 500, batchSize: 100)
-        let byKind = try #require(metrics.latencyByOperation)
+        let byKind = try #require(metrics.phase.latencyByOperation)
         #expect(Set(byKind.keys) == ["READ", "READ-MODIFY-WRITE"])
         #expect(byKind.values.map(\.count).reduce(0, +) == 500)
-        #expect(metrics.latency?.count == 500)
+        #expect(metrics.phase.latency?.count == 500)
         // A read-modify-write commits durably; a read does not.
         #expect(byKind["READ-MODIFY-WRITE"]!.p50 > byKind["READ"]!.p50)
     }

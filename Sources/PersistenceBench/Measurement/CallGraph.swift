@@ -333,14 +333,10 @@ package enum FlameFiles {
     package static let directoryName = "flames"
     package static let stacksSuffix = ".stacks"
 
-    package static func name(of cell: CellID) -> String {
-        "\(cell.store)-\(cell.workload)-\(cell.scale.records)-\(cell.repetition)"
-    }
-
     /// The file of `cell` with `suffix` (its stacks, ".svg" its graph, ".diff.svg" its differential one) in the
     /// run at `directory`.
     package static func file(of cell: CellID, inRunAt directory: URL, suffix: String = stacksSuffix) -> URL {
-        directory.appendingPathComponent(directoryName).appendingPathComponent(name(of: cell) + suffix)
+        directory.appendingPathComponent(directoryName).appendingPathComponent(cell.fileName + suffix)
     }
 
     /// The folded stacks of `cell` in the run at `directory`, if it kept them.

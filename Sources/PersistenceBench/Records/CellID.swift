@@ -33,16 +33,24 @@ package struct SeriesID: Hashable, Sendable, CustomStringConvertible {
 
     /// "sqlite get 1M".
     package var description: String { "\(store) \(group)" }
+
+    /// Its first repetition: the cell whose kept stacks a counted comparison draws.
+    package var firstRepetition: CellID { CellID(series: self, repetition: 1) }
 }
 
-/// One cell of a run's matrix: a store doing a workload at a scale, once.
-package struct CellID: Hashable, Sendable, CustomStringConvertible {
+/// One cell of a run's matrix: a store doing a workload at a scale, once. Coded as its four keys (`store`,
+/// `workload`, `scale`, `repetition`) beside the cell's own in results.json.
+package struct CellID: Codable, Hashable, Sendable, CustomStringConvertible {
     package var series: SeriesID
     /// From 1.
     package var repetition: Int
 
     package init(store: String, workload: String, scale: Scale, repetition: Int) {
-        series = SeriesID(store: store, workload: workload, scale: scale)
+        self.init(series: SeriesID(store: store, workload: workload, scale: scale), repetition: repetition)
+    }
+
+    package init(series: SeriesID, repetition: Int) {
+        self.series = series
         self.repetition = repetition
     }
 
@@ -53,6 +61,29 @@ package struct CellID: Hashable, Sendable, CustomStringConvertible {
 
     /// "sqlite get 1M rep 2".
     package var description: String { "\(series) rep \(repetition)" }
+
+    /// The name of every file kept for the cell (its folded stacks, flame graphs, a failed child's output), before
+    /// its suffix: "sqlite-get-2000-1".
+    package var fileName: String { "\(store)-\(workload)-\(scale.records)-\(repetition)" }
+
+    private enum CodingKeys: String, CodingKey {
+        case store, workload, scale, repetition
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            store: try c.decode(String.self, forKey: .store), workload: try c.decode(String.self, forKey: .workload),
+            scale: try c.decode(Scale.self, forKey: .scale), repetition: try c.decode(Int.self, forKey: .repetition))
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(store, forKey: .store)
+        try c.encode(workload, forKey: .workload)
+        try c.encode(scale, forKey: .scale)
+        try c.encode(repetition, forKey: .repetition)
+    }
 }
 
 /// A store's work on one workload at every scale: where the run stops running cells once one ran out of a budget.
@@ -63,17 +94,5 @@ package struct StoreWorkload: Hashable, Sendable {
     package init(store: String, workload: String) {
         self.store = store
         self.workload = workload
-    }
-}
-
-extension CellResult {
-    package var id: CellID { CellID(store: store, workload: workload, scale: scale, repetition: repetition) }
-    package var series: SeriesID { id.series }
-    package var group: GroupID { id.group }
-
-    package init(_ id: CellID, status: Status, reason: String? = nil) {
-        self.init(
-            store: id.store, workload: id.workload, scale: id.scale, repetition: id.repetition, status: status,
-            reason: reason)
     }
 }

@@ -118,6 +118,7 @@ package struct CounterComparison: Codable, Sendable {
         /// Instructions per operation, current ÷ baseline; nil where either run did not count them.
         package var instructionRatio: Double?
         package var verdict: Verdict { changes.map(\.verdict).max() ?? .same }
+        package var series: SeriesID { SeriesID(store: store, workload: workload, scale: scale) }
     }
 
     /// Instructions over a set of cells: the geometric mean of their ratios.
@@ -242,11 +243,12 @@ package struct CounterComparison: Codable, Sendable {
     ) -> Cell {
         var changes: [Change] = []
         // The cell's operations, for a band's count per cell: the fewer of the two runs'.
-        let operations = Double(min(base.map(\.operations).min() ?? 0, current.map(\.operations).min() ?? 0))
+        let operations = Double(
+            min(base.map(\.phase.operations).min() ?? 0, current.map(\.phase.operations).min() ?? 0))
         /// A counter per operation in each of a run's repetitions that counted it.
         func repetitions(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> [Double] {
             metrics.compactMap { cell in
-                cell.counts.flatMap(counter).map { Double($0) / Double(max(cell.operations, 1)) }
+                cell.counts.flatMap(counter).map { Double($0) / Double(max(cell.phase.operations, 1)) }
             }
         }
         /// The median over a run's repetitions of a counter per operation; nil where none counted it.
@@ -331,8 +333,8 @@ package struct CounterComparison: Codable, Sendable {
             "µs waiting/op", { $0.systemCallWaitNanoseconds.map { $0 / 1000 } }, format: { String(format: "%.1f", $0) },
             verdict: { _, _ in .same })
         // The same operations on the same data leave the same bytes, and read the same answers.
-        let baseBytes = base.map(\.bytesOnDisk).max() ?? 0
-        let currentBytes = current.map(\.bytesOnDisk).max() ?? 0
+        let baseBytes = base.map(\.resources.bytesOnDisk).max() ?? 0
+        let currentBytes = current.map(\.resources.bytesOnDisk).max() ?? 0
         changes.append(
             Change(
                 metric: "bytes on disk", baseline: "\(baseBytes)", current: "\(currentBytes)",

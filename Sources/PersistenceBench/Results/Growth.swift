@@ -90,7 +90,7 @@ package struct Growth: Sendable {
             results.stores.compactMap { store in
                 fit(
                     store: store, workload: workload,
-                    cells: results.cells.filter { $0.store == store && $0.workload == workload },
+                    cells: results.cells.cells(of: StoreWorkload(store: store, workload: workload)),
                     machine: results.machineName(of:))
             }
         }
@@ -104,8 +104,8 @@ package struct Growth: Sendable {
         var points: [Point] = []
         for scale in Set(cells.map(\.scale)).sorted() {
             let finished = cells.filter { $0.scale == scale && $0.status == .ok }
-            let times = finished.compactMap(\.metrics).filter { $0.operations > 0 && $0.timedSeconds > 0 }
-                .map(\.timePerOperation)
+            let times = finished.compactMap(\.metrics).filter { $0.phase.operations > 0 && $0.phase.timedSeconds > 0 }
+                .map(\.phase.timePerOperation)
             guard let middle = median(times), let low = times.min(), let high = times.max() else { continue }
             points.append(
                 Point(scale: scale, median: middle, low: low, high: high, machine: finished.first.flatMap(machine)))

@@ -55,7 +55,6 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
         return "\(repetitions) per cell up to \(singleRepetitionAbove), 1 above"
     }
 
-    package static let defaultScales = [Scale(records: 10_000), Scale(records: 100_000)]
     package static let defaultRepetitions = 3
     public static let defaultSeed: UInt64 = 42
     public static let defaultBatchSize = 10_000

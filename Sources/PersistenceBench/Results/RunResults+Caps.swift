@@ -33,9 +33,7 @@ extension RunResults {
             memoryLimitBytes: limit, source: source, command: capped.environment.command,
             finished: capped.finishedAt != nil,
             cells: capped.cells.filter { $0.interrupted != true }.map {
-                CellResult(
-                    store: $0.store, workload: $0.workload, scale: $0.scale, repetition: $0.repetition,
-                    status: $0.status, reason: $0.reason)
+                CellResult($0.id, status: $0.status, reason: $0.reason)
             })
     }
 }

@@ -43,8 +43,8 @@ extension RunResults {
         return machines.map { machine in
             var machine = machine
             let metrics = named.filter { $0.machine == machine.name }.compactMap(\.metrics)
-            machine.cpuProbeSeconds = median(metrics.compactMap(\.calibrationSeconds))
-            machine.syncProbeSeconds = median(metrics.compactMap(\.syncCalibrationSeconds))
+            machine.cpuProbeSeconds = median(metrics.compactMap(\.phase.calibrationSeconds))
+            machine.syncProbeSeconds = median(metrics.compactMap(\.phase.syncCalibrationSeconds))
             return machine
         }
     }

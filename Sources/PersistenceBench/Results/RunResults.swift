@@ -277,11 +277,11 @@ package struct DigestCheck: Codable, Equatable, Sendable {
         return order.compactMap { id in
             var check = DigestCheck(workload: id.workload, scale: id.scale, agreed: true, digests: [:])
             let group = groups[id, default: []].filter {
-                !($0.metrics.timeBoxed == true && $0.metrics.steps == nil)
+                !($0.metrics.verification.timeBoxed == true && $0.metrics.verification.steps == nil)
             }
             // A store whose first repetition stopped short did its own count in every repetition (the later ones
             // without a clock, so not marked short).
-            let short = Set(group.filter { $0.metrics.stoppedShort == true }.map(\.store))
+            let short = Set(group.filter { $0.metrics.verification.stoppedShort == true }.map(\.store))
             var own: [String: [Digest]] = [:]
             var prefixes: [String: [Digest]] = [:]
             for (store, metrics) in group {
@@ -289,9 +289,9 @@ package struct DigestCheck: Codable, Equatable, Sendable {
                     own[store, default: []].appendIfAbsent(metrics.digest)
                 } else {
                     check.digests[store, default: []].appendIfAbsent(metrics.digest)
-                    if metrics.timeBoxed == true { check.steps = metrics.steps }
+                    if metrics.verification.timeBoxed == true { check.steps = metrics.verification.steps }
                 }
-                if !short.isEmpty, let prefix = metrics.prefix?.digest {
+                if !short.isEmpty, let prefix = metrics.verification.prefix?.digest {
                     prefixes[store, default: []].appendIfAbsent(prefix)
                 }
             }

@@ -1,6 +1,6 @@
 import Foundation
 
-extension CellMetrics {
+extension PhaseFigures {
     /// Seconds per timed operation.
     package var timePerOperation: Double { operations > 0 ? timedSeconds / Double(operations) : timedSeconds }
 }

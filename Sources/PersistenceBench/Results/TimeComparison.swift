@@ -167,9 +167,9 @@ package struct TimeComparison: Codable, Sendable {
             }
             // A loop that stopped short of its budget floor on its own time did its own count of steps: the
             // steps every cell did (its prefix) are what both builds must answer alike.
-            let shortened = (was + now).contains { $0.stoppedShort == true }
+            let shortened = (was + now).contains { $0.verification.stoppedShort == true }
             let answers = { (side: [CellMetrics]) in
-                Set(side.map { ((shortened ? $0.prefix?.digest : nil) ?? $0.digest).description }).sorted()
+                Set(side.map { ((shortened ? $0.verification.prefix?.digest : nil) ?? $0.digest).description }).sorted()
             }
             guard answers(was) == answers(now) else {
                 differentAnswers.append(
@@ -177,8 +177,8 @@ package struct TimeComparison: Codable, Sendable {
                         + "\(answers(now).joined(separator: ", ")) now")
                 continue
             }
-            let baseTimes = was.map(\.timePerOperation)
-            let currentTimes = now.map(\.timePerOperation)
+            let baseTimes = was.map(\.phase.timePerOperation)
+            let currentTimes = now.map(\.phase.timePerOperation)
             let ratio = Self.ratioOfMedians(baseTimes, currentTimes)
             let interval = bootstrapInterval(
                 [baseTimes, currentTimes], confidence: rule.confidence, seed: UInt64(cells.count)

@@ -21,8 +21,8 @@ public enum CellExecution {
             var metrics = try measure(workload, on: kind, at: directory, context: context)
             // The machine's probes time it: a counted cell (under callgrind) has no time worth judging.
             if metrics.counts == nil {
-                metrics.calibrationSeconds = Calibration.measure()
-                metrics.syncCalibrationSeconds = try Calibration.measureSync(in: directory)
+                metrics.phase.calibrationSeconds = Calibration.measure()
+                metrics.phase.syncCalibrationSeconds = try Calibration.measureSync(in: directory)
             }
             return metrics
         }
@@ -105,30 +105,29 @@ public enum CellExecution {
         let harnessSeconds = try HarnessFloor.seconds(
             of: workload, steps: outcome.steps, timedAlone: outcome.stepsTimedAlone, context: context)
         let stopwatch = context.stopwatch
-        var metrics = CellMetrics(
+        let phase = PhaseFigures(
             timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
-            latencyByOperation: stopwatch.latencySummaryByKind, rssAnonBytes: after.rssAnonBytes,
-            rssFileBytes: after.rssFileBytes,
-            storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
-            timedPeakRSSBytes: after.peakRSSBytes, bytesOnDisk: try kind.type.bytesOnDisk(at: directory),
-            digest: digest,
+            latencyByOperation: stopwatch.latencySummaryByKind,
             phaseSeconds: seconds(nanoseconds: after.monotonicNanoseconds - before.monotonicNanoseconds),
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
-            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
-            timeline: timeline?.windows, readWhileImport: outcome.readWhileImport,
-            observe: outcome.observe, timeBoxed: outcome.timeBoxed ? true : nil, steps: outcome.steps,
+            timeline: timeline?.windows, firstRound: outcome.firstRound, harnessSeconds: harnessSeconds)
+        let resources = ResourceFigures(
+            rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes, timedPeakRSSBytes: after.peakRSSBytes,
             // Without the reset, the peak is the process's since its start: no baseline to subtract from it.
             baselineRSSBytes: peakReset ? baseline.residentBytes : nil,
-            openPeakRSSBytes: peakReset ? before.peakRSSBytes : nil, workNote: kind.workNotes[workload.name],
-            harnessSeconds: harnessSeconds, counts: counts,
-            storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
+            openPeakRSSBytes: peakReset ? before.peakRSSBytes : nil,
             phaseMinorFaults: after.minorFaults - before.minorFaults,
-            phaseMajorFaults: after.majorFaults - before.majorFaults, firstRound: outcome.firstRound, prefix: prefix,
-            stoppedShort: outcome.stoppedShort ? true : nil)
-        metrics.readers = outcome.readers
-        metrics.twoProcesses = outcome.twoProcesses
-        metrics.pinnedReader = outcome.pinnedReader
-        return metrics
+            phaseMajorFaults: after.majorFaults - before.majorFaults,
+            storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
+            storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
+            bytesOnDisk: try kind.type.bytesOnDisk(at: directory))
+        let verification = CellVerification(
+            digest: digest, steps: outcome.steps, timeBoxed: outcome.timeBoxed ? true : nil,
+            stoppedShort: outcome.stoppedShort ? true : nil, prefix: prefix,
+            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
+            workNote: kind.workNotes[workload.name])
+        return CellMetrics(
+            phase: phase, resources: resources, verification: verification, counts: counts, figures: outcome.figures)
     }
 }

@@ -206,14 +206,12 @@ final class CellLauncher {
     private func keep(_ file: URL, of cell: PlannedCell, mode: CellJob.Mode, as suffix: String, called label: String)
         throws -> String
     {
-        let name =
-            "\(cell.workload.name)-\(cell.scale)-\(cell.repetition)\(mode == .loadFixture ? "-fixture" : "").\(suffix)"
-        let kept = runDirectory.appendingPathComponent(OutputDirectory.keptOutputName)
-            .appendingPathComponent(cell.store.name).appendingPathComponent(name)
+        let name = "\(cell.id.fileName)\(mode == .loadFixture ? "-fixture" : "").\(suffix)"
+        let kept = runDirectory.appendingPathComponent(OutputDirectory.keptOutputName).appendingPathComponent(name)
         guard let contents = try? Data(contentsOf: file), !contents.isEmpty else { return "" }
         try FileSystem.makeDirectory(kept.deletingLastPathComponent())
         try FileSystem.writeAtomically(contents, to: kept)
-        return " (\(label): \(OutputDirectory.keptOutputName)/\(cell.store.name)/\(name))"
+        return " (\(label): \(OutputDirectory.keptOutputName)/\(name))"
     }
 
     /// The counted region's call graph folded into stacks (`CallGraph`), kept in the run's flames/ for its flame
@@ -232,9 +230,7 @@ final class CellLauncher {
             }
         }
         let stacks = graph.foldedStacks()
-        let id = CellID(
-            store: cell.store.name, workload: cell.workload.name, scale: cell.scale, repetition: cell.repetition)
-        let file = FlameFiles.file(of: id, inRunAt: runDirectory)
+        let file = FlameFiles.file(of: cell.id, inRunAt: runDirectory)
         try FileSystem.makeDirectory(file.deletingLastPathComponent())
         try Data(FoldedStacks.text(stacks).utf8).write(to: file)
     }

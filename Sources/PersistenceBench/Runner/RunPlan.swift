@@ -141,13 +141,13 @@ package enum SlowestFirst {
         guard let first = cells.first else { return [] }
         let earlier = measured.filter {
             $0.workload == first.workload.name && $0.repetition == 1 && $0.scale.records < first.scale.records
-                && $0.metrics?.steps != nil
+                && $0.metrics?.verification.steps != nil
         }
         guard let scale = earlier.map(\.scale.records).max() else { return Array(cells) }
         var secondsPerStep: [String: Double] = [:]
         for cell in earlier where cell.scale.records == scale {
-            if let metrics = cell.metrics, let steps = metrics.steps, steps > 0 {
-                secondsPerStep[cell.store] = metrics.timedSeconds / Double(steps)
+            if let metrics = cell.metrics, let steps = metrics.verification.steps, steps > 0 {
+                secondsPerStep[cell.store] = metrics.phase.timedSeconds / Double(steps)
             }
         }
         let order = cells.enumerated().sorted { one, other in

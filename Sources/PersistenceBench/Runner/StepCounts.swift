@@ -42,11 +42,11 @@ struct StepCounts {
     /// Takes in a finished cell's steps.
     mutating func record(_ result: CellResult) {
         if perCell {
-            own[result.series] = own[result.series] ?? result.metrics?.steps
+            own[result.series] = own[result.series] ?? result.metrics?.verification.steps
             return
         }
-        guard result.repetition == 1, let steps = result.metrics?.steps else { return }
-        if result.metrics?.stoppedShort == true {
+        guard result.repetition == 1, let steps = result.metrics?.verification.steps else { return }
+        if result.metrics?.verification.stoppedShort == true {
             own[result.series] = steps
         } else {
             groups[result.group] = min(steps, groups[result.group] ?? steps)
@@ -56,7 +56,7 @@ struct StepCounts {
     /// The box on which a first-repetition cell of `group` that did more than its group's count runs again: the
     /// count, no clock. Nil when `result` did no more, or its group has no count.
     func rerun(_ result: CellResult, of workload: any Workload) -> TimeBox? {
-        guard result.repetition == 1, let count = groups[result.group], let steps = result.metrics?.steps,
+        guard result.repetition == 1, let count = groups[result.group], let steps = result.metrics?.verification.steps,
             steps > count
         else { return nil }
         return TimeBox(seconds: nil, stepLimit: count, floor: floor(of: workload), floorSeconds: floorSeconds)

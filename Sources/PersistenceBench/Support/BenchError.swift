@@ -3,19 +3,15 @@ import Glibc
 /// An error of the harness or a store, with the one line a user reads: what failed and where.
 package struct BenchError: Error, CustomStringConvertible, Sendable {
     package let description: String
-    /// The C library's error number, for an error a system call returned (`system(_:)`); nil otherwise. A caller
-    /// that branches on what failed matches it (`ENOSPC`, `EIO`), not the message.
-    package let errno: Int32?
 
     package init(_ description: String) {
         self.description = description
-        errno = nil
     }
 
-    /// `what` failed with the system's error `code`: "flushing x: No space left on device".
+    /// `what` failed with the system's error `code`, both named in the message: "flushing x: No space left on
+    /// device". No caller branches on the code, so only the message keeps it.
     package init(_ what: String, errno code: Int32) {
         description = "\(what): \(String(cString: strerror(code)))"
-        errno = code
     }
 
     /// `what` failed, with the C library's reason for the call that just failed: made right after that call,

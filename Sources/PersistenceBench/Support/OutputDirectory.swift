@@ -16,7 +16,7 @@ package final class OutputDirectory {
     /// The name of a run's scratch directory (fixtures, the cell's store, its request and reply), removed when
     /// the run ends.
     package static let scratchName = ".persistbench-work"
-    /// Where a run keeps the output of a cell's child that crashed, was killed or failed (`cells/<store>/…`).
+    /// Where a run keeps the output of a cell's child that crashed, was killed or failed (`cells/<store>-<workload>-<records>-<repetition>.txt`).
     package static let keptOutputName = "cells"
     /// Every name this tool writes at the top of an output directory (the temporaries of its atomic writes too):
     /// `run`'s, `merge`'s and `report`'s results and reports, `run --keep-stores`' stores, `run --count`'s parts and
@@ -160,12 +160,9 @@ package final class OutputDirectory {
             }
             .map { "\(name)/\($0)" }
         case keptOutputName:
-            return children.flatMap { store -> [String] in
-                guard isDirectory(store) else { return ["\(name)/\(store)"] }
-                let files =
-                    (try? FileManager.default.contentsOfDirectory(atPath: url.appendingPathComponent(store).path))
-                return (files ?? []).filter { !$0.hasSuffix(".txt") }.map { "\(name)/\(store)/\($0)" }
-            }
+            // A failed child's output and valgrind's log, named by their cell (`CellID.fileName`).
+            return children.filter { isDirectory($0) || !($0.hasSuffix(".txt") || $0.hasSuffix(".valgrind.log")) }
+                .map { "\(name)/\($0)" }
         case "stores":
             return children.flatMap { store -> [String] in
                 guard isDirectory(store) else { return ["\(name)/\(store)"] }

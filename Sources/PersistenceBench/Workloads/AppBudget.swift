@@ -69,7 +69,7 @@ public struct AppBudget: Sendable {
         -> AppBudget
     {
         p99(name, within: limit, source: source) { metrics in
-            kind.map { metrics.latencyByOperation?[$0.rawValue] } ?? metrics.latency
+            kind.map { metrics.phase.latencyByOperation?[$0.rawValue] } ?? metrics.phase.latency
         }
     }
 
@@ -109,10 +109,5 @@ public struct AppBudget: Sendable {
         } samples: { metrics in
             latency(metrics).map { Samples(count: $0.count, over: $0.over(limit), percentile: label, fewest: fewest) }
         }
-    }
-
-    /// The whole timed phase within `limit`.
-    package static func timedPhase(_ name: String, within limit: Double, source: String) -> AppBudget {
-        AppBudget(name: name, limit: limit, source: source) { $0.timedSeconds }
     }
 }

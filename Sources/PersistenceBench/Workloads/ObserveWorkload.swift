@@ -41,13 +41,13 @@ package struct ObserveWorkload: ItemWorkload {
                 AppBudget(
                     name: "save to fresh result p99 ≤ a frame", limit: AppBudget.frame, source: AppBudget.frameSource
                 ) { metrics in
-                    guard let fresh = metrics.latencyByOperation?[OperationKind.fresh.rawValue],
-                        let commit = metrics.observe?.commitLatency
+                    guard let fresh = metrics.phase.latencyByOperation?[OperationKind.fresh.rawValue],
+                        let commit = metrics.figures?.observe?.commitLatency
                     else { return nil }
                     return fresh.count >= AppBudget.fewestForPercentile
                         ? (commit.p99 + fresh.p99) / 1e6 : (commit.max + fresh.max) / 1e6
                 } samples: { metrics in
-                    metrics.latencyByOperation?[OperationKind.fresh.rawValue].map {
+                    metrics.phase.latencyByOperation?[OperationKind.fresh.rawValue].map {
                         AppBudget.Samples(count: $0.count, over: nil)
                     }
                 }
@@ -127,10 +127,11 @@ package struct ObserveWorkload: ItemWorkload {
         // store holds after its own count of commits is no other store's.
         return WorkloadOutcome(
             operations: done, digest: digest, alsoDigestsStore: true,
-            observe: ObserveMetrics(
-                commits: done, commitsChangingResult: changing, deliveries: inbox.deliveries,
-                notifications: observation.notifications, requeries: observation.requeries,
-                observerCPUSeconds: observerSeconds, commitLatency: LatencySummary(nanoseconds: commitNanoseconds)),
+            figures: .observe(
+                ObserveMetrics(
+                    commits: done, commitsChangingResult: changing, deliveries: inbox.deliveries,
+                    notifications: observation.notifications, requeries: observation.requeries,
+                    observerCPUSeconds: observerSeconds, commitLatency: LatencySummary(nanoseconds: commitNanoseconds))),
             timeBoxed: paced && box.stoppedEarly(after: done), steps: paced ? done : nil,
             prefix: paced && context.timeBox.floor != nil
                 ? prefixDigest.map { DigestPrefix(steps: box.minimum, digest: $0) } : nil,

@@ -25,7 +25,7 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
             ]
             .map { limit, shown, source in
                 AppBudget(name: "cold open + \(what) ≤ \(shown)", limit: limit, source: source) { metrics in
-                    metrics.latencyByOperation?[kind.rawValue] == nil ? nil : metrics.timedSeconds
+                    metrics.phase.latencyByOperation?[kind.rawValue] == nil ? nil : metrics.phase.timedSeconds
                 }
             }
         }

@@ -72,7 +72,7 @@ package struct PinnedReaderWorkload: ItemWorkload {
         for answer in before { digest.add(answer: answer) }
         return WorkloadOutcome(
             operations: count, digest: digest, alsoDigestsStore: true,
-            pinnedReader: sizes.metrics(imported: count, released: released, settled: settled))
+            figures: .pinnedReader(sizes.metrics(imported: count, released: released, settled: settled)))
     }
 }
 

@@ -97,12 +97,13 @@ package struct ReadWhileImportWorkload: ItemWorkload {
         for answer in alone.answers { digest.add(answer) }
         return WorkloadOutcome(
             operations: count, digest: digest, alsoDigestsStore: true,
-            readWhileImport: ReadWhileImportMetrics(
-                readRate: context.readRate, reads: keys.count, readsAlone: alone.latencySummary(),
-                readsDuringImport: during.latencySummary(startingIn: window),
-                readsInImport: during.intendedStarts.count { window.contains($0) },
-                slowReadsAlone: alone.count(slowerThan: Self.slowReadNanoseconds),
-                slowReadsDuringImport: during.count(slowerThan: Self.slowReadNanoseconds, startingIn: window)))
+            figures: .readWhileImport(
+                ReadWhileImportMetrics(
+                    readRate: context.readRate, reads: keys.count, readsAlone: alone.latencySummary(),
+                    readsDuringImport: during.latencySummary(startingIn: window),
+                    readsInImport: during.intendedStarts.count { window.contains($0) },
+                    slowReadsAlone: alone.count(slowerThan: Self.slowReadNanoseconds),
+                    slowReadsDuringImport: during.count(slowerThan: Self.slowReadNanoseconds, startingIn: window))))
     }
 
     /// Imports `ids` in commits of `commitSize`, each commit timed as one operation; `afterCommit` (untimed) is told

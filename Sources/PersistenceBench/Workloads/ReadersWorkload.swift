@@ -61,7 +61,7 @@ package struct ReadersWorkload: ItemWorkload {
                     "\(Self.budgetNames[question] ?? "read") p99 ≤ a frame beside a writer, K = cores, first passes",
                     within: AppBudget.frame,
                     source: AppBudget.frameSource
-                ) { Self.levelAtCores($0.readers)?.besideWriter.firstPassLatency }
+                ) { Self.levelAtCores($0.figures?.readers)?.besideWriter.firstPassLatency }
             ])
     }
 
@@ -260,11 +260,12 @@ package struct ReadersWorkload: ItemWorkload {
         let writerAlone = levels.first?.writerAlone ?? WriterFigures(commits: 0, seconds: 1, latencies: [])
         return WorkloadOutcome(
             operations: 2 * commits * levels.count, digest: digest, alsoDigestsStore: true,
-            readers: ReadersMetrics(
-                cores: ProcessInfo.processInfo.activeProcessorCount,
-                readsPerThread: self.questions(scale: scale, seed: context.seed, asking: Asking(thread: 0)).count,
-                writerAlone: writerAlone,
-                levels: levels))
+            figures: .readers(
+                ReadersMetrics(
+                    cores: ProcessInfo.processInfo.activeProcessorCount,
+                    readsPerThread: self.questions(scale: scale, seed: context.seed, asking: Asking(thread: 0)).count,
+                    writerAlone: writerAlone,
+                    levels: levels)))
     }
 }
 

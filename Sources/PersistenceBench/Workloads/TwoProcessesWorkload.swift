@@ -35,15 +35,15 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
                 AppBudget.slowest(
                     "the app's slowest save beside a second process ≤ 100 ms", within: AppBudget.instant,
                     source: AppBudget.instantSource
-                ) { $0.twoProcesses?.app.latency },
+                ) { $0.figures?.twoProcesses?.app.latency },
                 AppBudget.p999(
                     "the app's save p99.9 beside a second process ≤ a frame", within: AppBudget.frame,
                     source: AppBudget.frameSource
-                ) { $0.twoProcesses?.app.latency },
+                ) { $0.figures?.twoProcesses?.app.latency },
                 AppBudget.p99(
                     "a save from a second process p99 ≤ a frame", within: AppBudget.frame,
                     source: AppBudget.frameSource
-                ) { $0.twoProcesses?.secondProcess.latency },
+                ) { $0.figures?.twoProcesses?.secondProcess.latency },
             ])
     }
 
@@ -113,7 +113,7 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
         let metrics = TwoProcessesMetrics(
             commitsPerProcess: ids.alone.count, appAlone: alone, app: app, secondProcess: other,
             lockWaitPolicy: (kind.type as? any LockWaitCountingStore.Type)?.lockWaitPolicy)
-        return (WorkloadOutcome(operations: beside.commits, digest: digest, twoProcesses: metrics), reopened)
+        return (WorkloadOutcome(operations: beside.commits, digest: digest, figures: .twoProcesses(metrics)), reopened)
     }
 
     /// Commits one item of each id in `ids` durably, `before` each (a lookup, or nothing: its error is the cell's),

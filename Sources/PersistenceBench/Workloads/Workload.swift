@@ -74,16 +74,8 @@ public struct WorkloadOutcome: Sendable {
     /// `digestAfterRun(of:)` is added to it after the timed phase, so that both the answers and what the writes
     /// left are checked.
     package var alsoDigestsStore: Bool
-    /// What `read-while-import` measured besides its timed import; nil for other workloads.
-    package var readWhileImport: ReadWhileImportMetrics?
-    /// What `observe` and `observe-burst` measured besides their timed commits and waits; nil for other workloads.
-    package var observe: ObserveMetrics?
-    /// What `get-readers` measured besides its timed commits; nil for other workloads.
-    package var readers: ReadersMetrics?
-    /// What `two-processes` measured besides its timed commits; nil for other workloads.
-    package var twoProcesses: TwoProcessesMetrics?
-    /// What `pinned-reader` measured besides its timed import; nil for other workloads.
-    package var pinnedReader: PinnedReaderMetrics?
+    /// The workload's own figures besides its timed phase (`WorkloadFigures`); nil for workloads without.
+    package var figures: WorkloadFigures?
     /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
     /// (`TimeBox`).
     package var timeBoxed: Bool
@@ -110,25 +102,19 @@ public struct WorkloadOutcome: Sendable {
 
     package init(
         operations: Int, digest: Digest?, alsoDigestsStore: Bool = false,
-        readWhileImport: ReadWhileImportMetrics? = nil, observe: ObserveMetrics? = nil, timeBoxed: Bool = false,
-        steps: Int? = nil, firstRound: FirstRound? = nil, prefix: DigestPrefix? = nil, stoppedShort: Bool = false,
-        stepsTimedAlone: Int? = nil, readers: ReadersMetrics? = nil, twoProcesses: TwoProcessesMetrics? = nil,
-        pinnedReader: PinnedReaderMetrics? = nil
+        figures: WorkloadFigures? = nil, timeBoxed: Bool = false, steps: Int? = nil, firstRound: FirstRound? = nil,
+        prefix: DigestPrefix? = nil, stoppedShort: Bool = false, stepsTimedAlone: Int? = nil
     ) {
-        self.pinnedReader = pinnedReader
-        self.readers = readers
-        self.twoProcesses = twoProcesses
+        self.figures = figures
         self.stepsTimedAlone = stepsTimedAlone
         self.prefix = prefix
         self.stoppedShort = stoppedShort
         self.timeBoxed = timeBoxed
         self.steps = steps
         self.firstRound = firstRound
-        self.observe = observe
         self.operations = operations
         self.digest = digest
         self.alsoDigestsStore = alsoDigestsStore
-        self.readWhileImport = readWhileImport
     }
 }
 
