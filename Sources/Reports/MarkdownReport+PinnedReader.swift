@@ -1,5 +1,11 @@
 import PersistenceBench
 
+extension PinnedReaderMetrics: FiguresTable {
+    static func table(_ cells: [CellResult], in results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        MarkdownReport.pinnedReaderTable(cells, stores: stores, scales: scales)
+    }
+}
+
 extension MarkdownReport {
     /// For `pinned-reader`: per store and scale, the store's files before, at their largest during the import beside
     /// the pinned snapshot, after its release and after the settle; nothing for other workloads. Medians over

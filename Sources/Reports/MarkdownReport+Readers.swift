@@ -1,5 +1,11 @@
 import PersistenceBench
 
+extension ReadersMetrics: FiguresTable {
+    static func table(_ cells: [CellResult], in results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        MarkdownReport.readersTable(cells, stores: stores, scales: scales)
+    }
+}
+
 extension MarkdownReport {
     /// For `get-readers`: per store, scale and level of readers, the reads alone and beside the writer, and the
     /// writer alone and beside them; nothing for other workloads. Medians over repetitions.

@@ -1,5 +1,11 @@
 import PersistenceBench
 
+extension TwoProcessesMetrics: FiguresTable {
+    static func table(_ cells: [CellResult], in results: RunResults, stores: [String], scales: [Scale]) -> [String] {
+        MarkdownReport.twoProcessesTable(cells, stores: stores, scales: scales)
+    }
+}
+
 extension MarkdownReport {
     /// For `two-processes`: per store and scale, each process's commits, their waits for the other's lock, the
     /// commits that failed or were lost, or the second process's refused open; nothing for other workloads.

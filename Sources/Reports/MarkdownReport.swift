@@ -73,21 +73,7 @@ package enum MarkdownReport {
         out += operationLatencyTable(cells, kinds: declared.operationKinds, stores: stores, scales: scales)
         out += firstRoundTable(cells, stores: stores, scales: scales)
         out += budgetTable(name, cells, stores: stores, scales: scales)
-        for table in declared.tables {
-            switch table {
-            case .readerBesideImport(let alone):
-                out += readWhileImportTable(
-                    cells, imports: results.cells.filter { $0.workload == alone.name }, stores: stores, scales: scales)
-            case .observation:
-                out += observeTable(cells, stores: stores, scales: scales)
-            case .readers:
-                out += readersTable(cells, stores: stores, scales: scales)
-            case .twoProcesses:
-                out += twoProcessesTable(cells, stores: stores, scales: scales)
-            case .pinnedReader:
-                out += pinnedReaderTable(cells, stores: stores, scales: scales)
-            }
-        }
+        out += figuresTables(cells, in: results, stores: stores, scales: scales)
         if !tables.memory.isEmpty {
             out += [
                 "Resident memory at the end of the timed phase, anonymous (heap) + file-backed (mapped files, "

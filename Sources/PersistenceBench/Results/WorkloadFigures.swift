@@ -20,6 +20,17 @@ package enum WorkloadFigures: Equatable, Sendable {
     package var twoProcesses: TwoProcessesMetrics? { if case .twoProcesses(let m) = self { m } else { nil } }
     package var pinnedReader: PinnedReaderMetrics? { if case .pinnedReader(let m) = self { m } else { nil } }
 
+    /// The case's figures, for a renderer that knows their type (a report's table of them).
+    package var payload: any Sendable {
+        switch self {
+        case .readWhileImport(let m): m
+        case .observe(let m): m
+        case .readers(let m): m
+        case .twoProcesses(let m): m
+        case .pinnedReader(let m): m
+        }
+    }
+
     private enum CodingKeys: String, CodingKey {
         case readWhileImport, observe, readers, twoProcesses, pinnedReader
     }

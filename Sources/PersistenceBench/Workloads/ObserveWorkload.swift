@@ -56,7 +56,7 @@ package struct ObserveWorkload: ItemWorkload {
     }
     package var report: WorkloadReport {
         WorkloadReport(
-            operationKinds: [.fresh], tables: [.observation], countAsked: .itemsPerFilter, appBudgets: budgets)
+            operationKinds: [.fresh], countAsked: .itemsPerFilter, appBudgets: budgets)
     }
     package var summary: String {
         paced

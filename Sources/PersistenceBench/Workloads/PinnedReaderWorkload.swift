@@ -23,7 +23,6 @@ package struct PinnedReaderWorkload: ItemWorkload {
             + "released and the store settled. ops/s: items imported; latency: per commit"
     }
     package var fixture: Fixture? { .items }
-    package var report: WorkloadReport { WorkloadReport(tables: [.pinnedReader]) }
 
     package var capability: StoreCapability { .pinnedSnapshots }
 

@@ -55,7 +55,6 @@ package struct ReadersWorkload: ItemWorkload {
     /// A UI's reads while a background task commits, on as many threads as the machine has cores.
     package var report: WorkloadReport {
         WorkloadReport(
-            tables: [.readers],
             appBudgets: [
                 AppBudget.p99(
                     "\(Self.budgetNames[question] ?? "read") p99 ≤ a frame beside a writer, K = cores, first passes",

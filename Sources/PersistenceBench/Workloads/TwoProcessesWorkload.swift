@@ -30,7 +30,6 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
     /// each column, not judged: its app committed alone.
     package var report: WorkloadReport {
         WorkloadReport(
-            tables: [.twoProcesses],
             appBudgets: [
                 AppBudget.slowest(
                     "the app's slowest save beside a second process ≤ 100 ms", within: AppBudget.instant,

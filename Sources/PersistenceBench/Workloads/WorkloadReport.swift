@@ -29,8 +29,6 @@ public struct OperationKind: RawRepresentable, Hashable, Sendable, CustomStringC
 public struct WorkloadReport: Sendable {
     /// The kinds of operation the workload times apart, in the order its latency table shows them.
     package var operationKinds: [OperationKind]
-    /// The tables of its own under its section.
-    package var tables: [WorkloadTable]
     /// The machine's limit its throughput is held against in the report's "Against the machine's limits".
     package var machineLimit: MachineLimit?
     /// The store's engine's own floor its throughput is held against in the report's "Against each engine's own
@@ -53,7 +51,7 @@ public struct WorkloadReport: Sendable {
     package var appBudgets: [AppBudget]
 
     package init(
-        operationKinds: [OperationKind] = [], tables: [WorkloadTable] = [], machineLimit: MachineLimit? = nil,
+        operationKinds: [OperationKind] = [], machineLimit: MachineLimit? = nil,
         engineFloor: MachineLimit? = nil, bytesOnDisk: Bool = false, measuresMachine: Bool = false,
         countAsked: MaintainedCount? = nil, judgedAgainstBudgets: Bool = false, appBudgets: [AppBudget] = []
     ) {
@@ -63,25 +61,9 @@ public struct WorkloadReport: Sendable {
         self.appBudgets = appBudgets
         self.engineFloor = engineFloor
         self.operationKinds = operationKinds
-        self.tables = tables
         self.machineLimit = machineLimit
         self.bytesOnDisk = bytesOnDisk
     }
-}
-
-/// A table a workload's section has beside the ones every workload has.
-public enum WorkloadTable: Sendable {
-    /// `read-while-import`: the reader alone and during the import, and the import's rate beside `import` alone
-    /// (the workload given, on the same fixture).
-    case readerBesideImport(alone: any Workload)
-    /// `observe`, `observe-burst`: how fresh results reached the observer and what observing cost.
-    case observation
-    /// `get-readers`: reads per level of readers, alone and beside the writer, and the writer beside them.
-    case readers
-    /// `two-processes`: each process's commits, waits and lost commits, or the second's refused open.
-    case twoProcesses
-    /// `pinned-reader`: the store's files while a snapshot is held, and after its release and the settle.
-    case pinnedReader
 }
 
 /// A limit a workload's throughput is held against: the machine's (`insert` against `limit-write`), or the
