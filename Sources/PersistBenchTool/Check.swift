@@ -52,18 +52,21 @@ struct Check: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp(
+        help: .typed(
             "With --base: the slowdown across a store's cells the check must be able to catch; a store whose first "
                 + "round is too noisy for it is timed again with the repetitions it needs (within --power-time), "
-                + "and the summary names any store still short of it.", valueName: "percent"))
-    var detect: String = "10%"
+                + "and the summary names any store still short of it.", default: CheckDefaults.detect,
+            valueName: "percent"),
+        transform: Slowdown.parse)
+    var detect = CheckDefaults.detect
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp(
+        help: .typed(
             "With --base: the wall time the repetitions added to reach --detect may take in all.",
-            valueName: "duration"))
-    var powerTime: String = "4m"
+            default: CheckDefaults.powerTime, valueName: "duration"),
+        transform: DurationOrZero.parse)
+    var powerTime = CheckDefaults.powerTime
 
     @OptionGroup(title: "With --base") var matrix: MatrixOptions<CheckDefaults>
 
@@ -100,27 +103,11 @@ struct Check: ParsableCommand {
         } else {
             guard current.isEmpty else { throw ValidationError("--current goes with --counters, not --base") }
             guard !betterExpected else { throw ValidationError("--better-expected goes with --counters, not --base") }
-            _ = try detectTarget()
-            _ = try powerSeconds()
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
                 throw ValidationError("--base-tool \(baseTool) is not an executable")
             }
             _ = try matrix.matrix()
         }
-    }
-
-    /// --detect as a ratio: "10%" is 1.10.
-    private func detectTarget() throws -> Double {
-        let text = detect.hasSuffix("%") ? String(detect.dropLast()) : detect
-        guard let percent = Double(text), percent > 0, percent < 1000 else {
-            throw ValidationError("invalid --detect '\(detect)': use a slowdown in percent, such as 10%")
-        }
-        return 1 + percent / 100
-    }
-
-    private func powerSeconds() throws -> Double {
-        if let zero = Double(powerTime.trimmingCharacters(in: .letters)), zero == 0 { return 0 }
-        return try duration(powerTime, "--power-time", "4m, or 0s for none")
     }
 
     /// The current run's directory: the one --current's (or the directory of its results.json), else --out.
@@ -190,7 +177,7 @@ struct Check: ParsableCommand {
             let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
             passed = try verdict.time(
                 try matrix.matrix(), executables: executables, labels: labels, output: URL(fileURLWithPath: out),
-                target: try detectTarget(), budgetSeconds: try powerSeconds())
+                target: detect.ratio, budgetSeconds: powerTime.seconds)
         }
         if !passed { throw ExitCode.failure }
     }
@@ -202,10 +189,12 @@ struct Check: ParsableCommand {
 /// `check --base`'s defaults: the default run's stores on the CRUD workloads at 10k, 5 repetitions a side.
 enum CheckDefaults: MatrixDefaults {
     static let workloads = TimeComparison.defaultWorkloads
-    static let scales = "10k"
+    static let scales = ScaleList([Scale(records: 10_000)])
     /// A rank test of fewer repetitions a side cannot reach p ≤ 0.01 (5 and 5: 1/252 at best).
     static let repetitions = 5
     static let minimumRepetitions = (count: 5, reason: ", so that the rank test can tell a change from noise")
-    static let timeBox = "100ms"
+    static let timeBox = DurationOrNone(seconds: 0.1)
+    static let detect = Slowdown(percent: 10)
+    static let powerTime = DurationOrZero(seconds: 240)
     static let timeBoxHelp = "The time box of a cell's first run, whose step count every later run of the cell does."
 }

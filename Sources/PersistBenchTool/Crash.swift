@@ -48,8 +48,11 @@ struct Crash: ParsableCommand {
         help: "Byte flips and truncations of the closed store per store (0: none); measured, never a failure.")
     var corruptions = 0
 
-    @Option(parsing: .unconditional, help: "Items each store starts with: 10k, 100k, 1M.")
-    var scale = "10k"
+    @Option(
+        parsing: .unconditional, help: .typed("Items each store starts with: 10k, 100k, 1M.", default: Self.scale),
+        transform: ScaleOption.parse)
+    var scale = Self.scale
+    private static let scale = ScaleOption(Scale(records: 10_000))
 
     @Option(parsing: .unconditional, help: "Seed of the data, the transactions, the kill moments and the crash states.")
     var seed: UInt64 = RunConfiguration.defaultSeed
@@ -107,7 +110,8 @@ struct Crash: ParsableCommand {
                 throw ValidationError("\(kind.name) promises nothing to check: \(kind.promise.summary)")
             }
         }
-        guard let records = Scale(parsing: scale)?.records, OptionBounds.crashScale.contains(records) else {
+        let records = scale.scale.records
+        guard OptionBounds.crashScale.contains(records) else {
             throw ValidationError("invalid --scale '\(scale)': use a record count from 1 to 10M such as 10k or 1M")
         }
         guard let rule = NewFileRule(rawValue: newFiles) else {

@@ -14,8 +14,8 @@ struct Keys: ParsableCommand {
     @Option(help: "A workload whose keys are drawn from the seed: \(keyedNames.joined(separator: ", ")).")
     var workload: String
 
-    @Option(parsing: .unconditional, help: "The scale in records: 10k, 1M, 1e6, 1000000.")
-    var scale: String
+    @Option(parsing: .unconditional, help: "The scale in records: 10k, 1M, 1e6, 1000000.", transform: ScaleOption.parse)
+    var scale: ScaleOption
 
     @Option(parsing: .unconditional, help: "Print only the first this many (default: every key the cell uses).")
     var count: Int?
@@ -34,16 +34,11 @@ struct Keys: ParsableCommand {
                 "'\(workload)' is not a workload whose keys are drawn from the seed; one of: "
                     + Self.keyedNames.joined(separator: ", "))
         }
-        guard Scale(parsing: scale) != nil else {
-            throw ValidationError("'\(scale)' is not a scale: write 10k, 1M, 1e6 or a whole number of records")
-        }
         if let count, count < 1 { throw ValidationError("--count must be at least 1, not \(count)") }
     }
 
     func run() {
-        guard let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload,
-            let records = Scale(parsing: scale)?.records
-        else { return }
-        print(keyed.keys(scale: records, seed: seed, count: count, summary: summary))
+        guard let keyed = WorkloadCatalog.workload(named: workload) as? any KeyedWorkload else { return }
+        print(keyed.keys(scale: scale.scale.records, seed: seed, count: count, summary: summary))
     }
 }

@@ -7,11 +7,11 @@ import StoreCatalog
 protocol MatrixDefaults {
     /// The workloads run when `--workloads` is not given.
     static var workloads: [String] { get }
-    static var scales: String { get }
+    static var scales: ScaleList { get }
     static var repetitions: Int { get }
     /// The fewest repetitions the command accepts, and why.
     static var minimumRepetitions: (count: Int, reason: String) { get }
-    static var timeBox: String { get }
+    static var timeBox: DurationOrNone { get }
     static var timeBoxHelp: String { get }
 }
 
@@ -31,14 +31,19 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
     @Option(help: "Comma-separated workloads (see `persistbench list`).")
     var workloads: String = Defaults.workloads.joined(separator: ",")
 
-    @Option(parsing: .unconditional, help: "Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.")
-    var scales: String = Defaults.scales
+    @Option(
+        parsing: .unconditional,
+        help: .typed("Comma-separated scales in records: 10k, 100k, 1M, 1e6, 1000000.", default: Defaults.scales),
+        transform: ScaleList.parse)
+    var scales: ScaleList = Defaults.scales
 
     @Option(parsing: .unconditional, help: "Repetitions of every cell.")
     var repetitions: Int = Defaults.repetitions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp(Defaults.timeBoxHelp, valueName: "duration"))
-    var timeBox: String = Defaults.timeBox
+    @Option(
+        parsing: .unconditional, help: .typed(Defaults.timeBoxHelp, default: Defaults.timeBox, valueName: "duration"),
+        transform: DurationOrNone.parse)
+    var timeBox: DurationOrNone = Defaults.timeBox
 
     /// The stores to run, in the order named.
     func storeKinds() throws -> [StoreKind] {
@@ -52,19 +57,6 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
 
     func workloadList() throws -> [any Workload] { try badInput { try StoreCatalog.workloads(named: workloads) } }
 
-    /// The scales, each once, in the order given.
-    func scaleList() throws -> [Scale] {
-        var parsed: [Scale] = []
-        for text in scales.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
-            guard let scale = Scale(parsing: text) else {
-                throw ValidationError(
-                    "invalid scale '\(text)': use a record count from 1 to 10^12 such as 10k, 1M, 1e6 or 1000000")
-            }
-            if !parsed.contains(scale) { parsed.append(scale) }
-        }
-        return parsed
-    }
-
     func repetitionCount() throws -> Int {
         let minimum = Defaults.minimumRepetitions
         guard repetitions >= minimum.count else {
@@ -77,19 +69,13 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
         return repetitions
     }
 
-    /// The time box in seconds; nil for `none`.
-    func timeBoxSeconds() throws -> Double? {
-        guard timeBox != "none" else { return nil }
-        return try duration(timeBox, "--time-box", "20s or 1m, or none")
-    }
-
     /// The matrix with every other setting at its default (`RunConfiguration.init(stores:workloads:scales:…)`).
     func matrix(counted: Bool = false) throws -> RunSession {
         let stores = try storeKinds()
         let workloads = try workloadList()
         let configuration = RunConfiguration(
-            stores: stores.map(\.name), workloads: workloads.map(\.name), scales: try scaleList(),
-            repetitions: try repetitionCount(), timeBoxSeconds: try timeBoxSeconds().flatMap { counted ? nil : $0 })
+            stores: stores.map(\.name), workloads: workloads.map(\.name), scales: scales.scales,
+            repetitions: try repetitionCount(), timeBoxSeconds: counted ? nil : timeBox.seconds)
         return RunSession(configuration: configuration, stores: stores, workloads: workloads)
     }
 }

@@ -70,7 +70,19 @@ struct PersistBench: ParsableCommand {
         default:
             guard exitCode(for: error) == .validationFailure else { return nil }
             let message = message(for: error)
-            return (2, "Error: " + (message.split(separator: "\n").first.map(String.init) ?? message))
+            return (2, "Error: " + reworded(message.split(separator: "\n").first.map(String.init) ?? message))
         }
+    }
+
+    /// The parser's line for a typed option's bad value ("The value 'x' is invalid for '--o <v>': reason", the
+    /// reason being its type's: `OptionValue`) in the form every other bad value takes: "invalid --o 'x': reason".
+    static func reworded(_ line: String) -> String {
+        let opening = "The value '"
+        guard line.hasPrefix(opening), let middle = line.range(of: "' is invalid for '"),
+            let end = line.range(of: "': ", range: middle.upperBound..<line.endIndex)
+        else { return line }
+        let value = line[opening.endIndex..<middle.lowerBound]
+        let option = line[middle.upperBound..<end.lowerBound].prefix { $0 != " " }
+        return "invalid \(option) '\(value)': " + line[end.upperBound...]
     }
 }

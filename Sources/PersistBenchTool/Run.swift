@@ -18,8 +18,9 @@ struct Run: ParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Run a single repetition of the cells at scales above this one (a sweep's largest scales): 1M.",
-            valueName: "scale"))
-    var singleRepetitionAbove: String?
+            valueName: "scale"),
+        transform: ScaleOption.parse)
+    var singleRepetitionAbove: ScaleOption?
 
     @Option(parsing: .unconditional, help: "Seed of the data set and key sequences.")
     var seed: UInt64 = RunConfiguration.defaultSeed
@@ -32,8 +33,9 @@ struct Run: ParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.")
-    var readers: String?
+        help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.",
+        transform: ReaderLevels.parse)
+    var readers: ReaderLevels?
 
     @Option(
         help: ArgumentHelp(
@@ -55,27 +57,37 @@ struct Run: ParsableCommand {
         ))
     var ignoreFreeSpace = false
 
-    @Option(parsing: .unconditional, help: "Wall-clock budget per cell process: 90s, 10m, 1h.")
-    var timeBudget: String = "10m"
+    @Option(
+        parsing: .unconditional,
+        help: .typed("Wall-clock budget per cell process: 90s, 10m, 1h.", default: RunDefaults.timeBudget),
+        transform: DurationOption.parse)
+    var timeBudget = RunDefaults.timeBudget
 
     // Longer than a cell's (`RunConfiguration.defaultFixtureTimeBudgetSeconds`).
     @Option(
         parsing: .unconditional,
-        help: "Wall-clock budget of a fixture's load (untimed setup, once per store, fixture and scale): 30m, 2h.")
-    var fixtureTimeBudget: String = "1h"
+        help: .typed(
+            "Wall-clock budget of a fixture's load (untimed setup, once per store, fixture and scale): 30m, 2h.",
+            default: RunDefaults.fixtureTimeBudget),
+        transform: DurationOption.parse)
+    var fixtureTimeBudget = RunDefaults.fixtureTimeBudget
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp(
+        help: .typed(
             "Under a time box, a workload judged against an app's budget (insert-each, page, search) does at least "
                 + "\(TimeBox.budgetSamples) steps (or all it has), so that its p99 rests on that many samples; a store "
                 + "that has not reached them after this long stops on its own time, with its own count, and does "
                 + "not lower the other stores': 20s, 1m.",
-            valueName: "duration"))
-    var floorTime = "\(Int(TimeBox.defaultFloorSeconds))s"
+            default: RunDefaults.floorTime, valueName: "duration"),
+        transform: DurationOption.parse)
+    var floorTime = RunDefaults.floorTime
 
-    @Option(parsing: .unconditional, help: "Resident-memory budget per cell process: 512MiB, 8GiB.")
-    var memoryBudget: String = "8GiB"
+    @Option(
+        parsing: .unconditional,
+        help: .typed("Resident-memory budget per cell process: 512MiB, 8GiB.", default: RunDefaults.memoryBudget),
+        transform: MemorySize.parse)
+    var memoryBudget = RunDefaults.memoryBudget
 
     @Option(
         parsing: .unconditional,
@@ -84,8 +96,9 @@ struct Run: ParsableCommand {
                 + "a mapped store pays for what the cap evicts, a heap-bound one is killed at it (DNF); swap is limited "
                 + "too. Unlike Apple's footprint limit, the cap charges clean file pages read. Each cell's files start "
                 + "out of the page cache (checked). 24MiB, 120MiB.",
-            valueName: "size"))
-    var memoryLimit: String?
+            valueName: "size"),
+        transform: MemorySize.parse)
+    var memoryLimit: MemorySize?
 
     @Flag(help: "Keep each store's files from the last repetition under OUT/stores/<store>/<workload>-<scale>/.")
     var keepStores = false
@@ -185,28 +198,16 @@ struct Run: ParsableCommand {
                 "--readers sets the reader threads of get-readers, page-readers and search-readers, and --workloads "
                     + "names none of them")
         }
-        configuration.readers = try readers.map { text in
-            try option(text, "--readers", "thread counts from 1 to 64 such as 1,2,4,8") { list in
-                let levels = list.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
-                return levels.allSatisfy({ (1...64).contains($0) }) ? levels : nil
-            }
-        }
-        configuration.timeBudgetSeconds = try duration(timeBudget, "--time-budget", "90s, 10m or 1h")
-        // Below what a cell's process holds before its store opens, every cell would be stopped at once.
-        configuration.memoryBudgetBytes = try option(
-            memoryBudget, "--memory-budget",
-            "a size from \(Quantity.formatBytes(MemoryCgroup.minimumLimitBytes)) such as 512MiB or 8GiB"
-        ) { text in Quantity.bytes(parsing: text).flatMap { $0 >= MemoryCgroup.minimumLimitBytes ? $0 : nil } }
-        configuration.fixtureTimeBudgetSeconds = try duration(fixtureTimeBudget, "--fixture-time-budget", "30m or 2h")
-        let floorSeconds = try duration(floorTime, "--floor-time", "20s or 1m")
-        if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorSeconds }
+        configuration.readers = readers?.levels
+        configuration.timeBudgetSeconds = timeBudget.seconds
+        configuration.memoryBudgetBytes = memoryBudget.bytes
+        configuration.fixtureTimeBudgetSeconds = fixtureTimeBudget.seconds
+        if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorTime.seconds }
         configuration.keepStores = keepStores
         configuration.counted = count ? true : nil
-        configuration.singleRepetitionAbove = try singleRepetitionAbove.map {
-            try option($0, "--single-repetition-above", "a record count such as 1M", Scale.init(parsing:))
-        }
-        configuration.memoryLimitBytes = try memoryLimit.map { text in
-            try badInput { try MemoryCgroup.limitBytes(option: text) }
+        configuration.singleRepetitionAbove = singleRepetitionAbove?.scale
+        configuration.memoryLimitBytes = try memoryLimit.map { size in
+            try badInput { try MemoryCgroup.limitBytes(size.bytes) }
         }
         if let recordShape = try badInput({ try RecordShape.named(shape) }) {
             let asked = self.matrix.workloads == RunDefaults.workloads.joined(separator: ",")
@@ -266,25 +267,17 @@ let replaceHelp = ArgumentHelp(
     "Replace the earlier run in --out: every file it wrote (results, reports, charts, kept stores) is removed "
         + "first. Without it, a --out holding a run is refused.")
 
-/// A duration option's seconds (`OptionBounds.durationSeconds`), or a ValidationError naming the option, its range
-/// and an `example`.
-func duration(_ text: String, _ name: String, _ example: String) throws -> Double {
-    try badInput { try OptionBounds.seconds(text, option: name, example: example) }
-}
-
-/// An option's `text` parsed by `parse`, or a ValidationError naming the option and an `example` of what it takes.
-func option<Value>(_ text: String, _ name: String, _ example: String, _ parse: (String) -> Value?) throws -> Value {
-    guard let value = parse(text) else { throw ValidationError("invalid \(name) '\(text)': use \(example)") }
-    return value
-}
-
 /// `run`'s defaults: the default matrix of one store of each strategy, at 10k and 100k.
 enum RunDefaults: MatrixDefaults {
     static let workloads = WorkloadCatalog.defaultMatrix.map(\.name)
-    static let scales = "10k,100k"
+    static let scales = ScaleList([Scale(records: 10_000), Scale(records: 100_000)])
     static let repetitions = RunConfiguration.defaultRepetitions
     static let minimumRepetitions = (count: 1, reason: "")
-    static let timeBox = "\(Int(TimeBox.defaultSeconds * 1000))ms"
+    static let timeBox = DurationOrNone(seconds: TimeBox.defaultSeconds)
+    static let timeBudget = DurationOption(seconds: RunConfiguration.defaultTimeBudgetSeconds)
+    static let fixtureTimeBudget = DurationOption(seconds: RunConfiguration.defaultFixtureTimeBudgetSeconds)
+    static let floorTime = DurationOption(seconds: TimeBox.defaultFloorSeconds)
+    static let memoryBudget = MemorySize(bytes: RunConfiguration.defaultMemoryBudgetBytes)
     static let timeBoxHelp =
         "Stop a cell's loop of steps (insert-each, get, get-warm, get-zipfian, get-batch, page, write-then-page, "
         + "search) once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "

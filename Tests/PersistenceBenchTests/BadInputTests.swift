@@ -11,7 +11,7 @@ import Testing
         arguments: [
             (
                 ["run", "--memory-limit", "1KiB"],
-                "invalid --memory-limit 1KiB: a cell's process needs more than 16.0 MiB"
+                "invalid --memory-limit '1KiB': a cell's process needs more than 16.0 MiB"
             ),
             (["run", "--resume", "/nonexistent-dir"], "cannot resume '/nonexistent-dir': no such directory"),
             (["run", "--time-box", "never", "--count"], "invalid --time-box 'never'"),
@@ -21,8 +21,8 @@ import Testing
 
             (["run", "--stores", "sqlite,nosuch"], "unknown store 'nosuch'"),
             (["run", "--workloads", "scan,teleport"], "unknown workload 'teleport'"),
-            (["run", "--scales", "10k,10q"], "invalid scale '10q'"),
-            (["run", "--scales", "0"], "invalid scale '0'"),
+            (["run", "--scales", "10k,10q"], "invalid --scales '10k,10q': '10q' is not one: use a record count"),
+            (["run", "--scales", "0"], "invalid --scales '0': use a record count"),
             (["run", "--repetitions", "0"], "invalid --repetitions 0"),
             (["run", "--time-budget", "soon"], "invalid --time-budget 'soon'"),
             (["run", "--memory-budget", "lots"], "invalid --memory-budget 'lots'"),
@@ -33,7 +33,7 @@ import Testing
             (["report", "/tmp", "--format", "md,pdf"], "unknown format 'pdf'"),
             (["frobnicate"], "Unexpected argument 'frobnicate'"),
             (["keys", "--workload", "insert", "--scale", "1k"], "'insert' is not a workload whose keys are drawn"),
-            (["keys", "--workload", "get-zipfian", "--scale", "lots"], "'lots' is not a scale"),
+            (["keys", "--workload", "get-zipfian", "--scale", "lots"], "invalid --scale 'lots': use a record count"),
             (["keys", "--workload", "ycsb-a", "--scale", "1k", "--count", "0"], "--count must be at least 1, not 0"),
             (["run", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
             (["crash", "--out", "/dev/null/x"], "cannot write to --out '/dev/null/x': Not a directory"),
@@ -61,7 +61,10 @@ import Testing
             ),
             (["run", "--shard", "3/2"], "invalid --shard '3/2': use K/N with 1 ≤ K ≤ N"),
             (["run", "--estimate-from", "results/ci-baseline"], "--estimate-from goes with --dry-run"),
-            (["run", "--memory-limit", "lots"], "invalid --memory-limit 'lots': use a size such as 24MiB or 120MiB"),
+            (
+                ["run", "--memory-limit", "lots"],
+                "invalid --memory-limit 'lots': use a size from 16.0 MiB such as 512MiB or 8GiB"
+            ),
             (
                 ["run", "--single-repetition-above", "big"],
                 "invalid --single-repetition-above 'big': use a record count"

@@ -12,17 +12,9 @@ package struct MemoryCgroup {
     /// measures anything.
     package static let minimumLimitBytes: Int64 = 16 << 20
 
-    /// `--memory-limit`: a size of at least `minimumLimitBytes`, on a machine that can set it; else bad input.
-    package static func limitBytes(option text: String) throws -> Int64 {
-        guard let bytes = Quantity.bytes(parsing: text) else {
-            throw BadInput("invalid --memory-limit '\(text)': use a size such as 24MiB or 120MiB")
-        }
-        guard bytes >= minimumLimitBytes else {
-            throw BadInput(
-                "invalid --memory-limit \(text): a cell's process needs more than "
-                    + "\(Quantity.formatBytes(minimumLimitBytes)) before its store opens (the Swift runtime, "
-                    + "Foundation and this harness), so every cell would be killed at it")
-        }
+    /// `--memory-limit`'s `bytes` (at least `minimumLimitBytes`, as the option's type checks), on a machine that can
+    /// set it; else bad input saying why it cannot.
+    package static func limitBytes(_ bytes: Int64) throws -> Int64 {
         if case .failure(let reason) = parent() { throw BadInput(reason.description) }
         return bytes
     }

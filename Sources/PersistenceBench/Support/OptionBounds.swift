@@ -24,14 +24,6 @@ package enum OptionBounds {
     /// `duration`'s range in words, for an error message.
     package static let durationRange = "from 1ms to 7 days (168h)"
 
-    /// A duration option's seconds, or `BadInput` naming `option`, the text and the range.
-    package static func seconds(_ text: String, option: String, example: String) throws -> Double {
-        guard let seconds = Quantity.seconds(parsing: text), durationSeconds.contains(seconds) else {
-            throw BadInput("invalid \(option) '\(text)': use a duration \(durationRange), such as \(example)")
-        }
-        return seconds
-    }
-
     /// `value` of `option`, or `BadInput` naming it and `range`.
     package static func count(_ value: Int, option: String, in range: ClosedRange<Int>, unit: String = "") throws {
         guard range.contains(value) else {
