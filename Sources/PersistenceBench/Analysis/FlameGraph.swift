@@ -1,5 +1,4 @@
 import Foundation
-import PersistenceBench
 
 /// A counted cell's instructions as a flame graph (SVG): one box per frame of its folded stacks (`CallGraph`), as
 /// wide as the instructions per operation it ran with everything it called, its callers below it.

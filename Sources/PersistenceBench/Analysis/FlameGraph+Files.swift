@@ -1,5 +1,4 @@
 import Foundation
-import PersistenceBench
 
 extension FlameGraph {
     /// Draws the flame graph of every cell of `results` whose folded stacks its run kept in `directory`'s flames/
