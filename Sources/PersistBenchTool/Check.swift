@@ -146,38 +146,35 @@ struct Check: ParsableCommand {
         let passed: Bool
         if !counters.isEmpty {
             // Several baselines are several matrices of one gate: their cells judged together.
-            var baselines: [RunResults] = []
-            var runs: [RunResults] = []
-            var directories: [Sides<URL>] = []
-            for (index, path) in counters.enumerated() {
-                let baseline = try RunResults.load(named: path)
-                baselines.append(baseline)
-                let output: URL
-                if current.isEmpty {
-                    output =
-                        counters.count == 1
-                        ? currentDirectory : currentDirectory.appendingPathComponent(Self.directoryName(path))
-                    runs.append(
+            let baselines = try counters.map { try RunResults.load(named: $0) }
+            let outputs =
+                !current.isEmpty
+                ? current.map(Self.runDirectory)
+                : counters.count == 1
+                    ? [currentDirectory]
+                    : counters.map { currentDirectory.appendingPathComponent(Self.directoryName($0)) }
+            let now =
+                current.isEmpty
+                ? try RunSession.countAgain(
+                    zip(baselines, counters).map { baseline, path in
                         try RunSession(recorded: baseline.configuration, of: "the baseline's matrix (\(path))")
-                            .count(output: output, jobs: Self.countingJobs))
-                } else {
-                    output = Self.runDirectory(current[index])
-                    runs.append(try RunResults.load(named: current[index]))
-                }
-                directories.append(Sides(base: Self.runDirectory(path), current: output))
-            }
+                    }, into: outputs, jobs: Self.countingJobs)
+                : try RunResults.joining(current.map { try RunResults.load(named: $0) })
             passed = try verdict.counters(
-                try RunResults.joining(runs), against: try RunResults.joining(baselines),
+                now, against: try RunResults.joining(baselines),
                 labels: Sides(
                     base: counters.joined(separator: ", "),
                     current: current.isEmpty ? out : current.joined(separator: ", ")),
-                betterExpected: betterExpected, runs: directories,
+                betterExpected: betterExpected,
+                runs: zip(counters, outputs).map { Sides(base: Self.runDirectory($0), current: $1) },
                 schedulingDependent: StoreCatalog.schedulingDependent)
         } else {
             let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
-            passed = try verdict.time(
-                try matrix.matrix(), executables: executables, labels: labels, output: URL(fileURLWithPath: out),
-                target: detect.ratio, budgetSeconds: powerTime.seconds)
+            let session = try matrix.matrix()
+            let check = try session.timeCheck(
+                executables: executables, output: URL(fileURLWithPath: out), target: detect.ratio,
+                budgetSeconds: powerTime.seconds)
+            passed = try verdict.time(check, labels: labels, repetitions: session.configuration.repetitions)
         }
         if !passed { throw ExitCode.failure }
     }

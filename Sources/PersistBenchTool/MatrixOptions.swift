@@ -76,7 +76,7 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
         let configuration = RunConfiguration(
             stores: stores.map(\.name), workloads: workloads.map(\.name), scales: scales.scales,
             repetitions: try repetitionCount(), timeBoxSeconds: counted ? nil : timeBox.seconds)
-        return RunSession(configuration: configuration, stores: stores, workloads: workloads)
+        return RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: ReportSink())
     }
 }
 
@@ -85,7 +85,7 @@ extension RunSession {
     /// a name this build does not have is bad input of `source`.
     init(recorded configuration: RunConfiguration, of source: String) throws {
         let (stores, workloads) = try badInput { try StoreCatalog.kinds(of: configuration, in: source) }
-        self.init(configuration: configuration, stores: stores, workloads: workloads)
+        self.init(configuration: configuration, stores: stores, workloads: workloads, sink: ReportSink())
     }
 }
 

@@ -55,7 +55,7 @@ struct Merge: ParsableCommand {
         print(
             "Merged \(merged.shards?.count ?? 0) shards, \(merged.cells.count) cells, from "
                 + Set((merged.shards ?? []).map(\.environment.hostname)).sorted().joined(separator: ", "))
-        RunSession.printOutcome(merged, output: output)
+        ReportSink().event(.finished(merged, output: output))
         if merged.failed(strict: false) { throw ExitCode.failure }
     }
 }

@@ -221,7 +221,8 @@ struct Run: ParsableCommand {
                 return workload
             }
             (configuration.workloads, configuration.shape) = (names, recordShape)
-            matrix = RunSession(configuration: configuration, stores: matrix.stores, workloads: workloads)
+            matrix = RunSession(
+                configuration: configuration, stores: matrix.stores, workloads: workloads, sink: matrix.sink)
         }
         let unsharded = configuration
         configuration.shard = try shard.map { text in try badInput { try Shard(option: text, of: unsharded) } }

@@ -9,16 +9,9 @@ package struct CheckVerdict {
 
     package init(summary: URL) { self.summary = summary }
 
-    /// The time check (`RunSession.timeCheck`) of `session`'s matrix, judged: true when nothing regressed.
-    package func time(
-        _ session: RunSession, executables: Sides<String>, labels: Sides<String>, output: URL, target: Double,
-        budgetSeconds: Double
-    ) throws -> Bool {
-        let check = try session.timeCheck(
-            executables: executables, output: output, target: target, budgetSeconds: budgetSeconds)
-        try publish(
-            TimeReport.render(
-                check, base: labels.base, current: labels.current, repetitions: session.configuration.repetitions))
+    /// A time check (`RunSession.timeCheck`) of `repetitions` a side, judged: true when nothing regressed.
+    package func time(_ check: TimeCheck, labels: Sides<String>, repetitions: Int) throws -> Bool {
+        try publish(TimeReport.render(check, base: labels.base, current: labels.current, repetitions: repetitions))
         for (round, comparison) in [("first round", check.first), ("timed again", check.confirmation)] {
             guard let comparison else { continue }
             print(

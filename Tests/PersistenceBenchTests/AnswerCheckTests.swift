@@ -81,10 +81,10 @@ import Testing
         let checks = DigestCheck.checks(of: [cell("sqlite", "scan"), cell("lmdb", "scan"), cell("sqlite", "get")])
         #expect(checks.map(\.compared) == [true, false])
         #expect(
-            RunSession.digestSummary(checks)
+            ReportSink.digestSummary(checks)
                 == "Digests agree: 1 (workload, scale) group compared across stores; 1 with one store's cells only, "
                 + "not compared (its repetitions agree with each other)")
-        #expect(RunSession.digestSummary([]) == "No digests compared: no cell finished")
+        #expect(ReportSink.digestSummary([]) == "No digests compared: no cell finished")
     }
 
     @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func badResultsFilesAndCommandsAreNamedInOneLine() throws {

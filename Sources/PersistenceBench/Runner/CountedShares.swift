@@ -13,24 +13,13 @@ package enum CountedShares {
         }
     }
 
-    /// What one share needs from the caller, made on the share's own thread.
-    package struct ShareIO {
-        package var observer: any RunObserver
-        package var save: (RunResults) throws -> Void
-
-        package init(observer: any RunObserver, save: @escaping (RunResults) throws -> Void) {
-            self.observer = observer
-            self.save = save
-        }
-    }
-
     /// Runs `configuration` (counted) in `jobs` shares and returns the joined run: its cells share by share, in each
-    /// share's order. `io` gives each share, by its directory, its observer and its writer.
+    /// share's order. `share` runs one share's configuration of its stores in its directory, on the share's thread.
     /// Throws, naming the share's stores, when a share's run stops.
     package static func run(
-        _ configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
-        environment: RunEnvironment, partsDirectory: URL, executable: String, jobs: Int,
-        io: @escaping @Sendable (URL) throws -> ShareIO
+        _ configuration: RunConfiguration, stores: [StoreKind], environment: RunEnvironment, jobs: Int,
+        partsDirectory: URL,
+        share run: @escaping @Sendable (RunConfiguration, [StoreKind], URL) throws -> RunResults
     ) throws -> RunResults {
         let started = Date()
         let shares = Self.shares(of: stores, jobs: jobs)
@@ -48,12 +37,7 @@ package enum CountedShares {
                 defer { group.leave() }
                 do {
                     try FileSystem.makeDirectory(directory)
-                    let shareIO = try io(directory)
-                    let runner = try Runner(
-                        configuration: share, stores: kinds, workloads: workloads, environment: environment,
-                        outputDirectory: directory, executable: executable, observer: shareIO.observer,
-                        save: shareIO.save)
-                    outcomes.set(index, .success(try runner.run()))
+                    outcomes.set(index, .success(try run(share, kinds, directory)))
                 } catch {
                     outcomes.set(
                         index,

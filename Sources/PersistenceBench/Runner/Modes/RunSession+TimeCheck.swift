@@ -1,7 +1,8 @@
 import Foundation
-import PersistenceBench
 
 extension RunSession {
+    // MARK: - The time check
+
     /// `check --base`: the matrix's cells of the two builds timed in turn (`Runner.interleaved`), each side written to
     /// `output`/base and `output`/current; then each store too noisy to catch a slowdown of `target` across its cells
     /// timed again with the repetitions it needs, within `budgetSeconds` for all and up to `TimeCheck.Power.rounds`
@@ -33,11 +34,10 @@ extension RunSession {
             for (store, repetitions) in extra {
                 guard let kind = stores.first(where: { $0.name == store }) else { continue }
                 let detectable = first.stores.first { $0.name == store }?.detectable ?? .infinity
-                print(
-                    "\(store): \(configuration.repetitions + added[store, default: 0]) repetitions could catch a "
-                        + "slowdown of ×\(TimeReport.ratio(detectable)) across its cells, not "
-                        + "×\(TimeReport.ratio(target)); timing it \(repetitions) more "
-                        + (repetitions == 1 ? "repetition" : "repetitions"))
+                sink.event(
+                    .timingAgainForPower(
+                        store: store, repetitions: configuration.repetitions + added[store, default: 0],
+                        detectable: detectable, target: target, adding: repetitions))
                 var more = configuration
                 more.stores = [store]
                 more.repetitions = repetitions
@@ -69,10 +69,9 @@ extension RunSession {
             var confirming = configuration
             confirming.stores = again
             confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
-            print(
-                "Found slower: " + first.slower.map(\.name).joined(separator: ", ")
-                    + "; timing \(again.joined(separator: ", ")) again, \(confirming.repetitions) repetitions each, "
-                    + "this build first")
+            sink.event(
+                .confirming(
+                    slower: first.slower.map(\.name), timedAgain: again, repetitions: confirming.repetitions))
             let confirmed = try timeRound(
                 confirming, stores: again.compactMap { name in stores.first { $0.name == name } },
                 executables: executables,
@@ -87,13 +86,11 @@ extension RunSession {
         _ configuration: RunConfiguration, stores: [StoreKind], executables: Sides<String>,
         first: Side, output: URL
     ) throws -> Sides<RunResults> {
-        let writers = Sides {
-            RunningReportWriter(directory: output.appendingPathComponent($0.rawValue))
-        }
+        let savers = Sides { sink.saver(into: output.appendingPathComponent($0.rawValue)) }
         return try Runner.interleaved(
             configuration: configuration, stores: stores, workloads: workloads,
-            environment: RunEnvironment.current(stores: stores, arguments: CommandLine.arguments),
-            executables: executables, first: first, outputDirectory: output, observer: ConsoleProgress(),
-            save: { side, results in try writers[side].write(results) })
+            environment: environment(stores, output: nil),
+            executables: executables, first: first, outputDirectory: output, observer: try sink.observer(log: nil),
+            save: { side, results in try savers[side](results) })
     }
 }
