@@ -70,7 +70,7 @@ import Testing
             runDirectory: directory.url,
             observer: SilentObserver())
         let cell = PlannedCell(store: kind, workload: workload, scale: Scale(records: 200), repetition: 1)
-        let (result, _) = try launcher.measure(cell, box: TimeBox(seconds: 1e30)) {}
+        let (result, _) = try launcher.measure(cell, box: TimeBox(seconds: 1e30), keep: nil) {}
         #expect(result.status == .dnf)
         let reason = try #require(result.reason)
         #expect(reason.contains("crashed with signal"), "\(reason)")
@@ -193,12 +193,4 @@ import Testing
         let report = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
         #expect(report.contains("**incomplete**"))
     }
-}
-
-/// An observer that shows nothing.
-private final class SilentObserver: RunObserver {
-    func fixtureStarted(store: String, fixture: String, scale: Scale) {}
-    func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {}
-    func progress(elapsedSeconds: Double, recordsDone: Int?) {}
-    func cellFinished(_ result: CellResult, index: Int, total: Int) {}
 }

@@ -148,3 +148,11 @@ func runTool(_ arguments: [String]) throws -> ToolRun {
     process.waitUntilExit()
     return ToolRun(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
 }
+
+/// An observer that shows nothing.
+final class SilentObserver: RunObserver {
+    func fixtureStarted(store: String, fixture: String, scale: Scale) {}
+    func cellStarted(_ cell: PlannedCell, index: Int, total: Int) {}
+    func progress(elapsedSeconds: Double, recordsDone: Int?) {}
+    func cellFinished(_ result: CellResult, index: Int, total: Int) {}
+}

@@ -4,7 +4,7 @@ import Foundation
 /// in a child of its own, copies it for every cell, starts the cell's child, watches it against the budgets and
 /// turns what it left into a result. `Runner` runs a matrix with one, or two builds' cells in turn with one
 /// each.
-final class CellLauncher {
+final class CellLauncher: CellMeasuring {
     private let executable: String
     private let configuration: RunConfiguration
     /// Scratch space of this launcher's children: fixtures, the cell's store, the job and report files.
@@ -57,7 +57,7 @@ final class CellLauncher {
     /// Runs `cell` on a fresh copy of its fixture (or in an empty directory) within `box`, calling `started` once
     /// the fixture is ready; its store's files are moved to `keep` afterwards, or removed. Returns its result and,
     /// if it outgrew a budget, why.
-    func measure(_ cell: PlannedCell, box: TimeBox, keep: URL? = nil, started: () -> Void) throws -> (
+    func measure(_ cell: PlannedCell, box: TimeBox, keep: URL?, started: () -> Void) throws -> (
         result: CellResult, overBudget: String?
     ) {
         let directory = cellDirectory

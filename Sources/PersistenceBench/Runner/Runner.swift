@@ -18,6 +18,17 @@ extension RunObserver {
     package func runProgress(elapsedSeconds: Double, remainingSeconds: Double?) {}
 }
 
+/// What the scheduler asks of a build's launcher: a cell measured within its time box (its store's files moved to
+/// `keep`, if given; `started` called once its fixture is ready), and the fixtures of a scale removed once the
+/// scheduler is done with them. `CellLauncher` runs each cell in a child process; a test's launcher answers in its
+/// own process, so that the scheduler's re-runs, lanes, budget skips and resumption are tested without children.
+package protocol CellMeasuring: AnyObject {
+    func measure(_ cell: PlannedCell, box: TimeBox, keep: URL?, started: () -> Void) throws -> (
+        result: CellResult, overBudget: String?
+    )
+    func removeFixtures() throws
+}
+
 /// Runs a matrix of cells, each in its own child process of a build of this tool, and collects their results: the
 /// one scheduler of every run mode. A run has one build; `check --base` two in turn (`interleaved`), each with
 /// its own launcher, fixtures and results. The plan (`RunPlan`) orders the cells; the scheduler's policies give
@@ -55,7 +66,7 @@ package final class Runner {
 
     private struct Lane {
         let side: Side
-        let launcher: CellLauncher
+        let launcher: any CellMeasuring
         var results: RunResults
         var skip = BudgetSkip()
     }
@@ -71,26 +82,36 @@ package final class Runner {
         save: @escaping (RunResults) throws -> Void
     ) throws {
         try self.init(
+            configuration: configuration, stores: stores, workloads: workloads, environment: environment,
+            outputDirectory: outputDirectory,
+            measuring: CellLauncher(
+                executable: executable, configuration: configuration,
+                workDirectory: outputDirectory.appendingPathComponent(OutputDirectory.scratchName),
+                runDirectory: outputDirectory, observer: observer),
+            observer: observer, save: save)
+    }
+
+    /// One build's run whose cells `launcher` measures: `CellLauncher` in child processes, or a test's own.
+    package convenience init(
+        configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
+        outputDirectory: URL, measuring launcher: any CellMeasuring, observer: any RunObserver,
+        save: @escaping (RunResults) throws -> Void
+    ) throws {
+        try self.init(
             plan: RunPlan(configuration, stores: stores, workloads: workloads), configuration: configuration,
             stores: stores, workloads: workloads, environment: environment, outputDirectory: outputDirectory,
-            executables: [.current: executable], observer: observer, save: { _, results in try save(results) })
+            launchers: [(.current, launcher)], observer: observer, save: { _, results in try save(results) })
     }
 
     private init(
         plan: RunPlan, configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload],
-        environment: RunEnvironment, outputDirectory: URL, executables: KeyValuePairs<Side, String>,
+        environment: RunEnvironment, outputDirectory: URL, launchers: [(Side, any CellMeasuring)],
         observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
     ) throws {
-        let work = outputDirectory.appendingPathComponent(OutputDirectory.scratchName)
         let startedAt = Date()
-        lanes = try executables.map { side, executable in
+        lanes = launchers.map { side, launcher in
             Lane(
-                side: side,
-                launcher: try CellLauncher(
-                    executable: executable, configuration: configuration,
-                    workDirectory: plan.interleaved ? work.appendingPathComponent(side.rawValue) : work,
-                    runDirectory: outputDirectory,
-                    observer: observer),
+                side: side, launcher: launcher,
                 results: RunResults(environment: environment, configuration: configuration, startedAt: startedAt))
         }
         self.plan = plan
@@ -117,11 +138,29 @@ package final class Runner {
         executables: Sides<String>, first: Side = .base, outputDirectory: URL, observer: any RunObserver,
         save: @escaping (Side, RunResults) throws -> Void
     ) throws -> Sides<RunResults> {
+        let work = outputDirectory.appendingPathComponent(OutputDirectory.scratchName)
+        let launchers = try Sides<any CellMeasuring> { side in
+            try CellLauncher(
+                executable: executables[side], configuration: configuration,
+                workDirectory: work.appendingPathComponent(side.rawValue), runDirectory: outputDirectory,
+                observer: observer)
+        }
+        return try interleaved(
+            configuration: configuration, stores: stores, workloads: workloads, environment: environment,
+            measuring: launchers, first: first, outputDirectory: outputDirectory, observer: observer, save: save)
+    }
+
+    /// Two builds' cells in turn, each side's measured by its launcher of `launchers`.
+    package static func interleaved(
+        configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], environment: RunEnvironment,
+        measuring launchers: Sides<any CellMeasuring>, first: Side = .base, outputDirectory: URL,
+        observer: any RunObserver, save: @escaping (Side, RunResults) throws -> Void
+    ) throws -> Sides<RunResults> {
         let runner = try Runner(
             plan: .interleaved(configuration, stores: stores, workloads: workloads, first: first),
             configuration: configuration, stores: stores, workloads: workloads, environment: environment,
-            outputDirectory: outputDirectory,
-            executables: [.base: executables.base, .current: executables.current], observer: observer, save: save)
+            outputDirectory: outputDirectory, launchers: [(.base, launchers.base), (.current, launchers.current)],
+            observer: observer, save: save)
         try runner.schedule()
         return Sides(base: runner.lanes[0].results, current: runner.lanes[1].results)
     }
@@ -138,8 +177,23 @@ package final class Runner {
         save: @escaping (RunResults) throws -> Void
     ) throws {
         try self.init(
+            resuming: interrupted, on: machine, stores: stores, workloads: workloads, outputDirectory: outputDirectory,
+            measuring: CellLauncher(
+                executable: executable, configuration: interrupted.configuration,
+                workDirectory: outputDirectory.appendingPathComponent(OutputDirectory.scratchName),
+                runDirectory: outputDirectory, observer: observer),
+            observer: observer, save: save)
+    }
+
+    /// The resumption of `interrupted` whose cells `launcher` measures.
+    package convenience init(
+        resuming interrupted: RunResults, on machine: RunEnvironment, stores: [StoreKind], workloads: [any Workload],
+        outputDirectory: URL, measuring launcher: any CellMeasuring, observer: any RunObserver,
+        save: @escaping (RunResults) throws -> Void
+    ) throws {
+        try self.init(
             configuration: interrupted.configuration, stores: stores, workloads: workloads,
-            environment: interrupted.environment, outputDirectory: outputDirectory, executable: executable,
+            environment: interrupted.environment, outputDirectory: outputDirectory, measuring: launcher,
             observer: observer, save: save)
         lanes[0].results.startedAt = interrupted.startedAt
         lanes[0].results.resumedOn = interrupted.resumedOn
