@@ -1,6 +1,8 @@
 import Foundation
 import PersistenceBench
 
+// MARK: - Declarations
+
 /// The published findings as data (`docs/findings.json`): each names the committed runs it rests on, the sentence
 /// around its figures, and each figure as a statistic of named cells. `persistbench findings` renders README's
 /// findings section and docs/findings.md's figure-by-figure part from them; `--check` renders them again from the
@@ -91,6 +93,8 @@ package struct FigureDeclaration: Codable, Sendable {
     package var unit: Unit?
     package var check: String?
 }
+
+// MARK: - Rendering
 
 /// What a figure renders to, and what it rests on (for docs/findings.md's detail).
 package struct RenderedFigure: Sendable, Equatable {
@@ -301,6 +305,8 @@ package struct FindingRenderer {
             basis: "\(run)/crash.json: `\(field)` of its \(summaries.count) stores' \(check) checks, summed")
     }
 
+    // MARK: - Reading a figure
+
     private func required(_ value: String?, _ name: String) throws -> String {
         guard let value, !value.isEmpty else { throw BenchError("needs a \(name)") }
         return value
@@ -323,6 +329,8 @@ package struct FindingRenderer {
         for key in path.split(separator: ".") { node = (node as? [String: Any])?[String(key)] }
         return (node as? NSNumber)?.doubleValue
     }
+
+    // MARK: - Text
 
     /// `10,000`, or `615–713` where the repetitions differ.
     static func span(_ counts: [Int]) -> String {

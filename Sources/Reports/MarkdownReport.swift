@@ -3,6 +3,8 @@ import PersistenceBench
 
 /// `report.md`: per workload a table of stores × scales, with the environment and the command on top.
 package enum MarkdownReport {
+    // MARK: - The report
+
     package static func render(_ results: RunResults) -> String {
         let scales = orderedUnique(results.cells.map(\.scale)).sorted()
         let stores = results.stores
@@ -43,6 +45,8 @@ package enum MarkdownReport {
         }
         return out
     }
+
+    // MARK: - A workload's section
 
     /// One workload's section: what it times, its key spread, its charts, its stores × scales tables, and the
     /// tables it declares (`Workload.report`).
@@ -176,6 +180,8 @@ package enum MarkdownReport {
         "| `\(store)` |" + entries.map { " \($0) |" }.joined()
     }
 
+    // MARK: - Memory and disk
+
     /// Per store and scale, the resident memory a store needs per record, as a chart.
     private static func peakMemorySection(_ results: RunResults) -> [String] {
         guard results.cells.contains(where: { ($0.metrics?.resources.rssGrowthBytes ?? 0) > 0 }) else { return [] }
@@ -227,6 +233,8 @@ package enum MarkdownReport {
         }
     }
 
+    // MARK: - Notes
+
     /// Under a workload's table: each store's time per operation beside the harness floor's (`memory`), and the
     /// share of a changing workload's time that its checkpoint took (`settleSeconds`), where there is one.
     private static func notes(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
@@ -275,6 +283,8 @@ package enum MarkdownReport {
         }
         return out
     }
+
+    // MARK: - Tables and cells
 
     /// A table with one row per store and one column per scale: `entry` of the store's cells at that scale, or "–"
     /// where it gives none.

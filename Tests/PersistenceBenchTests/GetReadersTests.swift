@@ -8,7 +8,7 @@ import Testing
 @Suite struct GetReadersTests {
     /// Every store with readers on other threads: each level's figures are recorded, every read and commit counted,
     /// and the digest (every thread's answers, then the store after every commit) is the generator's.
-    @Test(arguments: ["sqlite", "grdb", "grdb+queue", "orm", "lmdb", "packed", "json", "memory"])
+    @Test(arguments: storeNames(running: ReadersWorkload(.get), adding: ["grdb+queue"]))
     func everyLevelIsMeasuredAloneAndBesideTheWriter(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
@@ -65,7 +65,10 @@ import Testing
     /// Pages and keystrokes on K readers, for every store with readers on other threads: every pass answers as the
     /// first (the writer's items are on no reader's page and match no typed text), and the digest holds each thread's
     /// answers, computed here from the generator, then the store's items with the writer's.
-    @Test(arguments: ["sqlite", "grdb", "grdb+queue", "orm", "lmdb", "packed", "json", "memory"])
+    @Test(
+        arguments: storeNames(running: ReadersWorkload(.page), adding: ["grdb+queue"]) {
+            ReadersWorkload(.search).applies(to: $0)
+        })
     func pagesAndKeystrokesAnswerAloneAsBesideTheWriter(store name: String) throws {
         let kind = try storeKind(name)
         let scale = 300

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PinnedReaderTests {
     /// Every store whose reader can pin a snapshot: the reader answers from its snapshot after the import, the sizes
     /// are recorded, and what the snapshot held back is let go by the settle (the SQLite stores' WAL truncated).
-    @Test(arguments: ["sqlite", "grdb", "lmdb", "packed"])
+    @Test(arguments: storeNames(running: PinnedReaderWorkload()))
     func theSnapshotHoldsAndItsFilesAreRecorded(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
@@ -39,7 +39,10 @@ import Testing
     /// log back and starting it over, so the log holds every page of the whole import. Unpinned, SQLite's automatic
     /// checkpoint starts it over every 1,000 pages (4 MiB); the import here writes more than twice that, so a
     /// snapshot released early (or one that only copied its answers) leaves the log far smaller than the import.
-    @Test(arguments: ["sqlite", "grdb"])
+    @Test(
+        arguments: storeNames(running: PinnedReaderWorkload()) {
+            $0.engine().hasPrefix("SQLite") || $0.engine().hasPrefix("GRDB")
+        })
     func aPinnedSnapshotKeepsTheWholeImportInTheLog(store name: String) throws {
         let directory = try TemporaryDirectory()
         let scale = 50_000

@@ -6,8 +6,9 @@ import Testing
 
 /// The stores that answer records of a shape (`run --shape`).
 let recordStoreNames = allStoreKinds.filter { $0.type is any RecordStore.Type }.map(\.name)
-/// One store of each strategy, and the file variants.
-let recordStrategyNames = ["sqlite", "sqlite+files", "grdb", "orm", "orm+external", "lmdb", "packed", "json", "memory"]
+/// One store of each strategy that answers records, and the variants that keep blobs as files.
+let recordStrategyNames = storeNames(
+    running: ShapedWorkload(.scan, shape: everyTypeShape), adding: ["sqlite+files", "orm+external"])
 
 /// A shape of every field type, a bool filter and a date sort, with sizes small enough for a test.
 let everyTypeShape = RecordShape(

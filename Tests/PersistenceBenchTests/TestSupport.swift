@@ -27,6 +27,17 @@ let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentR
 /// The stores `persistbench crash` checks: an integrity check and a promise to keep.
 let crashCheckedStoreNames = allStoreKinds.filter(\.isCrashChecked).map(\.name)
 
+/// The stores a suite runs `workload` on, chosen by capability: each store of the default set (one of each
+/// strategy) that runs it, then each of `variants` (named for a mechanism the suite checks) that runs it, less those
+/// `matching` rules out. A store added to the catalogue is tested by every suite whose workload it runs.
+func storeNames(
+    running workload: any Workload, adding variants: [String] = [], matching keep: (StoreKind) -> Bool = { _ in true }
+) -> [String] {
+    let defaults = (try? StoreCatalog.stores(named: StoreSet.default.rawValue)) ?? []
+    let named = variants.compactMap { name in allStoreKinds.first { $0.name == name } }
+    return (defaults + named).filter { workload.applies(to: $0) && keep($0) }.map(\.name)
+}
+
 func storeKind(_ name: String) throws -> StoreKind {
     guard let kind = allStoreKinds.first(where: { $0.name == name }) else { throw BenchError("no store \(name)") }
     return kind

@@ -8,7 +8,7 @@ import Testing
     /// Every default store and `grdb+queue`: a store that counts its lock waits lets the second process in, and
     /// every commit of both processes is there after a reopen; any other refuses the second open with its lock, and
     /// the app's commits are all there. The digest (the app's lookups and commits) is the generator's either way.
-    @Test(arguments: ["sqlite", "grdb", "grdb+queue", "orm", "lmdb", "packed", "json", "memory"])
+    @Test(arguments: storeNames(running: TwoProcessesWorkload(), adding: ["grdb+queue"]))
     func theSecondProcessLosesNothingOrIsRefused(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)
@@ -45,7 +45,10 @@ import Testing
 
     /// A store that one process at a time may write refuses a second open, in this process too, until the first
     /// closes.
-    @Test(arguments: ["packed", "packed+nosync", "json", "plist", "memory"])
+    @Test(
+        arguments: storeNames(running: TwoProcessesWorkload(), adding: ["packed+nosync", "plist"]) {
+            !($0.type is any LockWaitCountingStore.Type)
+        })
     func aSecondOpenIsRefusedUntilTheFirstCloses(store name: String) throws {
         let directory = try TemporaryDirectory()
         let kind = try storeKind(name)

@@ -5,6 +5,8 @@ import SQLiteSupport
 
 // Saving: one transaction of every change, its delete rules, validation, upserts and optimistic locking.
 extension ModelContext {
+    // MARK: - Saving
+
     /// Writes every change in one transaction: applies delete rules, validates, allocates primary keys in
     /// `Z_PRIMARYKEY`, then one `DELETE`, `INSERT` or `UPDATE` per object, each `UPDATE` and `DELETE` checking
     /// the row's `Z_OPT` (optimistic locking); then updates the row cache.
@@ -145,6 +147,8 @@ extension ModelContext {
         }
     }
 
+    // MARK: - Validation and keys
+
     private func validate() throws {
         for objects in [inserted, updated] {
             for object in objects where !object.isDeleted {
@@ -199,6 +203,8 @@ extension ModelContext {
             position += 1
         }
     }
+
+    // MARK: - Writing rows
 
     private func writeInsert(_ object: ManagedObject) throws {
         let entity = object.entity
@@ -264,6 +270,8 @@ extension ModelContext {
             throw ORMError.optimisticLockingFailure(object.persistentModelID.description)
         }
     }
+
+    // MARK: - After the save
 
     /// After the commit: saved objects join the identity map and the row cache (an upserted one with its row's
     /// new version), changed rows' snapshots take the new values and version, deleted objects leave the context.

@@ -1,5 +1,7 @@
 import Foundation
 
+// MARK: - The call graph
+
 /// A counted region's instructions by function and call, read from callgrind's dump, folded into stacks for a
 /// flame graph.
 ///
@@ -191,6 +193,8 @@ package struct CallGraph: Sendable {
         return parts
     }
 
+    // MARK: - Folded stacks
+
     /// The region's stacks ("root;caller;callee") with the instructions each ran itself; a call or an inlined
     /// frame that ran less than `minimumShare` of the region's instructions is drawn as part of its caller (0.5 %: a
     /// cell's stacks in about 10 KB, which a committed baseline keeps for a later check's differential graphs), at
@@ -254,6 +258,8 @@ package struct CallGraph: Sendable {
         return stacks
     }
 }
+
+// MARK: - Their text
 
 /// Folded stacks as text: the frames' names once each, then the stacks as a tree, a line per frame: the line of the
 /// frame it was called from ("-" for a root), its name's number and the instructions it ran itself ("12 4 1234").
@@ -326,6 +332,8 @@ package enum FoldedStacks {
         return stacks
     }
 }
+
+// MARK: - Their files
 
 /// Where a counted run keeps each cell's folded stacks and flame graphs: `flames/` in its output directory, one file
 /// per cell named by store, workload, scale and repetition ("sqlite-get-2000-1.stacks").

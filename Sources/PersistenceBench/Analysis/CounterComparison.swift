@@ -1,10 +1,14 @@
 import Foundation
 
+// MARK: - The comparison
+
 /// A counted run (`run --count`) judged against a counted baseline, cell by cell, store by store and over every
 /// cell together, on what no machine changes: instructions, allocations, flushes and writes per operation, bytes
 /// on disk and digests. The same binary counts the same on any host but for glibc's CPU-specific string
 /// routines, so its bands are narrow: `Bands.measured` says where each comes from.
 package struct CounterComparison: Codable, Sendable {
+    // MARK: - Bands
+
     /// How far each counter may move before it is a change.
     package struct Bands: Codable, Sendable, Equatable {
         /// A cell's instructions per operation inside this factor either way are "same".
@@ -46,6 +50,8 @@ package struct CounterComparison: Codable, Sendable {
         package var spreadRepetitions = 3
         /// How far beyond its measured range, as a fraction of that range, a counter may move each way.
         package var spreadMargin = 0.5
+
+        // MARK: - Judging two counted runs
 
         package init(
             cellInstructions: Double, storeInstructions: Double, allocationsPerOperation: Double, writes: Double
@@ -94,6 +100,8 @@ package struct CounterComparison: Codable, Sendable {
                 + (perFlush.map { String(format: " (and %g a flush)", $0) } ?? "")
         }
     }
+
+    // MARK: - Its parts
 
     /// One counter of one cell: medians over the repetitions of each run.
     package struct Change: Codable, Sendable {
@@ -351,6 +359,8 @@ package struct CounterComparison: Codable, Sendable {
             store: key.store, workload: key.workload, scale: key.scale, changes: changes,
             instructionRatio: instructions)
     }
+
+    // MARK: - Verdicts
 
     /// More is worse, less is better, with no band: a count the same code on the same data repeats exactly.
     static func strict(_ was: Double, _ now: Double) -> Verdict {

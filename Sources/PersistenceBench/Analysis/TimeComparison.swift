@@ -16,6 +16,8 @@ package struct TimeComparison: Codable, Sendable {
         "observe",
     ]
 
+    // MARK: - Its parts
+
     /// When a change is a change.
     package struct Rule: Codable, Sendable, Equatable {
         /// A cell is slower (or faster) only when the test's p is at most this…
@@ -137,6 +139,8 @@ package struct TimeComparison: Codable, Sendable {
             }
     }
 
+    // MARK: - Judging two runs
+
     package init(base: RunResults, current: RunResults, rule: Rule = .standard) throws {
         guard base.configuration.seed == current.configuration.seed else {
             throw BenchError("the two sides used different seeds: their data and digests are not comparable")
@@ -242,6 +246,8 @@ package struct TimeComparison: Codable, Sendable {
             verdict: verdict,
             detectable: detectable(ratio: ratio, low: interval.lowerBound, effect: rule.aggregateEffect))
     }
+
+    // MARK: - Power
 
     /// The minimum detectable effect of a ratio judged by an interval: the smallest slowdown that, with the noise
     /// this round showed (the interval's reach below its ratio, `ratio ÷ low`), would put the interval's lower end

@@ -1,3 +1,5 @@
+// MARK: - The plan
+
 /// The seeded transactions the crash checks write, and the state a store must hold after any number of them.
 ///
 /// The store starts as the `get` fixture (items 1…scale). Transaction `t` is an insert of new items (ids after
@@ -193,6 +195,8 @@ package struct CrashPlan: Sendable {
         }
     }
 
+    // MARK: - Applying a transaction
+
     /// Applies a transaction as one commit of `store`: of its items, or of its table of the plan's shape.
     package func apply(_ transaction: Transaction, to store: any Store) throws {
         if let shape {
@@ -220,6 +224,8 @@ package struct CrashPlan: Sendable {
         }
     }
 }
+
+// MARK: - The verdict
 
 /// What a reopened store holds, against the plan.
 package struct CrashVerdict: Codable, Sendable, Equatable {

@@ -1,5 +1,7 @@
 import Foundation
 
+// MARK: - The recorded writes
+
 /// The changes a writer made to a store's files, in call order, as libWriteRecorder logged them
 /// (`Sources/CWriteRecorder/recorder.c` has the format), with the writer's commit reports among them.
 package struct WriteLog {
@@ -105,6 +107,8 @@ package struct WriteLog {
     }
 
 }
+
+// MARK: - What a power cut leaves
 
 /// When a new name (a created file or directory, a rename) survives a power cut.
 package enum NewFileRule: String, Codable, Sendable {
@@ -241,6 +245,8 @@ struct CrashStates {
         case prefixes
     }
 
+    // MARK: - Crash states
+
     /// Seeded crash states, at most `limit`: cuts just before every flush (the most pending), just after every
     /// commit report, and at the end; at each, the subsets of the pending pieces `family` names. Only the cuts in
     /// `within`, when given.
@@ -295,6 +301,8 @@ struct CrashStates {
         }
         return indices.prefix(limit).sorted().map { candidates[$0] }
     }
+
+    // MARK: - Writing a state
 
     /// Builds `state` in `directory`, a copy of the store as it was before the writer started.
     func materialize(_ state: State, in directory: URL) throws {

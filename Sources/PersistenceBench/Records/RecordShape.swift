@@ -1,5 +1,7 @@
 import Foundation
 
+// MARK: - The shape
+
 /// The record a run stores when it is not `Item` (`run --shape`): its fields, which are indexed, and the field a
 /// `page` filters on and the one it sorts by. `docs/shapes.md` gives the JSON form and the presets.
 ///
@@ -68,6 +70,8 @@ public struct RecordShape: Codable, Equatable, Sendable {
     }
 }
 
+// MARK: - Fields
+
 /// One field of a `RecordShape`.
 public struct RecordField: Codable, Equatable, Sendable {
     public var name: String
@@ -117,6 +121,8 @@ public enum SizeDistribution: String, Codable, Sendable, CaseIterable {
     /// Every factor of the bounds' span equally likely: as many records of 10–100 KB as of 100 KB–1 MB.
     case logUniform = "log-uniform"
 }
+
+// MARK: - Size classes
 
 /// The size classes of a shape's payload field (`RecordShape.payloadIndex`), for breaking a lookup's or a write's
 /// latency down by size: the quartiles of the field's own length distribution, so that each class holds about a
@@ -187,6 +193,8 @@ package struct SizeClasses: Equatable, Sendable {
 }
 
 extension RecordShape {
+    // MARK: - Presets and files
+
     /// `--shape NAME` for a preset, or a path to a JSON shape file; nil for `item`, the default (`Item`'s own
     /// workloads, every existing run as it was).
     ///

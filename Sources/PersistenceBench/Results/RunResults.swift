@@ -1,5 +1,7 @@
 import Foundation
 
+// MARK: - The run
+
 /// Everything a run produced: written to results.json after every cell, read back by `persistbench report`.
 package struct RunResults: Codable, Equatable, Sendable {
     /// Bumped whenever a field changes meaning or disappears; readers should check it.
@@ -53,6 +55,8 @@ package struct RunResults: Codable, Equatable, Sendable {
         digestChecks.contains { !$0.agreed } || cells.contains { $0.status == .error }
             || (strict && cells.contains { $0.status == .dnf })
     }
+
+    // MARK: - Reading
 
     /// Reads the results a command names: `path` is a run's directory or its results.json; every failure is bad
     /// input.
@@ -128,6 +132,8 @@ package struct RunResults: Codable, Equatable, Sendable {
         }
     }
 
+    // MARK: - Writing
+
     package func jsonData() throws -> Data { try Self.encoder.encode(self) }
 
     private static let decoder: JSONDecoder = {
@@ -180,6 +186,8 @@ package struct RunResults: Codable, Equatable, Sendable {
         try c.encodeIfPresent(answerDifferences, forKey: .answerDifferences)
     }
 }
+
+// MARK: - Writing after every cell
 
 /// Encodes a running matrix's results.json after every cell, each cell once: the bytes `RunResults.jsonData()`
 /// gives, without encoding again the cells that did not change. Encoding the whole run after every cell grows with
@@ -240,6 +248,8 @@ package struct IncrementalResultsEncoder {
         return out
     }
 }
+
+// MARK: - The digest check
 
 /// Whether every finished cell of one (workload, scale) read the same answers.
 package struct DigestCheck: Codable, Equatable, Sendable {

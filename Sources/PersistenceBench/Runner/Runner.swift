@@ -1,5 +1,7 @@
 import Foundation
 
+// MARK: - What the scheduler reports and asks
+
 /// Told what the runner is doing, for a progress display.
 package protocol RunObserver: AnyObject {
     /// A fixture (untimed setup shared by the cells of a store and scale) starts loading.
@@ -28,6 +30,8 @@ package protocol CellMeasuring: AnyObject {
     )
     func removeFixtures() throws
 }
+
+// MARK: - The scheduler
 
 /// Runs a matrix of cells, each in its own child process of a build of this tool, and collects their results: the
 /// one scheduler of every run mode. A run has one build; `check --base` two in turn (`interleaved`), each with
@@ -70,6 +74,8 @@ package final class Runner {
         var results: RunResults
         var skip = BudgetSkip()
     }
+
+    // MARK: - Building a run
 
     /// One build's run.
     /// - Parameters:
@@ -227,6 +233,8 @@ package final class Runner {
         return results
     }
 
+    // MARK: - Scheduling
+
     /// Runs every cell of a one-build run and returns the results (also passed to `save`).
     package func run() throws -> RunResults {
         try schedule()
@@ -317,6 +325,8 @@ package final class Runner {
             observer.cellFinished(again, index: index, total: total)
         }
     }
+
+    // MARK: - One cell
 
     private func run(_ cell: PlannedCell, on lane: Int, index: Int, total: Int, box: TimeBox) throws -> CellResult {
         var result = try runOnThisMachine(cell, on: lane, index: index, total: total, box: box)

@@ -2,6 +2,8 @@ import Foundation
 
 /// File helpers shared by the stores and the runner.
 public enum FileSystem {
+    // MARK: - Sizes
+
     /// The sum of the logical sizes of the regular files under `directory`.
     package static func logicalSize(of directory: URL) throws -> Int64 {
         try regularFiles(under: directory).reduce(0) { total, file in
@@ -29,6 +31,8 @@ public enum FileSystem {
         }
         return sizes
     }
+
+    // MARK: - Creating, writing and removing
 
     /// Creates `directory` and its parents if missing.
     public static func makeDirectory(_ directory: URL) throws {
@@ -120,6 +124,8 @@ extension FileSystem {
         try syncDirectory(url.deletingLastPathComponent())
     }
 
+    // MARK: - Copying a fixture into a cell
+
     /// Copies a fixture's directory for one cell, flushing each copied file, then drops the source from the page
     /// cache.
     ///
@@ -200,6 +206,8 @@ extension FileSystem {
         }
     }
 
+    // MARK: - The page cache
+
     /// Drops every file under `directory` from the page cache: flushed first, then `posix_fadvise(DONTNEED)`,
     /// which any process may ask for a file it can open, root or not. Advice: pages another process maps stay.
     package static func dropFromPageCache(_ directory: URL) throws {
@@ -272,6 +280,8 @@ extension FileSystem {
 
 /// The core's error: a message that names what failed.
 extension FileSystem {
+    // MARK: - Errors and reports
+
     /// Writes a child process's JSON report for its parent. If that fails (a full disk), says so on standard error
     /// and returns false.
     package static func writeReport(_ report: some Encodable, to path: String) -> Bool {

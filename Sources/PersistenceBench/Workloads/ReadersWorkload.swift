@@ -1,5 +1,7 @@
 import Foundation
 
+// MARK: - The workload
+
 /// `get-readers`, `page-readers` and `search-readers`: an app's reads on K threads at once, alone and while the
 /// store's own thread commits.
 ///
@@ -75,6 +77,8 @@ package struct ReadersWorkload: ItemWorkload {
 
     package var capability: StoreCapability { .concurrentReads }
 
+    // MARK: - Its questions and writes
+
     /// Lookups per reader thread in a pass of its keys (`get-readers`).
     package static func count(scale: Int) -> Int { max(1, min(scale, 1_000)) }
 
@@ -149,6 +153,8 @@ package struct ReadersWorkload: ItemWorkload {
         item.title = "~" + String(id, radix: 2).map { $0 == "0" ? "~" : "_" }.joined()
         return item
     }
+
+    // MARK: - The timed phase
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ConcurrentReadStore else {
@@ -267,6 +273,8 @@ package struct ReadersWorkload: ItemWorkload {
                     levels: levels)))
     }
 }
+
+// MARK: - Its figures
 
 /// What `get-readers` measured besides its timed commits: per level of readers, the reads alone and beside the
 /// writer, and the writer beside them.
