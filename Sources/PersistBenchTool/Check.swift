@@ -96,9 +96,6 @@ struct Check: ParsableCommand {
                 guard base.configuration.counted == true else {
                     throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
                 }
-                if current.isEmpty {
-                    _ = try RunSession(recorded: base.configuration, of: "the baseline's matrix (\(counters))")
-                }
             }
         } else {
             guard current.isEmpty else { throw ValidationError("--current goes with --counters, not --base") }
@@ -106,7 +103,6 @@ struct Check: ParsableCommand {
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
                 throw ValidationError("--base-tool \(baseTool) is not an executable")
             }
-            _ = try matrix.matrix()
         }
     }
 
@@ -134,6 +130,15 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
+        // The names resolved once, before --out is claimed: a baseline's matrix or a --base matrix this build cannot
+        // run is bad input that writes nothing.
+        let baselines = try counters.map { try RunResults.load(named: $0) }
+        let recounted =
+            current.isEmpty
+            ? try zip(baselines, counters).map { baseline, path in
+                try RunSession(recorded: baseline.configuration, of: "the baseline's matrix (\(path))")
+            } : []
+        let timed = counters.isEmpty ? try matrix.matrix() : nil
         let claim =
             current.isEmpty
             ? try OutputDirectory(
@@ -144,9 +149,14 @@ struct Check: ParsableCommand {
         try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
         let verdict = CheckVerdict(summary: summaryURL)
         let passed: Bool
-        if !counters.isEmpty {
+        if let timed {
+            let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
+            let check = try timed.timeCheck(
+                executables: executables, output: URL(fileURLWithPath: out), target: detect.ratio,
+                budgetSeconds: powerTime.seconds)
+            passed = try verdict.time(check, labels: labels, repetitions: timed.configuration.repetitions)
+        } else {
             // Several baselines are several matrices of one gate: their cells judged together.
-            let baselines = try counters.map { try RunResults.load(named: $0) }
             let outputs =
                 !current.isEmpty
                 ? current.map(Self.runDirectory)
@@ -155,10 +165,7 @@ struct Check: ParsableCommand {
                     : counters.map { currentDirectory.appendingPathComponent(Self.directoryName($0)) }
             let now =
                 current.isEmpty
-                ? try RunSession.countAgain(
-                    zip(baselines, counters).map { baseline, path in
-                        try RunSession(recorded: baseline.configuration, of: "the baseline's matrix (\(path))")
-                    }, into: outputs, jobs: Self.countingJobs)
+                ? try RunSession.countAgain(recounted, into: outputs, jobs: Self.countingJobs)
                 : try RunResults.joining(current.map { try RunResults.load(named: $0) })
             passed = try verdict.counters(
                 now, against: try RunResults.joining(baselines),
@@ -168,13 +175,6 @@ struct Check: ParsableCommand {
                 betterExpected: betterExpected,
                 runs: zip(counters, outputs).map { Sides(base: Self.runDirectory($0), current: $1) },
                 schedulingDependent: StoreCatalog.schedulingDependent)
-        } else {
-            let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
-            let session = try matrix.matrix()
-            let check = try session.timeCheck(
-                executables: executables, output: URL(fileURLWithPath: out), target: detect.ratio,
-                budgetSeconds: powerTime.seconds)
-            passed = try verdict.time(check, labels: labels, repetitions: session.configuration.repetitions)
         }
         if !passed { throw ExitCode.failure }
     }

@@ -145,7 +145,6 @@ struct Run: ParsableCommand {
 
     func validate() throws {
         if resume != nil { try refuseMatrixOptions() }
-        _ = try parsedMatrix()
         guard estimateFrom.isEmpty || dryRun else { throw ValidationError("--estimate-from goes with --dry-run") }
         for source in estimateFrom { _ = try badInput { try RunResults.load(named: source) } }
     }
