@@ -285,19 +285,7 @@ package final class Runner {
                     for lane in lanes { try lane.launcher.removeFixtures() }
                 }
             } catch {
-                // The run itself failed (its disk is full, its directory went away): free the scratch space and
-                // say what is kept, rather than a bare system error.
-                try? FileSystem.remove(workDirectory)
-                let finished = lanes.map(\.results.cells.count).reduce(0, +)
-                let kept =
-                    self.plan.interleaved
-                    ? "The \(finished) finished cells of both builds are in \(outputDirectory.path)/base and current; "
-                        + "a time check runs again whole"
-                    : "The \(finished) finished cells are in \(outputDirectory.path)/results.json; "
-                        + "`persistbench run --resume \(outputDirectory.path)` continues the run"
-                throw BenchError(
-                    "the run stopped at cell \(offset + 1) of \(plan.count) (\(cell.store.name) \(cell.workload.name) "
-                        + "\(cell.scale)): \(FileSystem.describe(error)). \(kept)")
+                throw stopped(at: offset + 1, of: plan.count, cell: cell, by: error)
             }
         }
         for lane in lanes.indices {
@@ -305,6 +293,22 @@ package final class Runner {
             try save(lanes[lane].side, lanes[lane].results)
         }
         try FileSystem.remove(workDirectory)
+    }
+
+    /// The run itself failed (its disk is full, its directory went away) at cell `index` of `total`: the scratch space
+    /// freed, and what is kept said, rather than a bare system error.
+    private func stopped(at index: Int, of total: Int, cell: PlannedCell, by error: any Error) -> BenchError {
+        try? FileSystem.remove(workDirectory)
+        let finished = lanes.map(\.results.cells.count).reduce(0, +)
+        let kept =
+            plan.interleaved
+            ? "The \(finished) finished cells of both builds are in \(outputDirectory.path)/base and current; "
+                + "a time check runs again whole"
+            : "The \(finished) finished cells are in \(outputDirectory.path)/results.json; "
+                + "`persistbench run --resume \(outputDirectory.path)` continues the run"
+        return BenchError(
+            "the run stopped at cell \(index) of \(total) (\(cell.store.name) \(cell.workload.name) \(cell.scale)): "
+                + "\(FileSystem.describe(error)). \(kept)")
     }
 
     /// Once every first-repetition cell of a (workload, scale) has run, runs again on exactly the group's count of

@@ -20,7 +20,34 @@ extension RunSession {
             secondsPerRepetition[cell.store, default: 0] +=
                 (cell.runSeconds ?? 0) / Double(max(configuration.repetitions, 1))
         }
-        // Up to three power rounds: a round's own repetitions may show more noise than the first's did.
+        let (first, added) = try powerRounds(
+            after: round, judged: firstRound, secondsPerRepetition: secondsPerRepetition, executables: executables,
+            output: output, target: target, budgetSeconds: budgetSeconds)
+        let power = TimeCheck.Power(
+            target: target, budgetSeconds: budgetSeconds,
+            stores: first.stores.map { summary in
+                let before = firstRound.stores.first { $0.name == summary.name }?.detectable ?? .infinity
+                return TimeCheck.Power.Store(
+                    name: summary.name, before: before,
+                    needed: TimeComparison.repetitions(
+                        toDetect: target, detectable: before, from: configuration.repetitions),
+                    timed: configuration.repetitions + added[summary.name, default: 0],
+                    after: summary.detectable ?? .infinity,
+                    secondsPerRepetition: secondsPerRepetition[summary.name] ?? 0)
+            })
+        return TimeCheck(
+            first: first, confirmation: try confirmation(after: first, executables: executables, output: output),
+            power: power)
+    }
+
+    /// Up to `TimeCheck.Power.rounds` power rounds after the first `round` (`judged`): each store still too noisy to
+    /// catch `target` timed again with the repetitions it needs, within what is left of `budgetSeconds`, and the
+    /// check judged again on every repetition (a round's own repetitions may show more noise than the first's did).
+    /// Returns the last judgement and the repetitions added to each store.
+    private func powerRounds(
+        after round: Sides<RunResults>, judged firstRound: TimeComparison, secondsPerRepetition: [String: Double],
+        executables: Sides<String>, output: URL, target: Double, budgetSeconds: Double
+    ) throws -> (judged: TimeComparison, added: [String: Int]) {
         var rounds = [round]
         var first = firstRound
         var added: [String: Int] = [:]
@@ -51,34 +78,25 @@ extension RunSession {
             first = try TimeComparison(
                 base: RunResults.pooling(rounds.map(\.base)), current: RunResults.pooling(rounds.map(\.current)))
         }
-        let power = TimeCheck.Power(
-            target: target, budgetSeconds: budgetSeconds,
-            stores: first.stores.map { summary in
-                let before = firstRound.stores.first { $0.name == summary.name }?.detectable ?? .infinity
-                return TimeCheck.Power.Store(
-                    name: summary.name, before: before,
-                    needed: TimeComparison.repetitions(
-                        toDetect: target, detectable: before, from: configuration.repetitions),
-                    timed: configuration.repetitions + added[summary.name, default: 0],
-                    after: summary.detectable ?? .infinity,
-                    secondsPerRepetition: secondsPerRepetition[summary.name] ?? 0)
-            })
-        var confirmation: TimeComparison?
+        return (first, added)
+    }
+
+    /// The confirmation round: the stores `first` found slower timed again, twice the repetitions, this build first,
+    /// into `output`/confirmation; nil when it found none.
+    private func confirmation(
+        after first: TimeComparison, executables: Sides<String>, output: URL
+    ) throws -> TimeComparison? {
         let again = TimeCheck.storesToConfirm(after: first)
-        if !again.isEmpty {
-            var confirming = configuration
-            confirming.stores = again
-            confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
-            sink.event(
-                .confirming(
-                    slower: first.slower.map(\.name), timedAgain: again, repetitions: confirming.repetitions))
-            let confirmed = try timeRound(
-                confirming, stores: again.compactMap { name in stores.first { $0.name == name } },
-                executables: executables,
-                first: .current, output: output.appendingPathComponent("confirmation"))
-            confirmation = try TimeComparison(base: confirmed.base, current: confirmed.current)
-        }
-        return TimeCheck(first: first, confirmation: confirmation, power: power)
+        guard !again.isEmpty else { return nil }
+        var confirming = configuration
+        confirming.stores = again
+        confirming.repetitions = TimeCheck.confirmationRepetitions(after: configuration.repetitions)
+        sink.event(
+            .confirming(slower: first.slower.map(\.name), timedAgain: again, repetitions: confirming.repetitions))
+        let confirmed = try timeRound(
+            confirming, stores: again.compactMap { name in stores.first { $0.name == name } },
+            executables: executables, first: .current, output: output.appendingPathComponent("confirmation"))
+        return try TimeComparison(base: confirmed.base, current: confirmed.current)
     }
 
     /// One interleaved round of `configuration`'s cells, each side written to `output`/base and `output`/current.
