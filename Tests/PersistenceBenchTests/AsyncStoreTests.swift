@@ -98,14 +98,17 @@ import Testing
 
     /// Callers that are themselves the concurrency pool's threads, more of them than the pool has, each waiting on
     /// an actor's answer: the actor runs on the bridge's executor, so none waits for a pool thread another holds.
-    @Test(.timeLimit(.minutes(1))) func bridgedCallsFromEveryPoolThreadAtOnceComplete() async throws {
+    /// Each caller's wait has a minute once it has started (`failingIfHung`), however long it waited for a thread.
+    @Test func bridgedCallsFromEveryPoolThreadAtOnceComplete() async throws {
         let store = ActorItems()
         let callers = 4 * ProcessInfo.processInfo.activeProcessorCount
         let answers = try await withThrowingTaskGroup(of: Item?.self) { group in
             for id in Int64(1)...Int64(callers) {
                 group.addTask {
-                    try AsyncBridge.wait { await store.insertDurably(Self.generator.item(id: id)) }
-                    return try AsyncBridge.wait { await store.item(id: id) }
+                    try failingIfHung("the bridged calls of caller \(id)") {
+                        try AsyncBridge.wait { await store.insertDurably(Self.generator.item(id: id)) }
+                        return try AsyncBridge.wait { await store.item(id: id) }
+                    }
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -115,7 +118,7 @@ import Testing
 
     /// A scan whose body scans another async store: each producer has a queue of its own, so the outer one, waiting
     /// on its full feed, does not hold up the inner one.
-    @Test(.timeLimit(.minutes(1))) func aScanInsideAScanCompletes() throws {
+    @Test func aScanInsideAScanCompletes() throws {
         let kind = StoreKind(
             name: "actor-items", summary: "items in an actor", durability: "none", configuration: "",
             engine: { "none" }, opening: { _ in ActorItems() })
@@ -126,9 +129,11 @@ import Testing
         try inner.insert(Self.generator.items(1...2 * Int64(ItemFeed.defaultCapacity)))
         var outerItems = 0
         var innerItems = 0
-        try outer.forEachItem { item in
-            outerItems += 1
-            if item.id == 1 { try inner.forEachItem { _ in innerItems += 1 } }
+        try failingIfHung("a scan inside a scan") {
+            try outer.forEachItem { item in
+                outerItems += 1
+                if item.id == 1 { try inner.forEachItem { _ in innerItems += 1 } }
+            }
         }
         #expect(outerItems == 3 * ItemFeed.defaultCapacity)
         #expect(innerItems == 2 * ItemFeed.defaultCapacity)

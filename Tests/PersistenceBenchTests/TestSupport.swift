@@ -167,3 +167,24 @@ final class SilentObserver: RunObserver {
     func progress(elapsedSeconds: Double, recordsDone: Int?) {}
     func cellFinished(_ result: CellResult, index: Int, total: Int) {}
 }
+
+/// Where `failingIfHung` keeps its alarms: a serial queue of its own, not a thread of Swift's concurrency pool.
+private let hangAlarms = DispatchQueue(label: "PersistenceBenchTests.hang-alarms")
+
+/// Runs `body` and stops the test process if it has not returned within `limit`: a hang detector whose clock runs
+/// only while `body` runs.
+///
+/// Swift Testing's `.timeLimit` also counts the time a test waits for a thread of the concurrency pool, which the
+/// end-to-end tests hold for minutes while their child processes run: under CI's load a test of a few milliseconds
+/// exceeded a minute before it started. A hung `body` cannot be interrupted, so the alarm names it and exits.
+func failingIfHung<Value>(
+    after limit: TimeInterval = 60, _ what: String, _ body: () throws -> Value
+) rethrows -> Value {
+    let alarm = DispatchWorkItem {
+        FileHandle.standardError.write(Data("\(what) has not returned after \(Int(limit)) s: a hang\n".utf8))
+        exit(EXIT_FAILURE)
+    }
+    hangAlarms.asyncAfter(deadline: .now() + limit, execute: alarm)
+    defer { alarm.cancel() }
+    return try body()
+}
