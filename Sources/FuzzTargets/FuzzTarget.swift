@@ -4,8 +4,9 @@ import PersistenceBench
 
 /// The readers of what a user or a crash hands the tool, each fed one input by a coverage-guided fuzzer
 /// (`make fuzz`: libFuzzer, `swiftc -sanitize=fuzzer`) or by the tests replaying the committed corpus
-/// (`Fuzz/corpus/<target>/`). A reader may refuse an input with an error; it must never trap, hang or read
-/// outside what it mapped.
+/// (`Fuzz/corpus/<target>/`).
+///
+/// A reader may refuse an input with an error; it must never trap, hang or read outside what it mapped.
 package enum FuzzTarget: String, CaseIterable, Sendable {
     /// `--shape FILE`: a record shape's JSON (`RecordShape.parse`, then its validation).
     case shape

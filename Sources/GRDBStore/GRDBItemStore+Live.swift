@@ -24,8 +24,10 @@ private final class PoolReader: QueryReader {
 
 extension GRDBItemStore: SnapshotPinningStore {
     /// GRDB's `DatabaseSnapshot` of the pool: a reader connection of its own whose read transaction stays open for
-    /// the snapshot's life, as an app that keeps one does. A `DatabaseQueue` has one connection, which a read held
-    /// open would keep from every write: `grdb+queue` has no snapshot to pin, and says so.
+    /// the snapshot's life, as an app that keeps one does.
+    ///
+    /// A `DatabaseQueue` has one connection, which a read held open would keep from every write: `grdb+queue` has no
+    /// snapshot to pin, and says so.
     package func pinSnapshot() throws -> any ItemReader {
         guard let pool = database as? DatabasePool else {
             throw BenchError(

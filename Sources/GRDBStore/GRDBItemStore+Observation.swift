@@ -6,11 +6,13 @@ import Synchronization
 extension GRDBItemStore: ObservableItemStore {
     /// GRDB's `ValueObservation`, what SQLiteData's `@FetchAll` runs on: it records the tables and columns the
     /// fetch reads (here every item column), is told of each commit that touches them, and delivers on a queue of
-    /// the observer's. `grdb` and `grdb+codable` use `ValueObservation.tracking`, GRDB's default: its region may
-    /// change from one fetch to the next, so GRDB re-fetches on the writer's connection, inside the commit, before
-    /// the write returns. `grdb+statements` uses `trackingConstantRegion`, GRDB's advice for a region that never
-    /// changes (as here): the fetch runs on one of the pool's readers, concurrently with the next write. The fetch
-    /// is the flavor's own `page` and `count(where:)`.
+    /// the observer's.
+    ///
+    /// `grdb` and `grdb+codable` use `ValueObservation.tracking`, GRDB's default: its region may change from one fetch
+    /// to the next, so GRDB re-fetches on the writer's connection, inside the commit, before the write returns.
+    /// `grdb+statements` uses `trackingConstantRegion`, GRDB's advice for a region that never changes (as here): the
+    /// fetch runs on one of the pool's readers, concurrently with the next write. The fetch is the flavor's own `page`
+    /// and `count(where:)`.
     package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {

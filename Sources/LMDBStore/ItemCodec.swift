@@ -1,7 +1,9 @@
 import Foundation
 import PersistenceBench
 
-/// The `lmdb` store's byte layouts for items and their title index. Format version 1.
+/// The `lmdb` store's byte layouts for items and their title index.
+///
+/// Format version 1.
 ///
 /// **Item key**: the id with its sign bit flipped, as 8 big-endian bytes, so that LMDB's byte-wise key order is
 /// id order, negative ids included (cursors scan in id order, and a load in ascending ids can use `MDB_APPEND`).
@@ -95,9 +97,11 @@ enum ItemCodec {
     }
 
     /// The positions of `batch`'s items in the order of their title index entries: by key (priority code, then
-    /// stock), then `ItemPageQuery`'s order (with the stock equal, title bytes, then id). Positions are sorted, not
-    /// items: sorting the items copied one (its strings retained, then released) at every move and comparison of
-    /// the merge sort, a fifth of `lmdb`'s insert at 1M (perf); here a comparison reads two titles in place.
+    /// stock), then `ItemPageQuery`'s order (with the stock equal, title bytes, then id).
+    ///
+    /// Positions are sorted, not items: sorting the items copied one (its strings retained, then released) at every
+    /// move and comparison of the merge sort, a fifth of `lmdb`'s insert at 1M (perf); here a comparison reads two
+    /// titles in place.
     static func titleIndexOrder(of batch: [Item]) -> [Int] {
         let codes = batch.map { ItemFilter(matching: $0).code }
         return batch.withUnsafeBufferPointer { items in

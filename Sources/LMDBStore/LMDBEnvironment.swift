@@ -96,8 +96,10 @@ package final class LMDBEnvironment {
 
     /// Whether `directory`'s data.mdb holds nothing past the two meta pages a new environment starts with: it is
     /// no longer than they are, or everything after them is a hole (`MDB_WRITEMAP` sizes a new file to the whole
-    /// map with `ftruncate` before writing its metas). A file system that cannot report holes reports data, and
-    /// the file stays an error; so does one that does not begin as LMDB begins one (zeros or a meta page).
+    /// map with `ftruncate` before writing its metas).
+    ///
+    /// A file system that cannot report holes reports data, and the file stays an error; so does one that does not
+    /// begin as LMDB begins one (zeros or a meta page).
     private static func holdsOnlyMetaPages(_ directory: URL) -> Bool {
         let data = directory.appendingPathComponent("data.mdb").path
         let metas = 2 * Int(sysconf(Int32(_SC_PAGESIZE)))
@@ -124,7 +126,9 @@ package final class LMDBEnvironment {
 
     deinit { close() }
 
-    /// Ends the idle read handle and closes the environment; the files stay. Calling it twice does nothing.
+    /// Ends the idle read handle and closes the environment; the files stay.
+    ///
+    /// Calling it twice does nothing.
     package func close() {
         if let idleReader { mdb_txn_abort(idleReader) }
         idleReader = nil

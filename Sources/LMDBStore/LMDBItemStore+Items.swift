@@ -27,7 +27,9 @@ extension LMDBItemStore: ItemStore {
     }
 
     /// Whether `batch` is in ascending id order and after the last stored id, so that `MDB_APPEND` can skip the
-    /// key search and fill pages completely. Any other batch is inserted with ordinary puts.
+    /// key search and fill pages completely.
+    ///
+    /// Any other batch is inserted with ordinary puts.
     private func appendsInOrder(_ batch: [Item], in transaction: LMDBTransaction) throws -> Bool {
         guard let first = batch.first else { return false }
         var previous = first.id

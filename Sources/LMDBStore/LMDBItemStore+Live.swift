@@ -70,8 +70,10 @@ final class LMDBReader {
 
 extension LMDBItemStore: SnapshotPinningStore {
     /// A read transaction begun now and never reset until `close`: every lookup answers from the snapshot it began
-    /// on. While it lives, LMDB reuses no page freed after it, so the writer's commits take new pages and the file
-    /// grows (and its map with it).
+    /// on.
+    ///
+    /// While it lives, LMDB reuses no page freed after it, so the writer's commits take new pages and the file grows
+    /// (and its map with it).
     package func pinSnapshot() throws -> any ItemReader {
         var transaction: OpaquePointer?
         try environment.resizeLock.reading {

@@ -8,8 +8,10 @@ extension LMDBItemStore: MigrationStore {
 
     /// LMDB's way: one write transaction walks the items in id order and puts each title into a new `title → id`
     /// database with `MDB_NOOVERWRITE`; an item whose title is already there is a later duplicate and is deleted
-    /// (with its entry in the title index). The new database is then the unique index that inserts and updates
-    /// keep, recorded in `meta` so that a reopened store keeps it.
+    /// (with its entry in the title index).
+    ///
+    /// The new database is then the unique index that inserts and updates keep, recorded in `meta` so that a reopened
+    /// store keeps it.
     package func migrateToUniqueTitles() throws -> Int {
         let deleted = try environment.write { transaction in
             var duplicates: [Item] = []

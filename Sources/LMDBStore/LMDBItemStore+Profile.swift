@@ -4,8 +4,10 @@ import PersistenceBench
 
 /// `lmdb`'s time profile: `sample` (timestamp key, as `ItemCodec`'s id keys → pid, tid and stack id, 4 bytes each,
 /// little-endian), appended in key order with `MDB_APPEND`; `stack` (stack id key → leaf frame, 8 bytes, then
-/// the frames, 8 bytes each). A window is a cursor seek (`MDB_SET_RANGE`) and N steps, counting stack ids, then
-/// one lookup per distinct stack for its leaf.
+/// the frames, 8 bytes each).
+///
+/// A window is a cursor seek (`MDB_SET_RANGE`) and N steps, counting stack ids, then one lookup per distinct stack for
+/// its leaf.
 struct LMDBProfileDatabases {
     let samples: LMDBDatabase
     let stacks: LMDBDatabase

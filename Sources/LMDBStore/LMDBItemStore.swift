@@ -52,7 +52,9 @@ package final class LMDBItemStore: Store {
             open: { try LMDBItemStore(directory: $0, flags: MDB_NORDAHEAD) }),
     ]
 
-    /// The initial map: enough for about a million items. Larger stores grow it as they fill it.
+    /// The initial map: enough for about a million items.
+    ///
+    /// Larger stores grow it as they fill it.
     package static let defaultMapSize = 256 << 20
 
     /// A DUPSORT key's duplicate count is kept in its sub-database's header: `count(where:)` and

@@ -34,6 +34,7 @@ package struct LMDBTransaction {
 
     /// Makes room for `count` bytes under `key` and returns it, for the caller to fill before any other change
     /// (`MDB_RESERVE`: the value is written straight into the map, never into a buffer first).
+    ///
     /// Not for `MDB_DUPSORT` databases.
     package func reserve(in database: LMDBDatabase, key: UnsafeRawBufferPointer, count: Int, flags: Int32 = 0) throws
         -> UnsafeMutableRawBufferPointer

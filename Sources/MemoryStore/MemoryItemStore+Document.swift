@@ -1,10 +1,11 @@
 import Foundation
 import PersistenceBench
 
-/// `json` and `plist`: what an app does with `JSONEncoder` or `PropertyListEncoder` and one file. Everything the
-/// store holds is one Codable value, decoded whole at open into the heap structures `memory` answers from, and
-/// encoded whole at every commit, written by an atomic replace: a temporary file written and fsynced, renamed over
-/// the document, the directory fsynced. A commit costs O(N) whatever it changed; reads cost what `memory`'s do.
+/// `json` and `plist`: what an app does with `JSONEncoder` or `PropertyListEncoder` and one file.
+///
+/// Everything the store holds is one Codable value, decoded whole at open into the heap structures `memory` answers
+/// from, and encoded whole at every commit, written by an atomic replace: a temporary file written and fsynced, renamed
+/// over the document, the directory fsynced. A commit costs O(N) whatever it changed; reads cost what `memory`'s do.
 package enum DocumentFormat: String, CaseIterable, Sendable {
     case json, plist
 
@@ -103,7 +104,9 @@ extension MemoryItemStore {
 
     /// Fills an empty store from a decoded document, checking what the heap structures rely on: ids positive and
     /// unique, titles unique where the document says so, call stacks distinct, every sample's stack present and
-    /// samples in time order. A document that fails is damaged; `checkIntegrity` checks the rest.
+    /// samples in time order.
+    ///
+    /// A document that fails is damaged; `checkIntegrity` checks the rest.
     func load(_ document: Document) throws {
         try insert(document.items)
         if document.titlesAreUnique {

@@ -4,8 +4,10 @@ import PersistenceBench
 /// The floor's items: arrays of optional items indexed by id, counts kept per filter, page orders sorted once and
 /// mended after writes.
 extension MemoryItemStore: ItemStore {
-    /// One batch of a bulk load: in the heap only. The load's end (`finishInserting`) commits it, as an app that
-    /// imports into its model saves once, and as `orm` saves its context once.
+    /// One batch of a bulk load: in the heap only.
+    ///
+    /// The load's end (`finishInserting`) commits it, as an app that imports into its model saves once, and as `orm`
+    /// saves its context once.
     package func insert(_ batch: [Item]) throws {
         for item in batch {
             guard item.id > 0, item.id < Int64(UInt32.max) else { throw BenchError("\(name): item id \(item.id)") }
@@ -31,9 +33,10 @@ extension MemoryItemStore: ItemStore {
         try commit()
     }
 
-    /// One commit of an import: the items, then the commit (the whole document, for `json` and `plist`). Readers
-    /// see the items as soon as they are in the heap, as an app's interface sees its model: before the file holds
-    /// them.
+    /// One commit of an import: the items, then the commit (the whole document, for `json` and `plist`).
+    ///
+    /// Readers see the items as soon as they are in the heap, as an app's interface sees its model: before the file
+    /// holds them.
     package func insertCommitted(_ batch: [Item]) throws {
         try insert(batch)
         try commit()

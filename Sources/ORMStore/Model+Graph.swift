@@ -112,8 +112,10 @@ extension Model {
         }
     }
 
-    /// A profile sample. Its call stack is a relationship to a shared `CallStack`, as a SwiftData model would
-    /// normalise a value that thousands of samples repeat.
+    /// A profile sample.
+    ///
+    /// Its call stack is a relationship to a shared `CallStack`, as a SwiftData model would normalise a value that
+    /// thousands of samples repeat.
     final class Sample: ManagedObject, PersistentModel {
         static let timestamp = Attribute<Sample, Int64>(0, "timestamp", \.timestamp)
         static let pid = Attribute<Sample, Int64>(1, "pid", \.pid)

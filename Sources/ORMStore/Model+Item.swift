@@ -7,7 +7,9 @@ enum Model {}
 
 extension Model {
     /// The `Item` model, as a SwiftData user declares it (`@Model final class Item` with `@Attribute(.unique)
-    /// var id` and an `#Index` for the list query). Table `ZITEM`.
+    /// var id` and an `#Index` for the list query).
+    ///
+    /// Table `ZITEM`.
     ///
     /// `priority` is stored as its raw value, as SwiftData users store enums they filter on.
     final class Item: ManagedObject, PersistentModel {

@@ -3,8 +3,9 @@ import PersistenceBench
 
 extension Model {
     /// A record of a shape: an entity built at run time from the shape, as Core Data builds an
-    /// `NSManagedObjectModel` in code, its attributes read and set by position (Core Data's key-value coding). Table
-    /// `ZRECORD`: `id` unique, as `Item`'s, then a column per field.
+    /// `NSManagedObjectModel` in code, its attributes read and set by position (Core Data's key-value coding).
+    ///
+    /// Table `ZRECORD`: `id` unique, as `Item`'s, then a column per field.
     final class Record: ManagedObject {
         /// The entity of `shape`: `id`, then each field (a bool an integer, a date a timestamp, a blob binary data,
         /// allowing external storage when `externalStorage`), an index per indexed field and one on the page's

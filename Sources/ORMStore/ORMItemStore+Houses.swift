@@ -27,6 +27,7 @@ extension ObjectGraphStore {
     }
 
     /// Fetches every house (all in memory, as a SwiftData fetch returns them) and walks its relationships.
+    ///
     /// Prefetching fetches every floor with its rooms first, then the houses with their floors: three queries.
     package func forEachHouse(_ body: (House) throws -> Void) throws {
         // Held until the walk ends: the context registers objects weakly.

@@ -4,7 +4,9 @@ extension ORMItemStore: ObservableItemStore {
     /// The pattern SwiftData leaves to an `@Observable` model (`@Query` works only in views): a context of the
     /// model's own, here on an observer thread with a read connection of its own, told of every save of the
     /// store's context by its notification (the saved objects' identifiers), merges it and refetches the page and
-    /// the count. The notification names objects, not what they match, so every save is refetched.
+    /// the count.
+    ///
+    /// The notification names objects, not what they match, so every save is refetched.
     package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {

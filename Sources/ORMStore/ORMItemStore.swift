@@ -3,7 +3,9 @@ import PersistenceBench
 import SQLiteSupport
 
 /// `orm` and `orm+batched`: the workloads done the object-graph way, through `ModelContext`, as a SwiftData or
-/// Core Data user writes them. An emulation of their cost structure on Linux, not SwiftData or Core Data.
+/// Core Data user writes them.
+///
+/// An emulation of their cost structure on Linux, not SwiftData or Core Data.
 ///
 /// Inserts create objects in the context; `orm` saves once at the end of the load, as SwiftData users do,
 /// `orm+batched` saves and resets every batch. Reads fetch objects and read their attributes; updates and
@@ -46,9 +48,11 @@ package final class ORMItemStore: ObjectGraphStore {
         }
 
     /// Every ORM variant's kind: the same durability, configuration and engine, the configuration naming
-    /// `auto_vacuum` where post-save maintenance needs it. `orm` and `orm+swiftdata` are in the default run; variants
-    /// with one SwiftData mechanism are measured when named, to say what it adds. A variant that `savesOnce` after a
-    /// bulk load has its `insert` cells say so: the other stores commit every batch.
+    /// `auto_vacuum` where post-save maintenance needs it.
+    ///
+    /// `orm` and `orm+swiftdata` are in the default run; variants with one SwiftData mechanism are measured when named,
+    /// to say what it adds. A variant that `savesOnce` after a bulk load has its `insert` cells say so: the other
+    /// stores commit every batch.
     static func kind(
         _ name: String, summary: String, mechanisms: SwiftDataMechanisms = [], savesOnce: Bool = false,
         inclusion: StoreKind.Inclusion = .variant,

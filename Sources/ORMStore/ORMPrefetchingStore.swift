@@ -2,8 +2,9 @@ import Foundation
 import PersistenceBench
 import SQLiteSupport
 
-/// `orm+prefetch`: the same ORM, its association and house reads naming the relationships to prefetch. It
-/// answers only those workloads: for items it would be `orm` again.
+/// `orm+prefetch`: the same ORM, its association and house reads naming the relationships to prefetch.
+///
+/// It answers only those workloads: for items it would be `orm` again.
 package final class ORMPrefetchingStore: ObjectGraphStore {
     package static let kind = ORMItemStore.kind(
         "orm+prefetch",

@@ -25,6 +25,7 @@ final class AppendOnlyFiles {
     private let magic: UInt64
 
     /// Opens (or creates) the set in `directory`: `state` holds the slots, `files` are named with their magics.
+    ///
     /// With `flushes` false, commits flush nothing (`packed+nosync`).
     init(
         directory: URL, state: String, magic: String, files names: [(name: String, magic: String)], counters: Int,

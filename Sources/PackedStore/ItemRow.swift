@@ -1,7 +1,9 @@
 import Foundation
 import PersistenceBench
 
-/// One item as a fixed-width, 48-byte row of `items.rows`. All integers little-endian.
+/// One item as a fixed-width, 48-byte row of `items.rows`.
+///
+/// All integers little-endian.
 ///
 /// | bytes | field |
 /// |---|---|

@@ -20,8 +20,9 @@ final class MappedFile {
     /// the kernel's read-ahead window around it.
     let randomAccess: Bool
 
-    /// Opens the files `names` in `directory`, creating the directory and the files that are missing. With
-    /// `flushes`, what it created is durable by name before it returns: POSIX promises a new name only once its
+    /// Opens the files `names` in `directory`, creating the directory and the files that are missing.
+    ///
+    /// With `flushes`, what it created is durable by name before it returns: POSIX promises a new name only once its
     /// directory is flushed (a new directory's own name, once its parent is), whatever the files' own flushes.
     static func openAll(_ names: [String], in directory: URL, flushes: Bool, randomAccess: Bool = false) throws
         -> [MappedFile]

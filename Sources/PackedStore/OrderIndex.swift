@@ -56,8 +56,9 @@ struct OrderIndex {
     }
 
     /// Sorts the live rows of `view`'s first `rowCount` and writes the index for commit `sequence` (to a temporary
-    /// file, flushed, then renamed over the old one). `liveCounts`, the live rows per `ItemFilter.code`, sizes the
-    /// buckets.
+    /// file, flushed, then renamed over the old one).
+    ///
+    /// `liveCounts`, the live rows per `ItemFilter.code`, sizes the buckets.
     static func build(
         in directory: URL, sequence: UInt64, view: PackedItemStore.MappedView, rowCount: Int, liveCounts: [Int],
         flushes: Bool
@@ -130,7 +131,9 @@ struct OrderIndex {
 
     /// Sorts `entries`, which agree on their prefixes' first `byte` bytes, into `inOrder`'s order: a radix sort
     /// on the prefix a byte at a time (in place, American flag), `inOrder` for short runs and for prefixes that
-    /// tie. A byte that every entry shares is skipped without moving any.
+    /// tie.
+    ///
+    /// A byte that every entry shares is skipped without moving any.
     private static func radixSort(
         _ entries: UnsafeMutableBufferPointer<SortEntry>, byte: Int, by inOrder: (SortEntry, SortEntry) -> Bool
     ) {

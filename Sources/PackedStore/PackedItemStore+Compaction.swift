@@ -4,7 +4,9 @@ import PersistenceBench
 /// Compaction: the store rewritten without deleted rows and unreferenced strings, in a new generation.
 extension PackedItemStore {
     /// Rewrites the store without deleted rows and unreferenced strings, into a new generation directory that
-    /// replaces the old one atomically (`CURRENT` is renamed over). A crash before the rename leaves the old store.
+    /// replaces the old one atomically (`CURRENT` is renamed over).
+    ///
+    /// A crash before the rename leaves the old store.
     package func compact() throws {
         let number = Int(generation.lastPathComponent.dropFirst()) ?? 1
         let target = directory.appendingPathComponent("g\(number + 1)")

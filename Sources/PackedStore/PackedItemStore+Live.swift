@@ -114,10 +114,12 @@ private final class PackedItemReader: QueryReader {
 }
 
 extension PackedItemStore: SnapshotPinningStore {
-    /// The published state taken once and kept: its header and the mappings that cover it. Every lookup answers from
-    /// its lengths and counts while the writer goes on appending past them and remapping; only the old mappings stay
-    /// (in memory, not in the files) until `close`. `packed` keeps no old versions of a row: a commit that rewrites
-    /// rows in place (an update, a delete) shows through, so what it pins is what an import leaves alone.
+    /// The published state taken once and kept: its header and the mappings that cover it.
+    ///
+    /// Every lookup answers from its lengths and counts while the writer goes on appending past them and remapping;
+    /// only the old mappings stay (in memory, not in the files) until `close`. `packed` keeps no old versions of a row:
+    /// a commit that rewrites rows in place (an update, a delete) shows through, so what it pins is what an import
+    /// leaves alone.
     package func pinSnapshot() throws -> any ItemReader {
         guard let snapshot = readersLock.reading({ published }) else {
             throw PackedError("pinning a snapshot of a closed packed store")

@@ -4,8 +4,10 @@ import PersistenceBench
 /// `packed`'s migration to unique titles (`unique-title`).
 extension PackedItemStore: MigrationStore {
     /// An array store's way: one pass over the live rows in id order with a set of the titles seen, the later
-    /// duplicates deleted and the flag `titlesAreUnique` set in the same commit. From then on a write checks its
-    /// titles against an in-memory set of the live titles (built on the first write), as there is no index.
+    /// duplicates deleted and the flag `titlesAreUnique` set in the same commit.
+    ///
+    /// From then on a write checks its titles against an in-memory set of the live titles (built on the first write),
+    /// as there is no index.
     package func migrateToUniqueTitles() throws -> Int {
         var seen = Set<String>()
         var duplicates: [Int64] = []

@@ -3,8 +3,10 @@ import PersistenceBench
 
 /// Opening and recovery: the generation `CURRENT` names, its files mapped, an interrupted commit's journal replayed.
 extension PackedItemStore {
-    /// The generation directory `CURRENT` names; a new store gets `g1`. Leftovers of an interrupted `compact`
-    /// (other `g<N>` directories holding only a generation's files) are removed; nothing else is.
+    /// The generation directory `CURRENT` names; a new store gets `g1`.
+    ///
+    /// Leftovers of an interrupted `compact` (other `g<N>` directories holding only a generation's files) are removed;
+    /// nothing else is.
     ///
     /// Throws `PackedError.corrupted` rather than create or remove what it cannot vouch for: a `CURRENT` that names
     /// a generation that is not there, or no `CURRENT` beside a `g<N>` that is not the empty `g1` a creation cut
@@ -72,7 +74,9 @@ extension PackedItemStore {
 
     /// Whether `url` is a directory (not a link to one) that holds one or more of a generation's files and
     /// nothing else, each a regular file: what a compaction cut short leaves, and what the open and the next
-    /// compaction may remove. An empty directory is not one: nothing shows this store made it.
+    /// compaction may remove.
+    ///
+    /// An empty directory is not one: nothing shows this store made it.
     static func isLeftoverGeneration(_ url: URL) -> Bool {
         var status = stat()
         guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR,

@@ -69,11 +69,12 @@ package final class PackedItemStore: Store, ByteLayoutStore {
     struct SimulatedCrash: Error {}
 
     package let directory: URL
-    /// Held from the open to the close: a second process's open (`two-processes`) is refused (`StoreInUse`). The
-    /// store appends at the lengths its header had at open, so a second writer would append over the first's rows
-    /// and its header slot name a state the first never committed: without the lock, the second process's commits
-    /// were all lost and the first lost some of its own (docs/findings.md). Taken before any file is read, so that a
-    /// refused open changes nothing (its recovery would cut off the other process's appends).
+    /// Held from the open to the close: a second process's open (`two-processes`) is refused (`StoreInUse`).
+    ///
+    /// The store appends at the lengths its header had at open, so a second writer would append over the first's rows
+    /// and its header slot name a state the first never committed: without the lock, the second process's commits were
+    /// all lost and the first lost some of its own (docs/findings.md). Taken before any file is read, so that a refused
+    /// open changes nothing (its recovery would cut off the other process's appends).
     let lock: DirectoryLock
     /// Whether commits flush (`packed`) or not (`packed+nosync`, which flushes everything at a clean close only).
     let flushes: Bool

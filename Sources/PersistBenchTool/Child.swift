@@ -3,6 +3,7 @@ import Foundation
 import PersistenceBench
 
 /// The child side of every child the tool starts: a cell, a fixture's load, a crash check's writer or verifier.
+///
 /// Not for users; `run` and `crash` start it.
 struct Child: ParsableCommand {
     static let configuration = CommandConfiguration(

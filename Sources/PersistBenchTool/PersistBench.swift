@@ -37,8 +37,9 @@ struct PersistBench: ParsableCommand {
             + "\(RunEnvironment.compilerVersion); engines: \(engines.joined(separator: ", "))"
     }
 
-    /// Runs the command with `stores` added to the catalogue's. Bad input (a bad added store too) exits with status
-    /// 2 and one line naming it; runtime failures exit with 1.
+    /// Runs the command with `stores` added to the catalogue's.
+    ///
+    /// Bad input (a bad added store too) exits with status 2 and one line naming it; runtime failures exit with 1.
     static func main(adding stores: [StoreKind]) {
         // A child skips the parser: building the command tree took 6 of a cell's 80 ms of fixed cost, paid by each
         // of the default run's 588 children.
@@ -62,7 +63,9 @@ struct PersistBench: ParsableCommand {
     /// The exit status and the one line every command answers an error with that is not its own exit status:
     /// bad input (2: an unknown name, a bad value, a path it cannot write, a file it cannot read) and a file the
     /// system refused while it worked (1: a disk that filled, a directory that went away), by path and the system's
-    /// reason. Nil for the rest (help asked for, an exit status the command chose), which the parser answers.
+    /// reason.
+    ///
+    /// Nil for the rest (help asked for, an exit status the command chose), which the parser answers.
     static func answer(to error: any Error) -> (status: Int32, line: String)? {
         switch error {
         case let error as BadInput: return (2, "Error: \(error)")

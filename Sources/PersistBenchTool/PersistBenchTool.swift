@@ -17,8 +17,9 @@ import StoreCatalog
 /// (`swift build -c release --product OperationCounter`, then `--product WriteRecorder`: one product a build).
 /// docs/your-own-store.md.
 public enum PersistBenchTool {
-    /// Runs the command line with `stores` added after the catalogue's. Exits with status 2 and one line when a
-    /// store's name is empty, not kebab-case or already taken.
+    /// Runs the command line with `stores` added after the catalogue's.
+    ///
+    /// Exits with status 2 and one line when a store's name is empty, not kebab-case or already taken.
     public static func main(adding stores: [StoreKind]) {
         PersistBench.main(adding: stores)
     }

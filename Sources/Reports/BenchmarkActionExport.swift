@@ -4,7 +4,9 @@ import PersistenceBench
 /// The JSON that the github-action-benchmark action reads with `tool: customSmallerIsBetter`: one entry per
 /// (store, workload, scale) that finished, its value the median time per operation in microseconds, its range half
 /// the repetitions' spread, and in `extra` what a reader of the chart needs to trust the point (repetitions, the
-/// labels the report gives, the commit and machine). The action keeps the history and draws one chart per entry.
+/// labels the report gives, the commit and machine).
+///
+/// The action keeps the history and draws one chart per entry.
 package enum BenchmarkActionExport {
     /// One point of the action's chart.
     struct Entry: Encodable {

@@ -13,8 +13,9 @@ enum BudgetChart {
     private static let top = 50.0
     private static let legendWidth = 230.0
 
-    /// Whether the run has the chart: some store has a figure for some budget the run's workloads declare. The
-    /// report links the chart on this, without drawing it.
+    /// Whether the run has the chart: some store has a figure for some budget the run's workloads declare.
+    ///
+    /// The report links the chart on this, without drawing it.
     static func isDrawn(_ results: RunResults) -> Bool { panels(results) != nil }
 
     /// Nil when no store has a figure for any budget the run's workloads declare.

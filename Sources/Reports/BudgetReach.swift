@@ -3,7 +3,9 @@ import PersistenceBench
 
 /// How far one store stays within one of an app's budgets (`AppBudget`): the figure at each scale it finished, the
 /// largest scale at which it and every smaller one stayed within, where that ended, and beyond the largest scale
-/// measured the figure's power law. The budget table's cell and the budget chart's line both come from it.
+/// measured the figure's power law.
+///
+/// The budget table's cell and the budget chart's line both come from it.
 struct BudgetReach {
     /// The median figure at one scale, and its repetitions' spread.
     struct Point {
@@ -36,9 +38,10 @@ struct BudgetReach {
     var within: Scale?
     var end: End?
     /// Fitted to the points within, where the store stayed within at every scale measured and the figure grows
-    /// with N (exponent over `flatExponent`): where the fit crosses the limit is extrapolated. Only from
-    /// `fewestScalesForFit` scales or more, all measured on one machine and all from as many samples (or all from
-    /// at least `TimeBox.budgetSamples`), and only where the exponent's standard error is at most half of it.
+    /// with N (exponent over `flatExponent`): where the fit crosses the limit is extrapolated.
+    ///
+    /// Only from `fewestScalesForFit` scales or more, all measured on one machine and all from as many samples (or all
+    /// from at least `TimeBox.budgetSamples`), and only where the exponent's standard error is at most half of it.
     var law: PowerLaw?
     /// The exponent's standard error (`PowerLaw.bootstrapSpread`), where it could be estimated.
     var exponentSpread: Double?
@@ -47,8 +50,9 @@ struct BudgetReach {
     let limit: Double
 
     /// The budgets the run's workloads declare (`Workload.appBudgets`), in the run's order of workloads.
-    /// A budget no finished cell has a figure for is left out (an `open` of results recorded before its first page
-    /// was timed has figures for the first query's budgets only).
+    ///
+    /// A budget no finished cell has a figure for is left out (an `open` of results recorded before its first page was
+    /// timed has figures for the first query's budgets only).
     static func budgets(of results: RunResults) -> [(workload: String, budget: AppBudget)] {
         orderedUnique(results.cells.map(\.workload)).flatMap { workload in
             let finished = results.cells.filter { $0.workload == workload }.compactMap(\.metrics)

@@ -1,7 +1,9 @@
 import Foundation
 import PersistenceBench
 
-/// `results.csv`: one row per cell repetition. The README documents every column.
+/// `results.csv`: one row per cell repetition.
+///
+/// The README documents every column.
 package enum CSVReport {
     package static let columns = [
         "store", "workload", "scale", "repetition", "status", "reason", "timed_seconds", "operations",

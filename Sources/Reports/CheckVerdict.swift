@@ -44,8 +44,9 @@ package struct CheckVerdict {
     }
 
     /// A counted run judged against its counted baseline: true when nothing regressed and nothing is better than
-    /// the baseline beyond its band (the ratchet), unless `betterExpected`. A pair that cannot be compared is bad
-    /// input.
+    /// the baseline beyond its band (the ratchet), unless `betterExpected`.
+    ///
+    /// A pair that cannot be compared is bad input.
     ///
     /// `runs` pairs each baseline's directory with the directory its matrix was counted in now: every cell whose
     /// counters moved beyond a band gets a differential flame graph from the stacks both kept, linked from the

@@ -8,8 +8,10 @@ extension CounterComparison {
             + digestDisagreements.map { "digests disagree across stores: \($0)" }
     }
 
-    /// Every counter better than the baseline beyond its band, one line each: the ratchet. The check fails on them
-    /// too (unless told they are expected), so that the baseline follows every gain and a later loss of it shows.
+    /// Every counter better than the baseline beyond its band, one line each: the ratchet.
+    ///
+    /// The check fails on them too (unless told they are expected), so that the baseline follows every gain and a later
+    /// loss of it shows.
     package var improvements: [String] { changes(.better) }
 
     private func changes(_ verdict: Verdict) -> [String] {
@@ -31,7 +33,9 @@ extension CounterComparison {
 }
 
 /// A counter comparison as Markdown: the verdict, the regressions, instructions by store, then every cell's
-/// counters. Fit for a terminal and a CI job summary.
+/// counters.
+///
+/// Fit for a terminal and a CI job summary.
 package enum CounterReport {
     /// `flameGraphs`: the differential flame graph of each cell that moved, by link.
     package static func render(

@@ -3,8 +3,9 @@ import PersistenceBench
 
 extension CrashCampaign {
     /// `persistbench crash`: each store of `kinds` checked in turn by a campaign of `configuration` (its work under
-    /// `output`/.persistbench-work), crash.json and crash.md written to `output` after each store. A store whose check fails to
-    /// run is recorded as not checked and the others go on. `say` is told what happens.
+    /// `output`/.persistbench-work), crash.json and crash.md written to `output` after each store.
+    ///
+    /// A store whose check fails to run is recorded as not checked and the others go on. `say` is told what happens.
     package static func checkAndReport(
         _ kinds: [StoreKind], configuration: Configuration, output: URL, say: @escaping (String) -> Void
     ) throws -> CrashResults {

@@ -151,8 +151,9 @@ package enum FindingPages {
 
     /// Where README's published findings differ from their rendering (`section`): each finding whose words differ,
     /// each figure whose published value is not the one its run gives, with both values; an item no declaration
-    /// renders, or one published twice; and where nothing of that names it, the first line that differs. Empty when
-    /// they agree.
+    /// renders, or one published twice; and where nothing of that names it, the first line that differs.
+    ///
+    /// Empty when they agree.
     package static func differences(published: String, rendered: [Rendered], section: String) -> [String] {
         guard published != section else { return [] }
         var problems: [String] = []
@@ -258,8 +259,9 @@ package enum FindingPages {
         return ["\(place): its line \(was) is not what the runs give\(now)"]
     }
 
-    /// The published section's items by number ("3. **…** …" up to the next item, a blank line or the end
-    /// marker), and every item's number in the order published.
+    /// The published section's items by number, and every item's number in the order published.
+    ///
+    /// An item is a line "3. **…** …" and what follows it up to the next item, a blank line or the end marker.
     static func items(of published: String) -> (items: [Int: String], numbers: [Int]) {
         var items: [Int: String] = [:]
         var numbers: [Int] = []

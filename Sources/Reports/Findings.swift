@@ -4,9 +4,11 @@ import PersistenceBench
 // MARK: - Declarations
 
 /// The published findings as data (`docs/findings.json`): each names the committed runs it rests on, the sentence
-/// around its figures, and each figure as a statistic of named cells. `persistbench findings` renders README's
-/// findings section and docs/findings.md's figure-by-figure part from them; `--check` renders them again from the
-/// committed results and names every figure the published text states otherwise. No figure is typed by hand.
+/// around its figures, and each figure as a statistic of named cells.
+///
+/// `persistbench findings` renders README's findings section and docs/findings.md's figure-by-figure part from them;
+/// `--check` renders them again from the committed results and names every figure the published text states otherwise.
+/// No figure is typed by hand.
 package struct FindingDeclarations: Codable, Sendable {
     /// The paragraph above the list: what every finding shares.
     package var header: String

@@ -2,7 +2,9 @@ import Foundation
 import PersistenceBench
 
 /// A log–log line chart as a standalone SVG file: one line per series, both axes labelled with their units,
-/// decade grid lines, and a legend. 800 × 480 px, readable at that width.
+/// decade grid lines, and a legend.
+///
+/// 800 × 480 px, readable at that width.
 struct LogLogChart {
     struct Series {
         var name: String
@@ -71,7 +73,9 @@ struct LogLogChart {
     }
 
     /// The plot within `plot`: grid, axes and their labels, the series and the thresholds, and with `legendX` each
-    /// series' legend entry beside the plot. Nil when nothing is there to draw.
+    /// series' legend entry beside the plot.
+    ///
+    /// Nil when nothing is there to draw.
     func plot(in plot: Frame, legendX: Double? = nil) -> [String]? {
         let linearX = linearX
         let points =

@@ -47,8 +47,9 @@ extension MarkdownReport {
     }
 
     /// For a run whose workload's scales ran on different machines (merged from shards, or resumed elsewhere): which scales ran where, with each
-    /// machine's probes, and each store's b fitted to one machine's scales alone. Empty where one machine measured
-    /// them all.
+    /// machine's probes, and each store's b fitted to one machine's scales alone.
+    ///
+    /// Empty where one machine measured them all.
     private static func machinesLines(_ fits: [Growth], _ machines: [Machine]) -> [String] {
         let points = fits.flatMap(\.points)
         let names = orderedUnique(points.sorted { $0.scale < $1.scale }.compactMap(\.machine))

@@ -8,8 +8,9 @@ extension PinnedReaderMetrics: FiguresTable {
 
 extension MarkdownReport {
     /// For `pinned-reader`: per store and scale, the store's files before, at their largest during the import beside
-    /// the pinned snapshot, after its release and after the settle; nothing for other workloads. Medians over
-    /// repetitions.
+    /// the pinned snapshot, after its release and after the settle; nothing for other workloads.
+    ///
+    /// Medians over repetitions.
     static func pinnedReaderTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
         guard cells.contains(where: { $0.metrics?.figures?.pinnedReader != nil }) else { return [] }
         var rows: [String] = []

@@ -8,7 +8,9 @@ extension ReadersMetrics: FiguresTable {
 
 extension MarkdownReport {
     /// For `get-readers`: per store, scale and level of readers, the reads alone and beside the writer, and the
-    /// writer alone and beside them; nothing for other workloads. Medians over repetitions.
+    /// writer alone and beside them; nothing for other workloads.
+    ///
+    /// Medians over repetitions.
     static func readersTable(_ cells: [CellResult], stores: [String], scales: [Scale]) -> [String] {
         guard cells.contains(where: { $0.metrics?.figures?.readers != nil }) else { return [] }
         var rows: [String] = []

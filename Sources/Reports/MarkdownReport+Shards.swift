@@ -3,8 +3,9 @@ import PersistenceBench
 
 extension MarkdownReport {
     /// The machines of a run merged from shards or resumed on another machine: which machine ran which (workload,
-    /// scale) groups, for how long, and how fast each machine was (its cells' probes: `Machine`). Empty for a run
-    /// made on one machine in one go.
+    /// scale) groups, for how long, and how fast each machine was (its cells' probes: `Machine`).
+    ///
+    /// Empty for a run made on one machine in one go.
     static func machinesSection(_ results: RunResults) -> [String] {
         let machines = results.machines
         guard results.shards != nil || machines.count > 1 else { return [] }

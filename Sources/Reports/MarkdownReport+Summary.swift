@@ -60,8 +60,10 @@ extension MarkdownReport {
         ] + rows + [""]
     }
 
-    /// "`json` at 10k–100k; `packed` at 1M (the lead changes between 100k and 1M)". A store stays in the lead
-    /// while it is among a scale's leaders (the fastest, or within its noise); those within noise are named.
+    /// "`json` at 10k–100k; `packed` at 1M (the lead changes between 100k and 1M)".
+    ///
+    /// A store stays in the lead while it is among a scale's leaders (the fastest, or within its noise); those within
+    /// noise are named.
     private static func fastestText(_ leadersByScale: [(Scale, [String])]) -> String {
         var runs: [(store: String, first: Scale, last: Scale, tied: [String])] = []
         for (scale, leading) in leadersByScale {

@@ -54,6 +54,7 @@ package enum ReportWriter {
 
     /// The files of a committed run that this build would render otherwise from its `results.json`: each differing
     /// file, each chart `report.md` links that is missing, and each chart in `charts/` this build no longer draws.
+    ///
     /// A run committed without its `report.md` or `results.csv` is checked on what it has. Empty when it is current.
     package static func staleFiles(of results: RunResults, in directory: URL) throws -> [String] {
         let exists = { (path: String) in
@@ -80,8 +81,9 @@ package enum ReportWriter {
 
 /// Writes a running matrix's results after every cell: `results.json` at once (what `--resume` and `report` read),
 /// each cell encoded once (`IncrementalResultsEncoder`), the CSV, the Markdown report and its charts at most every
-/// `interval` seconds and when the run has finished. Rendering every report after every cell took a third of the
-/// default run's time.
+/// `interval` seconds and when the run has finished.
+///
+/// Rendering every report after every cell took a third of the default run's time.
 package final class RunningReportWriter {
     private let directory: URL
     private let intervalNanoseconds: UInt64

@@ -1,8 +1,9 @@
 import PersistenceBench
 
-/// `compare`: two finished runs of one matrix, cell by cell, as Markdown. Two counted runs are judged as
-/// `check --counters` judges them, two timed runs as `check --base` judges its two sides, with a note when they
-/// come from different boots; a pair that cannot be compared is bad input.
+/// `compare`: two finished runs of one matrix, cell by cell, as Markdown.
+///
+/// Two counted runs are judged as `check --counters` judges them, two timed runs as `check --base` judges its two
+/// sides, with a note when they come from different boots; a pair that cannot be compared is bad input.
 package enum RunComparison {
     /// `schedulingDependent`: per store, the counters its kind declares scheduling-dependent, shown and not judged.
     package static func markdown(

@@ -27,7 +27,9 @@ struct CellSummary {
     /// Whether the store answered from a count it maintains (`CellMetrics.maintainedCount`).
     var answeredFromMaintainedCount: Bool { finished.contains { $0.verification.maintainedCount == true } }
     /// Whether `two-processes`' second process did not get in: the store's lock refused it, as the store is built
-    /// to, or its open failed. Its app then committed alone, which is not the work of the stores that let it in.
+    /// to, or its open failed.
+    ///
+    /// Its app then committed alone, which is not the work of the stores that let it in.
     var refusedSecondProcess: Bool { secondProcessRefusal != nil }
     /// How the second process was kept out, in a few words; nil where it got in (or the workload has none).
     var secondProcessRefusal: String? {

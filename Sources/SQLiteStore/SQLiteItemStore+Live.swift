@@ -23,8 +23,9 @@ extension SQLiteItemStore: QueryReader {}
 
 extension SQLiteItemStore: SnapshotPinningStore {
     /// A second connection with a read transaction begun and its snapshot taken (SQLite takes it at the first
-    /// read): every lookup answers from it until `close` ends the transaction. Meanwhile a checkpoint copies no
-    /// frame committed after it, and the WAL cannot start over from its beginning.
+    /// read): every lookup answers from it until `close` ends the transaction.
+    ///
+    /// Meanwhile a checkpoint copies no frame committed after it, and the WAL cannot start over from its beginning.
     package func pinSnapshot() throws -> any ItemReader {
         let reader = try openSecondConnection()
         try reader.connection.execute("BEGIN DEFERRED; SELECT COUNT(*) FROM item WHERE id = 0")

@@ -6,8 +6,9 @@ import SQLiteSupport
 extension SQLiteItemStore: ObservableItemStore {
     /// SQLite's own hooks on the writer's connection: the update hook notes a change to `item` (it names the table
     /// and rowid, not the columns, so any change to `item` counts), the commit hook carries it to the commit, and
-    /// once COMMIT has returned the observer is signalled. The observer re-queries on a connection of its own
-    /// (`openSecondConnection`) with `page` and `count(where:)`.
+    /// once COMMIT has returned the observer is signalled.
+    ///
+    /// The observer re-queries on a connection of its own (`openSecondConnection`) with `page` and `count(where:)`.
     package func observe(_ query: ObservedQuery, deliver: @escaping @Sendable (ObservedResult) -> Void) throws
         -> any ItemObservation
     {
@@ -22,8 +23,10 @@ extension SQLiteItemStore: ObservableItemStore {
     }
 }
 
-/// The state SQLite's hooks share through their context pointer. Used on the writer's thread only (the hooks run
-/// inside its statements), but for `commits`, which the observer waits on.
+/// The state SQLite's hooks share through their context pointer.
+///
+/// Used on the writer's thread only (the hooks run inside its statements), but for `commits`, which the observer waits
+/// on.
 private final class ItemChangeHooks {
     let commits = CommitSignal()
     /// A row of `item` changed in the transaction in progress.

@@ -9,7 +9,9 @@ import SQLiteSupport
 /// transaction per call (`sqlite+txn` pays it too), and statements compiled per call; `docs/stores.md` splits it.
 package final class SQLiteItemStore: Store {
     /// What a performance-minded user sets: a page cache and a memory map that hold the data (1 GiB each asked;
-    /// SQLite caps the map at its compile-time limit) and temporary tables in memory. Durability is unchanged.
+    /// SQLite caps the map at its compile-time limit) and temporary tables in memory.
+    ///
+    /// Durability is unchanged.
     static let tunedPragmas =
         "PRAGMA cache_size = -1048576; PRAGMA mmap_size = 1073741824; PRAGMA temp_store = MEMORY"
 

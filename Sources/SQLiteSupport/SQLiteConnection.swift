@@ -45,7 +45,9 @@ public final class SQLiteConnection {
 
     /// Opens the connection in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`): no mutex around each call, as
     /// GRDB 7 opens every connection of its queues and pools (its `SerializedDatabase` sets `.multiThread`), so
-    /// that every SQLite-based store runs in the same mode. `threadingMode` reads it back.
+    /// that every SQLite-based store runs in the same mode.
+    ///
+    /// `threadingMode` reads it back.
     public init(path: String) throws {
         busyTimeout = BusyTimeout(milliseconds: Int(Self.busyTimeoutSeconds) * 1_000)
         var handle: OpaquePointer?
@@ -112,8 +114,9 @@ public final class SQLiteConnection {
     }
 
     /// Copies every frame of the write-ahead log into the database, syncs it and truncates the log to zero bytes
-    /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what closing the last connection does. Throws if a reader kept the
-    /// checkpoint from finishing.
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`): what closing the last connection does.
+    ///
+    /// Throws if a reader kept the checkpoint from finishing.
     public func checkpoint() throws {
         let statement = try prepare("PRAGMA wal_checkpoint(TRUNCATE)")
         defer { statement.finalize() }

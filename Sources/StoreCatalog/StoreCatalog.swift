@@ -8,8 +8,10 @@ import SQLiteStore
 import Synchronization
 
 /// Every store this build has, in the order reports list them: the one list the tool, the tests and the
-/// package-benchmark suites share. A package that benchmarks its own stores adds them after the built-in ones
-/// (`add(_:)`, through `PersistBenchTool.main(adding:)`).
+/// package-benchmark suites share.
+///
+/// A package that benchmarks its own stores adds them after the built-in ones (`add(_:)`, through
+/// `PersistBenchTool.main(adding:)`).
 public enum StoreCatalog {
     /// The stores of this package.
     public static let builtIn: [StoreKind] =
@@ -30,13 +32,16 @@ public enum StoreCatalog {
     }
 
     /// Adds stores defined outside this package, after the built-in ones, before a command reads the catalogue.
+    ///
     /// Throws `BadInput` as `adding(_:to:)` does.
     package static func add(_ kinds: [StoreKind]) throws {
         try added.withLock { added in added = try adding(kinds, to: added) }
     }
 
-    /// `added` with `kinds` after it. Throws `BadInput` for a name that is empty, not lowercase kebab-case (letters,
-    /// digits, `-`, `+`: names are words on the command line and in results files), or a store's or a set's already.
+    /// `added` with `kinds` after it.
+    ///
+    /// Throws `BadInput` for a name that is empty, not lowercase kebab-case (letters, digits, `-`, `+`: names are words
+    /// on the command line and in results files), or a store's or a set's already.
     package static func adding(_ kinds: [StoreKind], to added: [StoreKind]) throws -> [StoreKind] {
         var added = added
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789-+")

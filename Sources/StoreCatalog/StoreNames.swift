@@ -12,7 +12,9 @@ public struct UnknownName: Error, CustomStringConvertible {
 
 extension StoreCatalog {
     /// The stores a comma-separated list names, in its order, each once: a store's name, or a set's (`StoreSet`:
-    /// `all`, `default`, `counted`, …) for its stores. Throws on a name that is neither.
+    /// `all`, `default`, `counted`, …) for its stores.
+    ///
+    /// Throws on a name that is neither.
     public static func stores(named list: String) throws -> [StoreKind] {
         var kinds: [StoreKind] = []
         for name in list.split(separator: ",", omittingEmptySubsequences: false).map(String.init) {
@@ -43,8 +45,10 @@ extension StoreCatalog {
         return workloads
     }
 
-    /// The kinds a recorded configuration names (a run to resume, a baseline). Throws, naming every name this build
-    /// does not have, as bad input of `source` ("the run to resume", "the baseline's matrix").
+    /// The kinds a recorded configuration names (a run to resume, a baseline).
+    ///
+    /// Throws, naming every name this build does not have, as bad input of `source` ("the run to resume", "the
+    /// baseline's matrix").
     package static func kinds(of configuration: RunConfiguration, in source: String) throws -> (
         stores: [StoreKind], workloads: [any Workload]
     ) {

@@ -4,6 +4,7 @@ import FuzzTargets
 #if FUZZING
     /// libFuzzer's driver (`make fuzz` builds this with `-sanitize=fuzzer -D FUZZING`), given each input for the
     /// target that `PERSISTBENCH_FUZZ_TARGET` names; libFuzzer's options and corpus directories as arguments.
+    ///
     /// libFuzzer's own `main` is linked too (`-sanitize=fuzzer` links its runtime whole): whichever the linker keeps,
     /// inputs reach `fuzzOne`.
     @main struct Fuzz {

@@ -98,6 +98,7 @@ import Testing
 
     /// Callers that are themselves the concurrency pool's threads, more of them than the pool has, each waiting on
     /// an actor's answer: the actor runs on the bridge's executor, so none waits for a pool thread another holds.
+    ///
     /// Each caller's wait has a minute once it has started (`failingIfHung`), however long it waited for a thread.
     @Test func bridgedCallsFromEveryPoolThreadAtOnceComplete() async throws {
         let store = ActorItems()

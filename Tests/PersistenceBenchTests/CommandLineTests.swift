@@ -127,7 +127,9 @@ import Testing
 
     /// A time box stops get and get-batch after their minimum; the group's count is the fewest steps a first
     /// repetition did, and every cell of the group, in every repetition, did exactly that count: the same
-    /// operations, the same answers, compared whole. count-range's rounds are set the same way.
+    /// operations, the same answers, compared whole.
+    ///
+    /// count-range's rounds are set the same way.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func timeBoxedCellsOfAGroupDoTheSameSteps() throws {
         let directory = try TemporaryDirectory()
         let out = directory.url.appendingPathComponent("out").path

@@ -123,8 +123,10 @@ import Testing
     }
 
     /// A file created, written and flushed, its directory never flushed: under POSIX's rule its name, and so all
-    /// it holds, may be gone after a power cut; under ext4's it is there. A directory the log made takes the files
-    /// made in it along: they last no longer than its own entry, whatever their flushes.
+    /// it holds, may be gone after a power cut; under ext4's it is there.
+    ///
+    /// A directory the log made takes the files made in it along: they last no longer than its own entry, whatever
+    /// their flushes.
     @Test func aNewFileLastsOnlyOnceItsDirectoryIsFlushedUnderPOSIXsRule() throws {
         let log = WriteLog(operations: [
             .create(file: 1, path: "store"), .write(file: 1, path: "store", offset: 0, data: [1, 2, 3]),

@@ -11,6 +11,7 @@ import Testing
     }
 
     /// What a second process would find if this one were killed now: the directory opened by another store.
+    ///
     /// The items of the document on disk, read by a store opened on a copy of it: the open store holds the lock.
     func itemsOnDisk(_ name: String, in directory: URL) throws -> [Item] {
         let copy = try TemporaryDirectory()

@@ -17,8 +17,9 @@ import Testing
     }
 
     /// A count cell is labelled where its store declares a maintained count (`lmdb`, `packed` and `memory` keep one
-    /// per filter; the SQL stores count index entries), and nowhere else. `count-range` is answered by counting
-    /// everywhere.
+    /// per filter; the SQL stores count index entries), and nowhere else.
+    ///
+    /// `count-range` is answered by counting everywhere.
     @Test(arguments: itemStoreNames)
     func maintainedCountsAreRecordedPerCell(store name: String) throws {
         let maintained = try storeKind(name).type.maintainedCounts.contains(.itemsPerFilter)
@@ -41,8 +42,10 @@ import Testing
     }
 
     /// A count cell with a clock keeps asking until it has timed 100 ms (or a cap of answers): 32 answers of a
-    /// maintained count would time the clock. The digest covers the first round only, so it does not depend on
-    /// speed. Without a clock (a counted run) it asks one round.
+    /// maintained count would time the clock.
+    ///
+    /// The digest covers the first round only, so it does not depend on speed. Without a clock (a counted run) it asks
+    /// one round.
     @Test func countCellsTimeAtLeastATenthOfASecond() throws {
         for store in ["packed", "sqlite"] {
             let metrics = try measure("count-where", on: store, timeBox: TimeBox(seconds: 0.5))

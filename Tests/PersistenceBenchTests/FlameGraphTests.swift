@@ -158,8 +158,9 @@ import Testing
         #expect(FlameGraph(title: "t", stacks: current, operations: 10).grownFrames.isEmpty)
     }
 
-    /// A frame cut below 0.5 % in one run and drawn in the other moved into its caller: nothing is gone. A root of a
-    /// thread the store started is said to be one, its work not tied to an operation.
+    /// A frame cut below 0.5 % in one run and drawn in the other moved into its caller: nothing is gone.
+    ///
+    /// A root of a thread the store started is said to be one, its work not tied to an operation.
     @Test func framesThatMovedAreNotGoneAndAnotherThreadsRootSaysSo() throws {
         let base: [String: UInt64] = [
             "CellExecution.measure;Store.item": 900, "CellExecution.measure;Store.item;decode": 100,
@@ -176,8 +177,9 @@ import Testing
     }
 
     /// A lookup as callgrind dumps it with each instruction's address (`--dump-instr=yes`): the compiler inlined
-    /// `decode` into `$lookup`, and the inlined code allocates. Addresses after the first are relative to the last
-    /// cost line's, a call's to it too.
+    /// `decode` into `$lookup`, and the inlined code allocates.
+    ///
+    /// Addresses after the first are relative to the last cost line's, a call's to it too.
     static let dumpWithAddresses = """
         positions: instr
         events: Ir

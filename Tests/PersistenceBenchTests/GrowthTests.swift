@@ -227,8 +227,10 @@ import Testing
     }
 
     /// A run merged from shards of two machines: shards 1 and 3 on one boot (one machine), shard 2 on another whose
-    /// probes were 1.5× and 3× slower. The report gives each machine's probes, says which scales of a workload ran
-    /// where, and marks a steep step between two machines as such.
+    /// probes were 1.5× and 3× slower.
+    ///
+    /// The report gives each machine's probes, says which scales of a workload ran where, and marks a steep step
+    /// between two machines as such.
     @Test func aFitOverScalesOfDifferentMachinesSaysWhichRanWhere() throws {
         var results = Self.run(["linear": { n, _ in 1e-9 * Double(n) }], scales: [10_000, 100_000, 1_000_000])
         var fast = RunEnvironment.current(stores: [], arguments: [])

@@ -22,11 +22,12 @@ import Testing
         return Int((hash == .min ? 0 : abs(hash)) % Int64(keys))
     }
 
-    /// Each key's share of the draws of YCSB's scrambled zipfian (constant 0.99) over `keys` keys. Ranks follow
-    /// YCSB's `nextLong` over ITEM_COUNT + 1 = 10¹⁰ + 1 items with ζ = ZETAN: rank 0 for u < 1/ζ, rank 1 for
-    /// u < (1 + 0.5^θ)/ζ, else ⌊items · (ηu − η + 1)^α⌋, so rank r takes the u between the inverses of r and r + 1.
-    /// The first `head` ranks are mapped key by key; the rest (ranks past two million, 39 % of the draws) are
-    /// hashed over 10¹⁰ ranks and spread evenly over the keys.
+    /// Each key's share of the draws of YCSB's scrambled zipfian (constant 0.99) over `keys` keys.
+    ///
+    /// Ranks follow YCSB's `nextLong` over ITEM_COUNT + 1 = 10¹⁰ + 1 items with ζ = ZETAN: rank 0 for u < 1/ζ, rank 1
+    /// for u < (1 + 0.5^θ)/ζ, else ⌊items · (ηu − η + 1)^α⌋, so rank r takes the u between the inverses of r and r + 1.
+    /// The first `head` ranks are mapped key by key; the rest (ranks past two million, 39 % of the draws) are hashed
+    /// over 10¹⁰ ranks and spread evenly over the keys.
     static func ycsbShares(keys: Int, head: Int = 2_000_000) -> [Double] {
         let items = 10_000_000_001.0
         let theta = 0.99

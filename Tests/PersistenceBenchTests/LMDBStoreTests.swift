@@ -137,9 +137,11 @@ import Testing
     }
 
     /// A power cut during an environment's creation may leave data.mdb's name without both meta pages: LMDB
-    /// refuses the file (MDB_INVALID). No more than two pages long and begun as LMDB begins one (a meta page's
-    /// start), nothing was ever committed to it, and the store makes it again; a longer file it cannot read, or one
-    /// that LMDB did not begin, stays an error, never silently replaced.
+    /// refuses the file (MDB_INVALID).
+    ///
+    /// No more than two pages long and begun as LMDB begins one (a meta page's start), nothing was ever committed to
+    /// it, and the store makes it again; a longer file it cannot read, or one that LMDB did not begin, stays an error,
+    /// never silently replaced.
     @Test func anEnvironmentWhoseCreationWasCutIsMadeAgainAndNothingElseIs() throws {
         let directory = try TemporaryDirectory()
         let data = directory.url.appendingPathComponent("data.mdb")

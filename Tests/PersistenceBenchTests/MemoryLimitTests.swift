@@ -3,10 +3,11 @@ import Testing
 
 @testable import PersistenceBench
 
-/// `run --memory-limit`: each cell in a memory cgroup whose limit counts the page cache. Where the machine has a
-/// writable memory controller (root, cgroup v1 or v2: CI's machines), a store that holds its data on the heap is
-/// killed at the limit and its cell says so, while a store that reads through the page cache finishes under it,
-/// charged no more than the limit; elsewhere the option is refused, naming what is missing.
+/// `run --memory-limit`: each cell in a memory cgroup whose limit counts the page cache.
+///
+/// Where the machine has a writable memory controller (root, cgroup v1 or v2: CI's machines), a store that holds its
+/// data on the heap is killed at the limit and its cell says so, while a store that reads through the page cache
+/// finishes under it, charged no more than the limit; elsewhere the option is refused, naming what is missing.
 @Suite struct MemoryLimitTests {
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10)))
     func aHeapBoundStoreIsKilledAtTheLimitAndAMappedOneFinishesUnderIt() throws {

@@ -26,8 +26,10 @@ import Testing
     }
 
     /// The paced cell's digest from the first observable store (`sqlite`), run once for the suite: every store's
-    /// must equal it. `StoreConformanceTests.everyStoreGivesTheSameDigests` leaves `observe` to this test, so each
-    /// store's 1,000 observed commits run once, not twice.
+    /// must equal it.
+    ///
+    /// `StoreConformanceTests.everyStoreGivesTheSameDigests` leaves `observe` to this test, so each store's 1,000
+    /// observed commits run once, not twice.
     static let reference = Result<Digest, any Error> {
         let directory = try TemporaryDirectory()
         guard let first = observableStoreNames.first else { throw BenchError("no store can be observed") }

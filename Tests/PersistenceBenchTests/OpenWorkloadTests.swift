@@ -2,7 +2,9 @@ import Foundation
 import PersistenceBench
 import Testing
 
-/// `open`: a cold open in a fresh process. Its digest agreement across stores is in `StoreConformanceTests`.
+/// `open`: a cold open in a fresh process.
+///
+/// Its digest agreement across stores is in `StoreConformanceTests`.
 @Suite struct OpenWorkloadTests {
     @Test func droppingAStoreFromThePageCacheLeavesNoneOfItCached() throws {
         let directory = try TemporaryDirectory()

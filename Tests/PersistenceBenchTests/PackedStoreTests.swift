@@ -120,8 +120,10 @@ import Testing
     }
 
     /// An append flushes its rows and strings with its header slot: a power cut can leave the slot on disk and any
-    /// of those pages not. The open checks the rows the last commit appended and opens to the commit before it when
-    /// any is missing or does not match its checksum.
+    /// of those pages not.
+    ///
+    /// The open checks the rows the last commit appended and opens to the commit before it when any is missing or does
+    /// not match its checksum.
     @Test(arguments: ["rows cut short", "strings missing", "a row zeroed"])
     func anAppendWhoseRowsDidNotAllReachTheDiskOpensToTheCommitBeforeIt(damage: String) throws {
         let directory = try TemporaryDirectory()
@@ -161,10 +163,12 @@ import Testing
     }
 
     /// Two crashes in a row: an insert's slot reached the disk and a page of its rows did not; the open fell back
-    /// to the commit before. The app went on and inserted again (the same sequence, the same slot, rows where the
-    /// untrusted append's were), and a second crash came after its rows and strings reached the disk, before its
-    /// slot did. The old slot must not vouch for the new rows: not for other items (whose rows pass their own
-    /// checks), and not for the same items retried (byte for byte the rows the old slot counted).
+    /// to the commit before.
+    ///
+    /// The app went on and inserted again (the same sequence, the same slot, rows where the untrusted append's were),
+    /// and a second crash came after its rows and strings reached the disk, before its slot did. The old slot must not
+    /// vouch for the new rows: not for other items (whose rows pass their own checks), and not for the same items
+    /// retried (byte for byte the rows the old slot counted).
     @Test(arguments: ["other items", "the lost insert retried, and more"])
     func aSlotTheOpenFellBackFromNeverVouchesForALaterAppend(secondInsert: String) throws {
         let directory = try TemporaryDirectory()
@@ -199,8 +203,9 @@ import Testing
     }
 
     /// A power cut before a new store's first header write reached the disk can leave `items.rows` at its full
-    /// 8 KiB with neither slot whole: nothing was ever committed, and the open makes the store again. The same with
-    /// a row appended would be damage, and stays an error.
+    /// 8 KiB with neither slot whole: nothing was ever committed, and the open makes the store again.
+    ///
+    /// The same with a row appended would be damage, and stays an error.
     @Test func aCreationCutBeforeItsHeaderReachedTheDiskOpensAsANewStore() throws {
         let directory = try TemporaryDirectory()
         try PackedItemStore(directory: directory.url).close()

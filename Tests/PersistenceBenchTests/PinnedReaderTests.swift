@@ -36,9 +36,11 @@ import Testing
     }
 
     /// What the pin costs, and that it is a pin: a SQLite reader's snapshot keeps every checkpoint from copying the
-    /// log back and starting it over, so the log holds every page of the whole import. Unpinned, SQLite's automatic
-    /// checkpoint starts it over every 1,000 pages (4 MiB); the import here writes more than twice that, so a
-    /// snapshot released early (or one that only copied its answers) leaves the log far smaller than the import.
+    /// log back and starting it over, so the log holds every page of the whole import.
+    ///
+    /// Unpinned, SQLite's automatic checkpoint starts it over every 1,000 pages (4 MiB); the import here writes more
+    /// than twice that, so a snapshot released early (or one that only copied its answers) leaves the log far smaller
+    /// than the import.
     @Test(
         arguments: storeNames(running: PinnedReaderWorkload()) {
             $0.engine().hasPrefix("SQLite") || $0.engine().hasPrefix("GRDB")

@@ -82,8 +82,10 @@ import Testing
     }
 
     /// Two threads for a second or more: the writer appends, updates and deletes in many small commits while the
-    /// reader checks every answer. A read may see an item before or after a commit, never a mixture, and never
-    /// miss an item committed before it started.
+    /// reader checks every answer.
+    ///
+    /// A read may see an item before or after a commit, never a mixture, and never miss an item committed before it
+    /// started.
     @Test(arguments: concurrentReadStoreNames)
     func readsDuringWritesAreAlwaysCommittedStates(store name: String) throws {
         let directory = try TemporaryDirectory()
@@ -109,7 +111,9 @@ import Testing
     /// Runs the writer on this thread and a checking reader on another until `seconds` have passed, at least
     /// `minimumItems` were imported and the reader has read more than 100 times (for up to a minute: on a machine
     /// busy with other work a reader that waits for the writer's lock, as `grdb+queue`'s does, had read only 66
-    /// times in a second); returns how many items were imported. Closes the store.
+    /// times in a second); returns how many items were imported.
+    ///
+    /// Closes the store.
     @discardableResult
     func stress(_ store: any ConcurrentReadStore, seconds: Double, minimumItems: Int = 0) throws -> Int {
         let base: Int64 = 500

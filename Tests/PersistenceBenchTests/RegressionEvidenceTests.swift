@@ -69,7 +69,9 @@ import Testing
     }
 
     /// A counted cell that kept a timeline counted its windows, which go by the clock: beside a build, `lmdb
-    /// insert-each` counted ×1.069 and failed. Without the timeline, the same beside a build passes.
+    /// insert-each` counted ×1.069 and failed.
+    ///
+    /// Without the timeline, the same beside a build passes.
     @Test func aBusyHostCountsTheSameWithoutTheTimeline() throws {
         let withTimeline = try Self.counters("counted-unchanged-beside-a-build", in: Self.secondHost).regressions
         #expect(withTimeline.count == 1 && withTimeline[0].hasPrefix("lmdb insert-each 2k: instructions/op"))

@@ -397,8 +397,10 @@ import Testing
         #expect(faults >= 300 && faults < 1000, "\(faults) minor faults for 300 pages touched in the region")
     }
 
-    /// A real counted run: every cell under callgrind with libOperationCounter, twice. Counts repeat exactly or
-    /// nearly (instructions), and say what each store does: sqlite flushes at every durable insert, memory never.
+    /// A real counted run: every cell under callgrind with libOperationCounter, twice.
+    ///
+    /// Counts repeat exactly or nearly (instructions), and say what each store does: sqlite flushes at every durable
+    /// insert, memory never.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(5))) func aCountedRunCountsWhatEachStoreDoesAndRepeatsIt() throws {
         let directory = try TemporaryDirectory()
         let run = try runTool([
@@ -530,8 +532,10 @@ import Testing
 
     /// A store that hands each call to a thread of its own: its waits and system calls per operation move with how
     /// valgrind schedules the threads (the SQLiteNIO store: 7.94 → 3.59 waits a durable insert, an unchanged
-    /// build). A baseline of 3 repetitions allows each counter the range it measured, and half that again; a store
-    /// may declare a counter scheduling-dependent, and it is then shown, not judged.
+    /// build).
+    ///
+    /// A baseline of 3 repetitions allows each counter the range it measured, and half that again; a store may declare
+    /// a counter scheduling-dependent, and it is then shown, not judged.
     @Test func aThreadedStoresCountersAreJudgedByTheBaselinesSpreadOrShownAsDeclared() throws {
         /// One cell of store `a`, a repetition for each (voluntary waits, system calls) per operation (1,000 each).
         func counted(_ repetitions: [(waits: Double, calls: Double)], instructions: [UInt64] = []) -> RunResults {
@@ -662,8 +666,10 @@ import Testing
     }
 
     /// The time check end to end, this build against itself (A/A): two builds' worth of cells in turn, each side's
-    /// run written, no regression. Its re-timing of a noisy store is held to 30 s (the default 4 minutes, beside the
-    /// rest of the tests on 2 cores, ran past the time limit).
+    /// run written, no regression.
+    ///
+    /// Its re-timing of a noisy store is held to 30 s (the default 4 minutes, beside the rest of the tests on 2 cores,
+    /// ran past the time limit).
     @Test(.tags(.endToEnd), .timeLimit(.minutes(3))) func theTimeCheckTimesBothBuildsInTurnAndPassesItself() throws {
         let directory = try TemporaryDirectory()
         let run = try runTool([

@@ -56,8 +56,9 @@ import Testing
     /// The summary names the fastest store per scale and where the lead changes, from the cells alone: `b` leads at
     /// 100, `a` at 1k and 10k; `b` stops at 10k, the floor never leads, nor does a maintained count; stores measured
     /// only at smaller scales say how far they were measured.
-    /// The read-ahead of each block device (loop and RAM devices left out) is part of the environment, and the
-    /// report says it: a mapped store's cold lookups depend on it.
+    ///
+    /// The read-ahead of each block device (loop and RAM devices left out) is part of the environment, and the report
+    /// says it: a mapped store's cold lookups depend on it.
     @Test func theEnvironmentRecordsPersistenceBenchsOwnCommitWhereTheToolIsAnotherPackages() throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().path
@@ -257,7 +258,9 @@ import Testing
     }
 
     /// Every cell of a group is compared whole, boxed or not: boxed cells did the group's count of steps; a store
-    /// whose answers differ disagrees. Boxed cells of runs recorded before that rule (no steps) are left out.
+    /// whose answers differ disagrees.
+    ///
+    /// Boxed cells of runs recorded before that rule (no steps) are left out.
     @Test func everyCellOfAGroupIsComparedWhole() {
         func cell(_ store: String, steps: Int?, boxed: Bool, hash: UInt64 = 7) -> CellResult {
             var metrics = CellMetrics(
@@ -336,8 +339,10 @@ import Testing
 
     /// A running matrix's results.json, each cell encoded once, is byte for byte the whole run's encoding: at the
     /// start, as cells arrive, when a finished cell is replaced (a first repetition run again on its group's
-    /// count) and when the run finishes. On a committed run of the default matrix (every kind of cell: n/a, time-
-    /// boxed, latencies by operation, timelines).
+    /// count) and when the run finishes.
+    ///
+    /// On a committed run of the default matrix (every kind of cell: n/a, time- boxed, latencies by operation,
+    /// timelines).
     @Test func resultsJSONWrittenCellByCellIsTheWholeRunsEncoding() throws {
         let run = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results/2026-11-25-default-fast/results.json")

@@ -35,8 +35,10 @@ import Testing
     }
 
     /// The flagship sweep's shard 4 at 2ae864f: `get` ran three repetitions at 1M and one at 3M, and the first cell
-    /// at each scale waited for the fixture's load (51 s and 215 s). Mixed into the cells' own time, that read as
-    /// N^4.6 and estimated `get 10M` at 13 hours; kept apart, the cell is about two seconds and the load once.
+    /// at each scale waited for the fixture's load (51 s and 215 s).
+    ///
+    /// Mixed into the cells' own time, that read as N^4.6 and estimated `get 10M` at 13 hours; kept apart, the cell is
+    /// about two seconds and the load once.
     @Test func aFixtureLoadIsEstimatedOnceApartFromTheCells() throws {
         func cell(_ workload: String, _ records: Int, run: Double, process: Double) -> CellResult {
             var cell = Self.cell("sqlite", workload, records, seconds: run)
@@ -95,6 +97,7 @@ import Testing
 
     /// The flagship sweep's shard 3: `json search 10M` was DNF in 0.5 s (its fixture's load went over the memory
     /// budget), and taken as measured, the power law from 45 s at 1M to it estimated `json search 10k` at 101 hours.
+    ///
     /// Only finished cells give a cell's time; the failed load still gives the load's.
     @Test func aCellThatDidNotFinishDoesNotGiveItsWorkATime() throws {
         var failed = Self.cell("json", "search", 10_000_000, seconds: 400.5)
@@ -107,8 +110,10 @@ import Testing
     }
 
     /// The flagship sweep's shard 2: `json observe` took 88 s at 10k, and in proportion to N the estimate put 24
-    /// hours on it at 10M, 36 h 44 min on what remained of the shard. The runner stops a cell at its budget and runs
-    /// no more of its store and workload at its scale or above; the estimate now does the same.
+    /// hours on it at 10M, 36 h 44 min on what remained of the shard.
+    ///
+    /// The runner stops a cell at its budget and runs no more of its store and workload at its scale or above; the
+    /// estimate now does the same.
     @Test func aCellIsEstimatedAtMostItsBudgetAndNothingOfItsWorkAfterIt() throws {
         let (json, memory, sqlite) = (try storeKind("json"), try storeKind("memory"), try storeKind("sqlite"))
         let (insert, get) = (

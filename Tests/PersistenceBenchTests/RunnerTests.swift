@@ -53,6 +53,7 @@ import Testing
 
     /// A cell whose child traps (a time box no option lets through: a request written past the bounds) is a DNF
     /// whose reason is the runtime's failure, and its child's output is kept in the run's cells/.
+    ///
     /// Counted, the same cell also keeps valgrind's log beside the results, the scratch it was written in being
     /// removed.
     @Test(.tags(.endToEnd), .timeLimit(.minutes(5)), arguments: [false, true])

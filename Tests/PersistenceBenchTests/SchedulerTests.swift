@@ -7,8 +7,9 @@ import Testing
 /// group's count of steps, its two builds' lanes, its budget skips and its resumption, with no child process.
 @Suite struct SchedulerTests {
     /// Measures a cell at once: on the clock a store does its own count of steps (`steps`), at most the box's count;
-    /// without a clock, the box's count. A store in `overBudget` is stopped at every cell it is given. Notes every
-    /// cell it was asked.
+    /// without a clock, the box's count.
+    ///
+    /// A store in `overBudget` is stopped at every cell it is given. Notes every cell it was asked.
     final class TableLauncher: CellMeasuring {
         let steps: [String: Int]
         let overBudget: Set<String>

@@ -71,8 +71,9 @@ import Testing
     }
 
     /// What `docs/workloads.md` says of text beyond ASCII: `LIKE` and the scans fold ASCII letters only, so "äpf"
-    /// finds "äpfel" and not "Äpfel"; FTS5's `trigram` tokenizer folds case as Unicode does and finds both. The
-    /// generator's titles are ASCII, so the workload's answers agree everywhere.
+    /// finds "äpfel" and not "Äpfel"; FTS5's `trigram` tokenizer folds case as Unicode does and finds both.
+    ///
+    /// The generator's titles are ASCII, so the workload's answers agree everywhere.
     @Test(arguments: searchStoreNames)
     func fullTextIndexesFoldBeyondASCII(store name: String) throws {
         let directory = try TemporaryDirectory()

@@ -142,8 +142,10 @@ import Testing
     }
 
     /// Every workload, run in-process as a cell child runs it: each store that supports it gives the digest of the
-    /// first one that does (`sqlite` for the item workloads). `observe` is checked store by store in
-    /// `ObserveTests.theObserverDeliversEveryChangedResult`, which runs the same cell.
+    /// first one that does (`sqlite` for the item workloads).
+    ///
+    /// `observe` is checked store by store in `ObserveTests.theObserverDeliversEveryChangedResult`, which runs the same
+    /// cell.
     @Test(arguments: WorkloadCatalog.all.map(\.name).filter { $0 != "observe" })
     func everyStoreGivesTheSameDigests(workload name: String) throws {
         let workload = try #require(WorkloadCatalog.workload(named: name))

@@ -5,8 +5,10 @@ import Testing
 
 extension Tag {
     /// A test that runs the built `persistbench` in child processes, as a user does: seconds to minutes each, so
-    /// each has a time limit too. `swift test --skip-tags`-style filtering: `swift test --filter` by suite, or
-    /// Swift Testing's tag filter where the toolchain offers it.
+    /// each has a time limit too.
+    ///
+    /// `swift test --skip-tags`-style filtering: `swift test --filter` by suite, or Swift Testing's tag filter where
+    /// the toolchain offers it.
     @Tag static var endToEnd: Self
 }
 
@@ -29,7 +31,9 @@ let crashCheckedStoreNames = allStoreKinds.filter(\.isCrashChecked).map(\.name)
 
 /// The stores a suite runs `workload` on, chosen by capability: each store of the default set (one of each
 /// strategy) that runs it, then each of `variants` (named for a mechanism the suite checks) that runs it, less those
-/// `matching` rules out. A store added to the catalogue is tested by every suite whose workload it runs.
+/// `matching` rules out.
+///
+/// A store added to the catalogue is tested by every suite whose workload it runs.
 func storeNames(
     running workload: any Workload, adding variants: [String] = [], matching keep: (StoreKind) -> Bool = { _ in true }
 ) -> [String] {
@@ -88,6 +92,7 @@ func openItemStore(_ kind: StoreKind, at directory: URL) throws -> any ItemStore
 
 /// One cell in this process, as the runner's child runs it: the workload's fixture, if it has one, loaded into a
 /// new store of `kind` in `directory` (untimed), then the timed phase measured, each with a context of its own.
+///
 /// `end` runs the moment the timed phase ends (`CellExecution.measure`).
 func measureCell(
     _ workload: any Workload, on kind: StoreKind, in directory: URL, scale: Int, seed: UInt64 = 42,

@@ -7,7 +7,9 @@ import Testing
 @Suite struct TwoProcessesTests {
     /// Every default store and `grdb+queue`: a store that counts its lock waits lets the second process in, and
     /// every commit of both processes is there after a reopen; any other refuses the second open with its lock, and
-    /// the app's commits are all there. The digest (the app's lookups and commits) is the generator's either way.
+    /// the app's commits are all there.
+    ///
+    /// The digest (the app's lookups and commits) is the generator's either way.
     @Test(arguments: storeNames(running: TwoProcessesWorkload(), adding: ["grdb+queue"]))
     func theSecondProcessLosesNothingOrIsRefused(store name: String) throws {
         let directory = try TemporaryDirectory()

@@ -11,7 +11,9 @@ import Testing
     static let checkedStores = allStoreKinds.filter { $0.type is any IntegrityCheckingStore.Type }.map(\.name)
 
     /// Data files whose bytes past their header may hold nothing committed: `packed`'s journal once its last commit's
-    /// changes were applied and flushed (a clean close). Cut past its header, such a file loses nothing.
+    /// changes were applied and flushed (a clean close).
+    ///
+    /// Cut past its header, such a file loses nothing.
     static let mayHoldNothingCommitted: Set<String> = ["g1/items.journal"]
 
     /// A store of the `get` fixture at 300 items with every third of the last 30 deleted (so that the deletions' bits sit at

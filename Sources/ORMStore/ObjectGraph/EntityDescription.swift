@@ -40,8 +40,10 @@ package enum DeleteRule: Sendable {
     case cascade
 }
 
-/// A relationship as a model declares it. The to-one side of a pair owns the foreign key column `Z<NAME>`;
-/// when the to-many side is ordered, the to-one side's table also holds the order, `Z_FOK_<NAME>`.
+/// A relationship as a model declares it.
+///
+/// The to-one side of a pair owns the foreign key column `Z<NAME>`; when the to-many side is ordered, the to-one side's
+/// table also holds the order, `Z_FOK_<NAME>`.
 package struct RelationshipDescription: Sendable {
     package enum Kind: Sendable { case toOne, toMany, orderedToMany }
 

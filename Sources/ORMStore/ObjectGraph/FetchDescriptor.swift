@@ -96,7 +96,9 @@ func jsonArray(_ values: [AttributeValue]) -> String {
     return json + "]"
 }
 
-/// One sort key of a fetch: an attribute, ascending or descending. Strings sort byte-wise (SQLite's BINARY).
+/// One sort key of a fetch: an attribute, ascending or descending.
+///
+/// Strings sort byte-wise (SQLite's BINARY).
 package struct FetchSortDescriptor<Root: ManagedObject>: Sendable {
     let sql: String
 

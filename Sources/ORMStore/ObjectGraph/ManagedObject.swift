@@ -65,7 +65,9 @@ package class ManagedObject {
     }
 
     /// A fault for a stored row, or (with a negative key) a new object; the context calls it and registers
-    /// the object. Create objects with `init(context:)`.
+    /// the object.
+    ///
+    /// Create objects with `init(context:)`.
     package required init(entity: Entity, primaryKey: Int64) {
         self.entity = entity
         self.primaryKey = primaryKey
@@ -74,7 +76,9 @@ package class ManagedObject {
     }
 
     /// Creates an object and inserts it into `context`, as SwiftData's `context.insert(Item())` does; it is
-    /// written at the next save. Non-optional attributes must be set before then.
+    /// written at the next save.
+    ///
+    /// Non-optional attributes must be set before then.
     package convenience init(context: ModelContext) {
         let entity: Entity
         do { entity = try context.container.model.entity(for: Self.self) } catch {
@@ -151,8 +155,10 @@ package class ManagedObject {
     }
 
     /// Fills the object's values from its row: from the row cache when it holds the row (no SQL), else with
-    /// one query. Like Core Data's, a fault that cannot be filled (its row is gone, its context reset) is a
-    /// fatal error: attribute accessors cannot throw.
+    /// one query.
+    ///
+    /// Like Core Data's, a fault that cannot be filled (its row is gone, its context reset) is a fatal error: attribute
+    /// accessors cannot throw.
     final func fireFault() {
         if let snapshot {
             values = snapshot.cache.coordinated { snapshot.values }

@@ -76,6 +76,7 @@ package final class ManagedObjectModel {
     }
 
     /// The entity of a model class, or an error naming a class the model does not hold.
+    ///
     /// The entity with this name (a `PersistentIdentifier`'s), or nil.
     func entity(named name: String) -> Entity? { entitiesByName[name] }
 

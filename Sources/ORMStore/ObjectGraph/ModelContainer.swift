@@ -3,7 +3,9 @@ import PersistenceBench
 import SQLiteSupport
 
 /// The persistent side of the object graph: one SQLite file in Core Data's layout, its model, its row cache
-/// and its statements. Contexts fetch and save through it.
+/// and its statements.
+///
+/// Contexts fetch and save through it.
 ///
 /// Opening an empty file creates Core Data's tables (`Z<ENTITY>`, `Z_PRIMARYKEY`, `Z_METADATA`,
 /// `Z_MODELCACHE`); opening an existing one checks that its metadata's entity hashes match the model.
@@ -31,17 +33,20 @@ package final class ModelContainer {
 
     /// The size above which an externally storable value goes to a file: 100 KB, the figure an Apple engineer gave
     /// at Ask Apple 2022 for Core Data's "Allows External Storage" (compiled by fatbobman.com, "Core Data of Ask
-    /// Apple 2022"); taken as 100 KiB. Measured in 2011 on OS X Lion it was 1 MB (bluecrowbar.com, "Core Data
-    /// external storage"). SwiftData's `.externalStorage` is Core Data's mechanism.
+    /// Apple 2022"); taken as 100 KiB.
+    ///
+    /// Measured in 2011 on OS X Lion it was 1 MB (bluecrowbar.com, "Core Data external storage"). SwiftData's
+    /// `.externalStorage` is Core Data's mechanism.
     package static let externalStorageThreshold = 102_400
     /// The first byte of a stored value that allows external storage: the bytes follow, or a file's name does.
     static let inlineMarker: UInt8 = 1
     static let externalMarker: UInt8 = 2
 
     /// Opens or creates the store at `url` (a file) in WAL mode with `synchronous=FULL`, so that a save is on
-    /// disk when it returns, as the other SQLite stores' commits are. `mechanisms` adds SwiftData's and Core
-    /// Data's own work: history tables, and `auto_vacuum=INCREMENTAL` for a store created with post-save
-    /// maintenance.
+    /// disk when it returns, as the other SQLite stores' commits are.
+    ///
+    /// `mechanisms` adds SwiftData's and Core Data's own work: history tables, and `auto_vacuum=INCREMENTAL` for a
+    /// store created with post-save maintenance.
     ///
     /// - Throws: `SQLiteError`, or `ORMError.incompatibleStore` when the file was written with another model.
     package init(model: ManagedObjectModel, url: URL, mechanisms: SwiftDataMechanisms = []) throws {
@@ -85,8 +90,10 @@ package final class ModelContainer {
     }
 
     /// Core Data's maintenance after a save (`SwiftDataMechanisms.postSaveMaintenance`): the free pages returned
-    /// to the file system, then the WAL checkpointed into the database and truncated. A reader that keeps the
-    /// checkpoint from finishing is not an error here, as it is not to Core Data: the next save checkpoints again.
+    /// to the file system, then the WAL checkpointed into the database and truncated.
+    ///
+    /// A reader that keeps the checkpoint from finishing is not an error here, as it is not to Core Data: the next save
+    /// checkpoints again.
     func maintainAfterSave() throws {
         try connection.execute("PRAGMA incremental_vacuum; PRAGMA wal_checkpoint(TRUNCATE)")
     }
@@ -112,7 +119,9 @@ package final class ModelContainer {
     // MARK: Contexts on other threads
 
     /// Puts the row cache behind the coordinator's lock, before a context on another thread first uses this
-    /// container. Until then one thread uses it and takes no lock.
+    /// container.
+    ///
+    /// Until then one thread uses it and takes no lock.
     package func shareAcrossThreads() {
         rowCache.makeShared()
     }
@@ -130,8 +139,9 @@ package final class ModelContainer {
         return connection
     }
 
-    /// A context for another thread: a read connection of its own, merging every other context's saves. The row
-    /// cache is shared from now on. `closeMergingContext()` ends it.
+    /// A context for another thread: a read connection of its own, merging every other context's saves.
+    ///
+    /// The row cache is shared from now on. `closeMergingContext()` ends it.
     func makeMergingContext() throws -> ModelContext {
         shareAcrossThreads()
         let context = ModelContext(self, reads: try openReadConnection())
@@ -239,8 +249,9 @@ package final class ModelContainer {
         return values
     }
 
-    /// Reserves `count` primary keys of `entity` in `Z_PRIMARYKEY` and returns the first. Runs inside the
-    /// save's transaction.
+    /// Reserves `count` primary keys of `entity` in `Z_PRIMARYKEY` and returns the first.
+    ///
+    /// Runs inside the save's transaction.
     func allocatePrimaryKeys(for entity: Entity, count: Int) throws -> Int64 {
         var maximum: Int64 = 0
         try query("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(entity.number)]) {

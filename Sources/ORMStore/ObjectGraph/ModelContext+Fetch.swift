@@ -6,8 +6,9 @@ import SQLiteSupport
 // Fetching: what a context reads, as faults backed by the row cache, and its relationships.
 extension ModelContext {
     /// The objects matching `descriptor`, as faults backed by the row cache (or the objects already registered
-    /// for those rows). Reads what is saved: objects deleted in this context are left out, unsaved inserts are
-    /// not matched.
+    /// for those rows).
+    ///
+    /// Reads what is saved: objects deleted in this context are left out, unsaved inserts are not matched.
     package func fetch<Model: ManagedObject>(_ descriptor: FetchDescriptor<Model>) throws -> [Model] {
         let entity = try container.model.entity(for: Model.self)
         let (sql, bindings) = descriptor.sql(after: entity.selectSQL)
@@ -35,8 +36,9 @@ extension ModelContext {
         return count
     }
 
-    /// The members of a to-many relationship fault: one query, in stored order if ordered. Objects deleted or
-    /// moved to another owner in memory are left out.
+    /// The members of a to-many relationship fault: one query, in stored order if ordered.
+    ///
+    /// Objects deleted or moved to another owner in memory are left out.
     func fetchRelated(of object: ManagedObject, _ index: Int) throws -> [ManagedObject] {
         let relationship = object.entity.relationships[index]
         let destination = relationship.destination

@@ -86,8 +86,9 @@ extension ModelContext {
     package static let didSave = Notification.Name("PersistenceBench.ModelContext.didSave")
 
     /// Upsert: per inserted object of an entity with unique attributes, one indexed query per attribute for a
-    /// stored row holding the same value. Returns the objects that matched, each with its row's version; they
-    /// take that row's primary key.
+    /// stored row holding the same value.
+    ///
+    /// Returns the objects that matched, each with its row's version; they take that row's primary key.
     private func matchStoredRows(_ saving: [ManagedObject]) throws -> [ObjectIdentifier: Int64] {
         var matched: [ObjectIdentifier: Int64] = [:]
         for object in saving {

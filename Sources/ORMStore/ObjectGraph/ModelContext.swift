@@ -13,6 +13,7 @@ import SQLiteSupport
 package final class ModelContext {
     package let container: ModelContainer
     /// The connection this context fetches on: its own (a context on another thread), or the writer's when nil.
+    ///
     /// Saves always go through the writer.
     let reads: PooledConnection?
     /// Per entity, primary key → the object registered for that row.
@@ -27,8 +28,9 @@ package final class ModelContext {
     var updateStatements: [UpdateShape: String] = [:]
 
     /// Saves on its own at the first `processPendingChanges()` after this interval has passed since the last
-    /// save, as SwiftData's main context saves from its run loop; nil (the default) never autosaves. Unsaved
-    /// changes are lost if the process ends first.
+    /// save, as SwiftData's main context saves from its run loop; nil (the default) never autosaves.
+    ///
+    /// Unsaved changes are lost if the process ends first.
     package var autosaveInterval: Duration?
     /// The error of the last autosave that failed; its changes stay pending.
     package private(set) var autosaveError: (any Error)?
@@ -110,7 +112,9 @@ package final class ModelContext {
     }
 
     /// Forgets every object: pending changes are dropped, registered objects are cut off from the context and
-    /// its row cache, and relationship cycles between them are broken. Objects must not be used afterwards.
+    /// its row cache, and relationship cycles between them are broken.
+    ///
+    /// Objects must not be used afterwards.
     package func reset() {
         var objects = inserted + updated + deleted
         for table in registered { objects += table.values.map { $0.takeUnretainedValue() } }

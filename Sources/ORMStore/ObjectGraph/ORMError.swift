@@ -1,5 +1,7 @@
 /// An error of the object graph: a model that does not resolve, a store written with another model, a save
-/// that fails validation or an optimistic-locking check. SQLite's own errors arrive as `SQLiteError`.
+/// that fails validation or an optimistic-locking check.
+///
+/// SQLite's own errors arrive as `SQLiteError`.
 package enum ORMError: Error, CustomStringConvertible, Equatable {
     case model(String)
     /// The store's path, and why the model cannot open it.

@@ -40,7 +40,9 @@ final class RowCache {
         rows = Array(repeating: [:], count: entityCount)
     }
 
-    /// From now on every access takes the lock. Called before a second thread uses the cache.
+    /// From now on every access takes the lock.
+    ///
+    /// Called before a second thread uses the cache.
     func makeShared() {
         if lock == nil { lock = NSRecursiveLock() }
     }
@@ -55,9 +57,11 @@ final class RowCache {
     }
 
     /// The snapshot of a row a fetch read at `version` (`Z_OPT`), with `values` read from it when needed: the cached
-    /// one, brought up to this version if it was older, or a new one, cached. A row older than the cached one (read
-    /// on a connection whose read began before another context saved) gets a snapshot of its own, left out of the
-    /// cache, which keeps the newer row: a save checks `Z_OPT` against the cached version, which must never go back.
+    /// one, brought up to this version if it was older, or a new one, cached.
+    ///
+    /// A row older than the cached one (read on a connection whose read began before another context saved) gets a
+    /// snapshot of its own, left out of the cache, which keeps the newer row: a save checks `Z_OPT` against the cached
+    /// version, which must never go back.
     func snapshot(
         entityIndex: Int, primaryKey: Int64, version: Int64, values: () throws -> [AttributeValue]
     ) rethrows -> RowSnapshot {

@@ -3,8 +3,9 @@ import SQLiteSupport
 
 /// `CONTAINS[c]` in a fetch: Core Data compiles a string containment to a call of a function it registers on each
 /// of its connections (`NSCoreDataStringSearch(t0.ZTITLE, ?, …)`), which SQLite runs on every row the query reads.
-/// Here the function folds ASCII case only, and compares bytes without making a string of each row's value (Core
-/// Data makes a `CFString`), so that its cost per row is a lower bound of the framework's.
+///
+/// Here the function folds ASCII case only, and compares bytes without making a string of each row's value (Core Data
+/// makes a `CFString`), so that its cost per row is a lower bound of the framework's.
 enum StringSearch {
     static let functionName = "ORMStringSearchCaseInsensitive"
 

@@ -1,7 +1,8 @@
 /// What SwiftData and Core Data do at a save or an attribute access beyond the object graph this emulation
-/// always has (context, identity map, faults, row cache, change tracking, optimistic locking). Each can be
-/// switched on alone, so that a run can say what each adds (`orm+history`, `orm+upsert`, …); `orm+swiftdata` has
-/// them all.
+/// always has (context, identity map, faults, row cache, change tracking, optimistic locking).
+///
+/// Each can be switched on alone, so that a run can say what each adds (`orm+history`, `orm+upsert`, …);
+/// `orm+swiftdata` has them all.
 package struct SwiftDataMechanisms: OptionSet, Sendable, Hashable {
     package let rawValue: Int
     package init(rawValue: Int) { self.rawValue = rawValue }
@@ -21,9 +22,10 @@ package struct SwiftDataMechanisms: OptionSet, Sendable, Hashable {
     /// (`ModelContext.didSave`), posted through `NotificationCenter` after every save.
     package static let saveNotification = SwiftDataMechanisms(rawValue: 1 << 3)
     /// Core Data's maintenance after a save, which its SQL log shows: `PRAGMA incremental_vacuum` (the store is
-    /// created with `auto_vacuum=INCREMENTAL`) and `PRAGMA wal_checkpoint(TRUNCATE)`. Here after every save: an
-    /// assumption, labelled so in reports. The published logs (Core Data on an iPhone 14 Pro, saving 100k-object
-    /// chunks) show both during saves, not how often Core Data runs them.
+    /// created with `auto_vacuum=INCREMENTAL`) and `PRAGMA wal_checkpoint(TRUNCATE)`.
+    ///
+    /// Here after every save: an assumption, labelled so in reports. The published logs (Core Data on an iPhone 14 Pro,
+    /// saving 100k-object chunks) show both during saves, not how often Core Data runs them.
     package static let postSaveMaintenance = SwiftDataMechanisms(rawValue: 1 << 4)
 
     package static let all: SwiftDataMechanisms = [

@@ -114,8 +114,10 @@ package struct CallGraph: Sendable {
 
     /// Finds the functions the compiler inlined at each address of `object` by `symbolize` (each address's frames,
     /// innermost first, as linkage names: the last is the function the symbol table names, whose frames callgrind
-    /// counted). An address whose outermost frame is not the function callgrind counted it in (an alias, an object
-    /// without debug information) keeps no inlined frames. Names are demangled with `demangle`, as the dump's.
+    /// counted).
+    ///
+    /// An address whose outermost frame is not the function callgrind counted it in (an alias, an object without debug
+    /// information) keeps no inlined frames. Names are demangled with `demangle`, as the dump's.
     package mutating func resolveInlinedFrames(
         in object: String, minimumShare: Double = Self.minimumShare,
         symbolize: (_ object: String, _ addresses: [UInt64]) -> [UInt64: [String]],
@@ -263,8 +265,9 @@ package struct CallGraph: Sendable {
 
 /// Folded stacks as text: the frames' names once each, then the stacks as a tree, a line per frame: the line of the
 /// frame it was called from ("-" for a root), its name's number and the instructions it ran itself ("12 4 1234").
-/// Brendan Gregg's folded format repeats every frame's name in every stack: about 60 KB a counted cell, and a list
-/// of each stack's frame numbers took 18–104 KB once inlined frames made stacks deeper; this takes about 10 KB, and a
+///
+/// Brendan Gregg's folded format repeats every frame's name in every stack: about 60 KB a counted cell, and a list of
+/// each stack's frame numbers took 18–104 KB once inlined frames made stacks deeper; this takes about 10 KB, and a
 /// committed baseline keeps one per cell.
 package enum FoldedStacks {
     static let header =

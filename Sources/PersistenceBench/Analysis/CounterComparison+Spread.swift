@@ -2,8 +2,10 @@ import Foundation
 
 /// A counter the counter gate judges by a band that a store's design can make depend on how threads are scheduled:
 /// a store that hands each call to a thread of its own (a driver's event loop, a connection pool's worker) needs a
-/// futex, and gives up the CPU, at a hand-off or not as valgrind happens to schedule the two threads. A `StoreKind`
-/// declares such counters with its reason (`schedulingDependent`); the check then shows them and does not judge them.
+/// futex, and gives up the CPU, at a hand-off or not as valgrind happens to schedule the two threads.
+///
+/// A `StoreKind` declares such counters with its reason (`schedulingDependent`); the check then shows them and does not
+/// judge them.
 public enum SchedulingDependentCounter: String, CaseIterable, Codable, Sendable {
     /// System calls per operation, the allocator's left out.
     case systemCalls = "system calls/op"
@@ -18,8 +20,9 @@ public enum SchedulingDependentCounter: String, CaseIterable, Codable, Sendable 
 
 extension CounterComparison {
     /// A counter's range over a baseline cell's repetitions, widened each way by `Bands.spreadMargin` of itself:
-    /// what the baseline measured it move by, so that the check allows it where the fixed band is narrower. Made
-    /// only from `Bands.spreadRepetitions` repetitions or more (two say little about a range), and never narrower
+    /// what the baseline measured it move by, so that the check allows it where the fixed band is narrower.
+    ///
+    /// Made only from `Bands.spreadRepetitions` repetitions or more (two say little about a range), and never narrower
     /// than the fixed band, which still judges first.
     struct Spread {
         let low: Double

@@ -4,8 +4,10 @@ import Foundation
 
 /// A counted run (`run --count`) judged against a counted baseline, cell by cell, store by store and over every
 /// cell together, on what no machine changes: instructions, allocations, flushes and writes per operation, bytes
-/// on disk and digests. The same binary counts the same on any host but for glibc's CPU-specific string
-/// routines, so its bands are narrow: `Bands.measured` says where each comes from.
+/// on disk and digests.
+///
+/// The same binary counts the same on any host but for glibc's CPU-specific string routines, so its bands are narrow:
+/// `Bands.measured` says where each comes from.
 package struct CounterComparison: Codable, Sendable {
     // MARK: - Bands
 
@@ -21,12 +23,15 @@ package struct CounterComparison: Codable, Sendable {
         /// Write calls and bytes written per operation inside this factor either way are "same".
         package var writes: Double
         /// System calls per operation, the allocator's left out: a change beyond this band, the floor's count per
-        /// operation and 8 calls in the cell. A pool's threads made 4 more futex calls in a 40-step cell (`grdb teams-per-sport`, 59 → 63)
-        /// counted beside a test run; a call added to every operation is 50 in a counted cell.
+        /// operation and 8 calls in the cell.
+        ///
+        /// A pool's threads made 4 more futex calls in a 40-step cell (`grdb teams-per-sport`, 59 → 63) counted beside
+        /// a test run; a call added to every operation is 50 in a counted cell.
         package var systemCalls: Band = Band(factor: 1.02, floor: 0.05, perCell: 8)
         /// Minor page faults per operation: valgrind's own faults (its translations) move with what else the
-        /// machine runs, and a mapped store's with what the page cache holds around the page it touches. They
-        /// moved a cell by up to 127 faults (0.5 MiB of pages: `sqlite+fts get`, 485 → 612 in 50 lookups, counted
+        /// machine runs, and a mapped store's with what the page cache holds around the page it touches.
+        ///
+        /// They moved a cell by up to 127 faults (0.5 MiB of pages: `sqlite+fts get`, 485 → 612 in 50 lookups, counted
         /// beside CI's tests), whatever its length, so a change must also be 512 faults in the cell: 2 MiB.
         package var minorFaults: Band = Band(factor: 1.25, floor: 2, perCell: 512)
         /// Major page faults per operation (a page read from storage to be mapped): 0 in every committed cell, but a
@@ -38,15 +43,18 @@ package struct CounterComparison: Codable, Sendable {
         package var bytesReadFromStorage: Band = Band(factor: 1.10, floor: 4096)
         /// Voluntary context switches (waits that gave up the CPU) per operation: a store's threads hand
         /// valgrind's lock to each other more often on a busy machine, and a flush waits for the disk as often as
-        /// the disk makes it. Flushing cells waited 2.5–7.1 times a flush in the committed baselines (`lmdb`'s the
-        /// most), and one host's disk halved `lmdb ycsb-f 2k`'s (3.16 → 1.46 a lookup-and-update, 0.46 flushes
-        /// each), so a change must also be more than 8 waits a flush: flushes themselves are judged exactly.
+        /// the disk makes it.
+        ///
+        /// Flushing cells waited 2.5–7.1 times a flush in the committed baselines (`lmdb`'s the most), and one host's
+        /// disk halved `lmdb ycsb-f 2k`'s (3.16 → 1.46 a lookup-and-update, 0.46 flushes each), so a change must also
+        /// be more than 8 waits a flush: flushes themselves are judged exactly.
         package var voluntarySwitches: Band = Band(factor: 2, floor: 0.5, perFlush: 8)
         /// A baseline with this many repetitions of a cell or more gives each counter that moves with scheduling and
         /// the page cache (system calls, faults, reads, waits) the range its repetitions measured (`Spread`): a change
-        /// must also leave that range, widened by `spreadMargin` of it each way. Three: the fewest that show a range.
-        /// Not instructions nor allocations, which repeat exactly or nearly: one outlier repetition would open a
-        /// cell's band to a regression.
+        /// must also leave that range, widened by `spreadMargin` of it each way.
+        ///
+        /// Three: the fewest that show a range. Not instructions nor allocations, which repeat exactly or nearly: one
+        /// outlier repetition would open a cell's band to a regression.
         package var spreadRepetitions = 3
         /// How far beyond its measured range, as a fraction of that range, a counter may move each way.
         package var spreadMargin = 0.5
@@ -156,7 +164,9 @@ package struct CounterComparison: Codable, Sendable {
     package var newDeclarations: [String] = []
 
     /// Compares `current` to `baseline`; throws when they cannot be compared (a run that was not counted,
-    /// different seeds). `schedulingDependent`: per store name, what its `StoreKind` declares.
+    /// different seeds).
+    ///
+    /// `schedulingDependent`: per store name, what its `StoreKind` declares.
     package init(
         baseline: RunResults, current: RunResults, bands: Bands = .measured,
         schedulingDependent: [String: [SchedulingDependentCounter: String]] = [:]

@@ -19,7 +19,9 @@ extension FlameGraph {
 
     /// For each of `cells`, the differential graph of its current run's stacks against its baseline's, written
     /// beside the current ones (flames/NAME.diff.svg); returns each graph's file, for the cells whose two runs both
-    /// kept their stacks. `runs` pairs each baseline's directory with the directory its matrix was counted in now.
+    /// kept their stacks.
+    ///
+    /// `runs` pairs each baseline's directory with the directory its matrix was counted in now.
     package static func writeDifferentials(
         of cells: [CellID], baseline: RunResults, current: RunResults, runs: [Sides<URL>]
     ) throws -> [(cell: CellID, file: URL)] {

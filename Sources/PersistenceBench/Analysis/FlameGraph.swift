@@ -163,9 +163,10 @@ package struct FlameGraph {
     }
 
     /// The instructions per operation of frames the base had and the current run has not.
-    /// The base's instructions in frames this run has not, under `frame`, but no more than `frame` shrank by: a
-    /// frame that moved rather than went (a call drawn inside its caller below the 0.5 % cut in one run and not the
-    /// other) left its instructions to its caller, and is not gone.
+    ///
+    /// The base's instructions in frames this run has not, under `frame`, but no more than `frame` shrank by: a frame
+    /// that moved rather than went (a call drawn inside its caller below the 0.5 % cut in one run and not the other)
+    /// left its instructions to its caller, and is not gone.
     private static func vanished(_ frame: Frame) -> Double {
         let missing = frame.children.values.reduce(0) { sum, child in
             sum + (child.current == 0 ? child.base : vanished(child))

@@ -40,8 +40,10 @@ package final class Symbolizer: Sendable {
     static let batch = 64
 
     /// Each address's frames in `object`, innermost first, as linkage names: the functions inlined there, then the
-    /// function the symbol table names. An address llvm-symbolizer cannot answer for is left out; where it cannot
-    /// be started or stops, so is every address not answered yet.
+    /// function the symbol table names.
+    ///
+    /// An address llvm-symbolizer cannot answer for is left out; where it cannot be started or stops, so is every
+    /// address not answered yet.
     package func frames(in object: String, at addresses: [UInt64]) -> [UInt64: [String]] {
         sessions.withLock { sessions in
             var session = sessions[object] ?? start(object)

@@ -1,12 +1,14 @@
 import Foundation
 
-/// The time check's judgement, in two rounds. A first interleaved round is judged (`TimeComparison`); on a shared
-/// machine a burst of a neighbour's work during one store's cells can put that store's interval above 1 by chance
-/// (CI's host read an unchanged `memory` ×1.18 [1.03–1.37] once, where this one read it ×0.95–×1.03 four times).
-/// So whatever the first round finds slower is timed again in a confirmation round: only the stores concerned,
-/// twice the repetitions, the current build first in odd repetitions (the first round put the base first), in new
-/// processes. A regression is what both rounds find slower; a check that compared no cell at all is one without a
-/// second round (a base that cannot run this build's cells is no noise).
+/// The time check's judgement, in two rounds.
+///
+/// A first interleaved round is judged (`TimeComparison`); on a shared machine a burst of a neighbour's work during one
+/// store's cells can put that store's interval above 1 by chance (CI's host read an unchanged `memory` ×1.18
+/// [1.03–1.37] once, where this one read it ×0.95–×1.03 four times). So whatever the first round finds slower is timed
+/// again in a confirmation round: only the stores concerned, twice the repetitions, the current build first in odd
+/// repetitions (the first round put the base first), in new processes. A regression is what both rounds find slower; a
+/// check that compared no cell at all is one without a second round (a base that cannot run this build's cells is no
+/// noise).
 ///
 /// Before that, the check sizes itself to its host (`Power`): a store whose first round was too noisy to catch a
 /// slowdown of `Power.target` across its cells is timed again with the repetitions that would, as far as the
@@ -76,7 +78,9 @@ package struct TimeCheck: Sendable {
 
         /// The repetitions to add a side, per store, after `first` (judged on `repetitions(store)` a side): what each
         /// store above the target needs, all cut in the same proportion to fit `budgetSeconds` (and at most `most`
-        /// a side in all), in the comparison's order. Stores that need none are left out.
+        /// a side in all), in the comparison's order.
+        ///
+        /// Stores that need none are left out.
         package static func extraRepetitions(
             after first: TimeComparison, secondsPerRepetition: [String: Double], repetitions: (String) -> Int,
             target: Double, budgetSeconds: Double, most: Int = 60
@@ -96,7 +100,9 @@ package struct TimeCheck: Sendable {
     }
 
     /// The stores a confirmation round must time again, in the first round's order: every store of every subject
-    /// it found slower. Empty when it found nothing slower.
+    /// it found slower.
+    ///
+    /// Empty when it found nothing slower.
     package static func storesToConfirm(after first: TimeComparison) -> [String] {
         let wanted = Set(first.slower.flatMap(\.stores))
         var order = first.stores.map(\.name)

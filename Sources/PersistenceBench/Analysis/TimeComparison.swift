@@ -1,11 +1,13 @@
 import Foundation
 
 /// The two sides of an interleaved run (`Runner.interleaved`: a base revision's build and this one, timed in turn on
-/// this machine) judged against each other. Per cell: the current build's median time per operation over the
-/// base's, a bootstrap interval of that ratio, and a one-sided Mann–Whitney test of the repetitions. Per store,
-/// over its cells, and over every cell together (what the harness, the digest or the data every store is given
-/// did): the geometric mean of the cells' ratios, with a bootstrap interval of its own, where the noise of single
-/// cells averages out. Both sides ran on one machine in one session, so no probe or band of machines enters.
+/// this machine) judged against each other.
+///
+/// Per cell: the current build's median time per operation over the base's, a bootstrap interval of that ratio, and a
+/// one-sided Mann–Whitney test of the repetitions. Per store, over its cells, and over every cell together (what the
+/// harness, the digest or the data every store is given did): the geometric mean of the cells' ratios, with a bootstrap
+/// interval of its own, where the noise of single cells averages out. Both sides ran on one machine in one session, so
+/// no probe or band of machines enters.
 package struct TimeComparison: Codable, Sendable {
     /// The workloads `check --base` times unless told otherwise: the CRUD workloads a store's changes touch, one
     /// of each kind of question (a lookup, a scan, a count, a page) and of each kind of write (bulk, durable one
@@ -20,9 +22,10 @@ package struct TimeComparison: Codable, Sendable {
 
     /// When a change is a change.
     package struct Rule: Codable, Sendable, Equatable {
-        /// A cell is slower (or faster) only when the test's p is at most this…
+        /// The largest p at which a cell is slower (or faster), with `cellEffect`'s two conditions.
         package var alpha: Double
-        /// …its interval lies wholly above 1 (below), and its ratio is at least this (at most its inverse).
+        /// The ratio a slower cell reaches at least (a faster one at most its inverse), its interval wholly above 1
+        /// (below) and its test's p at most `alpha`.
         package var cellEffect: Double
         /// A store's cells together, or every cell together: slower when the interval of their geometric mean lies
         /// wholly above 1 and the mean is at least this.
@@ -89,8 +92,9 @@ package struct TimeComparison: Codable, Sendable {
     /// Cells not judged: one side has no finished repetition, with why.
     package var notCompared: [String]
     /// Cells whose answers differ between the builds (their digests), with both: a wrong answer is a regression
-    /// whatever its time, and these are not timed (they did not do the same work). Nil in comparisons written
-    /// before they were kept apart from `notCompared`.
+    /// whatever its time, and these are not timed (they did not do the same work).
+    ///
+    /// Nil in comparisons written before they were kept apart from `notCompared`.
     package var differentAnswers: [String]?
     /// Cells the current build did not finish that the base did: a regression of their own. (Whether the stores
     /// agree is the counter check's to judge: there every store does every step; here each cell does the steps
@@ -252,7 +256,9 @@ package struct TimeComparison: Codable, Sendable {
     /// The minimum detectable effect of a ratio judged by an interval: the smallest slowdown that, with the noise
     /// this round showed (the interval's reach below its ratio, `ratio ÷ low`), would put the interval's lower end
     /// above 1, and that the rule's least effect (`effect`) allows; a slowdown of that size is caught about half the
-    /// time, a larger one more often. Infinite when the interval reaches 0.
+    /// time, a larger one more often.
+    ///
+    /// Infinite when the interval reaches 0.
     package static func detectable(ratio: Double, low: Double, effect: Double) -> Double {
         guard low > 0, ratio.isFinite else { return .infinity }
         return max(effect, ratio / low)

@@ -4,8 +4,10 @@ import Foundation
 extension CrashCampaign {
     /// Damages a copy of the closed store: a seeded byte XORed with a nonzero value (four cases in five) or a file
     /// cut short; half the flips at a byte drawn over all the files' bytes (most land in the big files), half in a
-    /// file drawn first (small files, headers and metadata, get their share). Then reopens it in a fresh process:
-    /// detected (an error), harmless (every answer right), silently wrong, crashed or hung.
+    /// file drawn first (small files, headers and metadata, get their share).
+    ///
+    /// Then reopens it in a fresh process: detected (an error), harmless (every answer right), silently wrong, crashed
+    /// or hung.
     func corruptions(_ kind: StoreKind) throws -> CrashSummary {
         var summary = CrashSummary(store: kind, check: .corruption)
         summary.crashes = 0

@@ -18,8 +18,10 @@ extension CrashCampaign {
 
     /// The two-crash check: `powerLossStates` states, each a power-loss state of the recorded writer (a quarter
     /// of the first states from the writer that creates the store), reopened by a successor that commits a
-    /// seeded 1…`transactions` further transactions, and cut again. Every state is verified as a single one is,
-    /// against the first writer's transactions up to the state the first reopen found, then the successor's.
+    /// seeded 1…`transactions` further transactions, and cut again.
+    ///
+    /// Every state is verified as a single one is, against the first writer's transactions up to the state the first
+    /// reopen found, then the successor's.
     func twoCrashes(_ kind: StoreKind, log: WriteLog, creation: WriteLog?) throws -> CrashSummary {
         var summary = CrashSummary(store: kind, check: .twoCrashes)
         (summary.newStoreStates, summary.firstStates, summary.recoveryCuts, summary.killCuts) = (0, 0, 0, 0)

@@ -80,11 +80,12 @@ package struct CrashPlan: Sendable {
     }
 
     /// A crashed writer's successor, which opened the store in the state after the transactions made so far: the
-    /// plan's later transactions are drawn from `continuation`'s own stream and write other values. With
-    /// `retrying`, its first transaction makes again the one the crash cut off (an insert with as many items
-    /// again after it, as an app retries what failed and adds what came since; an update or a delete as it was):
-    /// the same bytes where the cut-off commit left its own, which a store that trusted those would show in part.
-    /// Without, nothing repeats those bytes, and what the store trusts must be what the successor wrote.
+    /// plan's later transactions are drawn from `continuation`'s own stream and write other values.
+    ///
+    /// With `retrying`, its first transaction makes again the one the crash cut off (an insert with as many items again
+    /// after it, as an app retries what failed and adds what came since; an update or a delete as it was): the same
+    /// bytes where the cut-off commit left its own, which a store that trusted those would show in part. Without,
+    /// nothing repeats those bytes, and what the store trusts must be what the successor wrote.
     package mutating func continuing(_ continuation: Int, retrying: Bool) {
         if retrying {
             var original = self

@@ -23,8 +23,10 @@ package struct WriteLog {
 
     var operations: [Operation]
     /// The write calls and the flush calls (`fsync`, `fdatasync`, of files and directories, `msync`) the log holds:
-    /// what the fault checks choose among. A write through an `O_DSYNC` descriptor flushes without a call, and a
-    /// page written through a map is written without one.
+    /// what the fault checks choose among.
+    ///
+    /// A write through an `O_DSYNC` descriptor flushes without a call, and a page written through a map is written
+    /// without one.
     private(set) var writesAndFlushes = (writes: 0, flushes: 0)
 
     init(operations: [Operation]) { self.operations = operations }
@@ -248,8 +250,9 @@ struct CrashStates {
     // MARK: - Crash states
 
     /// Seeded crash states, at most `limit`: cuts just before every flush (the most pending), just after every
-    /// commit report, and at the end; at each, the subsets of the pending pieces `family` names. Only the cuts in
-    /// `within`, when given.
+    /// commit report, and at the end; at each, the subsets of the pending pieces `family` names.
+    ///
+    /// Only the cuts in `within`, when given.
     func states(
         limit: Int, seed: UInt64, within: ClosedRange<Int>? = nil, family: Family = .mixed
     ) -> [State] {

@@ -2,8 +2,10 @@ import Foundation
 
 /// Fixed probes of the machine, timed in every cell's process after its timed phase, as context for a reader of its
 /// results (results.csv): a CPU and memory loop, and a durable write, which tell how fast the machine was while
-/// the cell ran. No check judges by them: `check --base` times two builds in turn on one machine, and
-/// `check --counters` judges counts no machine changes.
+/// the cell ran.
+///
+/// No check judges by them: `check --base` times two builds in turn on one machine, and `check --counters` judges
+/// counts no machine changes.
 ///
 /// The loop does the same work on every machine: dependent, pseudo-random read-modify-writes over a 16 MiB
 /// table (past the L2 cache of common cores, so both arithmetic and memory latency count), the mix of work a
@@ -15,9 +17,11 @@ package enum Calibration {
     /// memory: about 120 ns).
     static let stepsPerRound = 1 << 17
 
-    /// Seconds of one round, after the table's pages are touched (untimed). One round, not the median of several:
-    /// a run's probe is the median over its cells, which already discards the rounds a preemption lengthened, and
-    /// each further round cost every cell about 20 ms (two more rounds: 24 s, 7 % of the default run).
+    /// Seconds of one round, after the table's pages are touched (untimed).
+    ///
+    /// One round, not the median of several: a run's probe is the median over its cells, which already discards the
+    /// rounds a preemption lengthened, and each further round cost every cell about 20 ms (two more rounds: 24 s, 7 %
+    /// of the default run).
     package static func measure() -> Double {
         // Written once, entry i holding i (not zeroed first: a second pass over 16 MiB cost each cell 2–3 ms).
         var table = [UInt64](unsafeUninitializedCapacity: tableEntries) { buffer, count in
@@ -43,8 +47,10 @@ package enum Calibration {
     }
 
     /// Seconds of one durable write: the median over `rounds` of appending 4 KiB to a new file in `directory` and
-    /// `fdatasync`-ing it, after one untimed round that creates the file. Each append grows the file, so each
-    /// sync also commits the file's new size, as a store's commit that appends to its log or data file does.
+    /// `fdatasync`-ing it, after one untimed round that creates the file.
+    ///
+    /// Each append grows the file, so each sync also commits the file's new size, as a store's commit that appends to
+    /// its log or data file does.
     ///
     /// - Throws: `BenchError` when the file cannot be written or flushed.
     package static func measureSync(in directory: URL, rounds: Int = 16) throws -> Double {

@@ -4,7 +4,9 @@ import Synchronization
 
 /// K readers, each on a thread of its own with a reader of its own (`QueryReader`), asking their questions (lookups,
 /// pages or keystrokes: `ReaderQuestion`) back to back (closed loop: the next read starts when the last one
-/// answered), started together. Each read is timed from its start and its answer kept as a one-answer digest.
+/// answered), started together.
+///
+/// Each read is timed from its start and its answer kept as a one-answer digest.
 ///
 /// Beside a writer (`alongside`, run on the calling thread once every reader is about to read), each reader asks its
 /// questions at least once and then goes on asking them again from the first until the writer has finished, so that
@@ -29,8 +31,9 @@ package struct ClosedLoopReads {
     package var threads: [Thread]
 
     /// Runs one thread per reader, reader `i` asking `questions[i]`, beside `alongside` on the calling thread (the
-    /// writer, or a wait for the readers alone): returns their reads, its result, and the window it ran in. The readers
-    /// are the caller's: made before and closed after.
+    /// writer, or a wait for the readers alone): returns their reads, its result, and the window it ran in.
+    ///
+    /// The readers are the caller's: made before and closed after.
     package static func run<T>(
         readers: [any QueryReader], questions: [[ReaderQuestion]], alongside: () throws -> T
     ) throws -> (reads: ClosedLoopReads, result: T, window: Range<UInt64>) {
@@ -125,6 +128,7 @@ package struct ReadFigures: Codable, Equatable, Sendable {
     package var latency: LatencySummary?
     /// The reads of each thread's first pass over its questions that started in the window, and their latency:
     /// each a first touch of its key, page or keystroke, where a later pass asks again what the first warmed.
+    ///
     /// Nil in results recorded before 2026-12-02.
     package var firstPassReads: Int?
     package var firstPassLatency: LatencySummary?

@@ -1,9 +1,11 @@
 /// The harness's own cost in a cell: the same loop of steps run again, after the timed phase, against a store that
-/// does nothing (`NullItemStore`), on the same number of steps. Its timed seconds are what the workload's loop,
-/// its clock reads and the call through the store protocol cost without any store work: reported beside the
-/// cell's time (`CellMetrics.harnessSeconds`), so that the harness's share is measured, not guessed. The loop is
-/// timed as the cell's was: where the cell timed most of its steps alone (a store slower than 2 µs a question), so
-/// is the floor's, every step paying its two clock reads; where it timed them in blocks, the floor's are too.
+/// does nothing (`NullItemStore`), on the same number of steps.
+///
+/// Its timed seconds are what the workload's loop, its clock reads and the call through the store protocol cost without
+/// any store work: reported beside the cell's time (`CellMetrics.harnessSeconds`), so that the harness's share is
+/// measured, not guessed. The loop is timed as the cell's was: where the cell timed most of its steps alone (a store
+/// slower than 2 µs a question), so is the floor's, every step paying its two clock reads; where it timed them in
+/// blocks, the floor's are too.
 enum HarnessFloor {
     /// Runs of the loop against `NullItemStore`, of which the median is the floor, as every figure of a cell is
     /// a median.
@@ -32,6 +34,7 @@ enum HarnessFloor {
 }
 
 /// Stores nothing, answers every question with nothing: what is left of a loop's time against it is the harness.
+///
 /// Its records of any shape are `NullRecordTable`'s, so that a shaped cell has its floor too.
 final class NullItemStore: ItemStore, RecordStore {
     private let table = NullRecordTable()

@@ -17,8 +17,9 @@ package struct OpenLoopReads: Sendable {
     package var answers: [Digest]
 
     /// Reads `keys` through `reader` at `rate` reads per second on a new thread, starting now; waits until the
-    /// thread has finished. `alongside` runs on the calling thread meanwhile (the writer), and its result is
-    /// returned with the reads.
+    /// thread has finished.
+    ///
+    /// `alongside` runs on the calling thread meanwhile (the writer), and its result is returned with the reads.
     package static func run<T>(
         keys: [Int64], rate: Double, reader: any ItemReader, alongside: () throws -> T
     ) throws -> (reads: OpenLoopReads, alongside: T) {

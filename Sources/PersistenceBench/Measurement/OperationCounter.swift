@@ -2,8 +2,10 @@ import Foundation
 
 /// What a cell's counted region did, in units no machine changes: the same binary on the same data counts the
 /// same on any host (instructions within the spread of glibc's CPU-specific string routines; docs/regression-checks.md
-/// gives it). The counted region is the timed phase and the digest read after it: the store's work, the harness's
-/// loop around it and the check of its answers (not the harness's reading of /proc between them, paused).
+/// gives it).
+///
+/// The counted region is the timed phase and the digest read after it: the store's work, the harness's loop around it
+/// and the check of its answers (not the harness's reading of /proc between them, paused).
 package struct OperationCounts: Codable, Sendable, Equatable {
     /// Instructions executed, as callgrind counted them; nil where the process did not run under callgrind.
     package var instructions: UInt64?
@@ -17,8 +19,10 @@ package struct OperationCounts: Codable, Sendable, Equatable {
     package var bytesWritten: UInt64
     /// System calls of every thread, as callgrind counted them (`--collect-systime`), less the allocator's: what an
     /// instruction count does not see (under valgrind a system call is a handful of instructions, and a clock read is
-    /// one, the vDSO being hidden). Nil where the process did not run under callgrind, or in a run counted before
-    /// they were; a run counted before 2026-12-06 included the allocator's.
+    /// one, the vDSO being hidden).
+    ///
+    /// Nil where the process did not run under callgrind, or in a run counted before they were; a run counted before
+    /// 2026-12-06 included the allocator's.
     package var systemCalls: UInt64?
     /// The system calls glibc's allocator made in the region (`brk`, and `mmap`/`munmap` of large blocks), left out
     /// of `systemCalls`: when a heap grows or shrinks follows the layout of everything allocated before, which the
@@ -26,8 +30,10 @@ package struct OperationCounts: Codable, Sendable, Equatable {
     /// shorter one, the same build and data), so the check shows them and judges allocations by their count.
     package var allocatorSystemCalls: UInt64?
     /// Nanoseconds those system calls spent off the CPU (their elapsed time less their CPU time): waits for a lock, a
-    /// flush, a read from storage, a sleep. A time: a busy machine's preemptions inside calls move it by orders of
-    /// magnitude, so the counter check shows it and judges the waits by their counts instead.
+    /// flush, a read from storage, a sleep.
+    ///
+    /// A time: a busy machine's preemptions inside calls move it by orders of magnitude, so the counter check shows it
+    /// and judges the waits by their counts instead.
     package var systemCallWaitNanoseconds: UInt64?
     /// The process's minor page faults (a page mapped or first touched), from getrusage: valgrind's own translations
     /// and, for a mapped store, what the page cache holds move them a little.
@@ -81,9 +87,10 @@ package struct CallgrindTotals: Equatable, Sendable {
     package var systemCallWaitNanoseconds: UInt64?
 
     /// glibc's functions that grow, trim and map the heap: every system call glibc's allocator makes is made by a
-    /// call out of one of them (to `sbrk`, `brk`, `mmap`, `munmap`, `mremap`, `mprotect`, `madvise`). A glibc
-    /// without these symbols leaves its allocator's calls in `systemCalls`. A compiler's clone of one keeps its name
-    /// before a dot (`systrim.constprop.0`).
+    /// call out of one of them (to `sbrk`, `brk`, `mmap`, `munmap`, `mremap`, `mprotect`, `madvise`).
+    ///
+    /// A glibc without these symbols leaves its allocator's calls in `systemCalls`. A compiler's clone of one keeps its
+    /// name before a dot (`systrim.constprop.0`).
     static let allocatorFunctions: Set<Substring> = [
         "sysmalloc", "systrim", "__glibc_morecore", "munmap_chunk", "mremap_chunk", "new_heap", "alloc_new_heap",
         "grow_heap", "shrink_heap", "heap_trim", "mtrim",

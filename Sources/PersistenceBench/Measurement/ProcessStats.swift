@@ -7,11 +7,13 @@ package struct ProcessStats: Sendable {
     /// User plus system CPU seconds this process has used so far (getrusage).
     package var cpuSeconds: Double
     /// Times this process gave up the CPU to wait (getrusage's `ru_nvcsw`): a blocking `fdatasync`, a read that
-    /// missed the page cache, a lock. A CPU-bound stretch of code adds none.
+    /// missed the page cache, a lock.
+    ///
+    /// A CPU-bound stretch of code adds none.
     package var voluntaryContextSwitches: Int64
     /// Resident anonymous memory (heap, stacks): `RssAnon` in /proc/self/status.
     package var rssAnonBytes: Int64?
-    /// Resident file-backed memory (mapped files, e.g. an mmap store's pages): `RssFile`.
+    /// Resident file-backed memory (mapped files, such as an mmap store's pages): `RssFile`.
     package var rssFileBytes: Int64?
     /// Bytes this process caused to be sent to storage: `write_bytes` in /proc/self/io.
     package var storageWriteBytes: Int64?
@@ -46,7 +48,9 @@ package struct ProcessStats: Sendable {
     }
 
     /// Sets this process's `VmHWM` to its resident memory now (Linux's `/proc/self/clear_refs`, "5"), so that the
-    /// next reading of `peakRSSBytes` is the peak of what ran in between. False where the kernel refused.
+    /// next reading of `peakRSSBytes` is the peak of what ran in between.
+    ///
+    /// False where the kernel refused.
     static func resetPeak() -> Bool {
         let descriptor = open("/proc/self/clear_refs", O_WRONLY)
         guard descriptor >= 0 else { return false }
@@ -64,8 +68,10 @@ package struct ProcessStats: Sendable {
         return value * 1024
     }
 
-    /// The "Name: value" lines of a /proc file. Trimmed without Foundation's `trimmingCharacters`, which (through
-    /// NSString) made this a quarter of the runner's CPU time: it reads the child's status several times a second.
+    /// The "Name: value" lines of a /proc file.
+    ///
+    /// Trimmed without Foundation's `trimmingCharacters`, which (through NSString) made this a quarter of the runner's
+    /// CPU time: it reads the child's status several times a second.
     private static func fields(of path: String) -> [String: String] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
         var result: [String: String] = [:]

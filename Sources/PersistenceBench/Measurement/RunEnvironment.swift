@@ -8,31 +8,37 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     package var kernel: String
     package var hostname: String
     /// This boot of this machine (`/proc/sys/kernel/random/boot_id`): two runs with the same one ran on the same
-    /// machine, on the same host and kernel, which a comparison judges with its closest bands. Nil where the
-    /// kernel does not say, and in results recorded before it was.
+    /// machine, on the same host and kernel, which a comparison judges with its closest bands.
+    ///
+    /// Nil where the kernel does not say, and in results recorded before it was.
     package var bootID: String?
     /// Each block device's read-ahead in KiB (`/sys/block/*/queue/read_ahead_kb`; loop and RAM devices left out):
-    /// how much a cold fault on a mapped page, or a read, brings in around it. A mapped store's first lookups after
-    /// an open pay for it (8 MiB on one host of this class against 128 KiB on another). Nil where the kernel does
-    /// not say, and in results recorded before 2026-11-28.
+    /// how much a cold fault on a mapped page, or a read, brings in around it.
+    ///
+    /// A mapped store's first lookups after an open pay for it (8 MiB on one host of this class against 128 KiB on
+    /// another). Nil where the kernel does not say, and in results recorded before 2026-11-28.
     package var readAheadKilobytes: [String: Int]?
     /// The compiler that built this tool.
     package var swift: String
     /// Each store's engine and version as linked at run time ("sqlite": "SQLite 3.40.1").
     package var engines: [String: String]
-    /// Each store's configuration (`StoreKind.configuration`): pragmas, caches, maps. Nil in results recorded
-    /// before it was.
+    /// Each store's configuration (`StoreKind.configuration`): pragmas, caches, maps.
+    ///
+    /// Nil in results recorded before it was.
     package var configurations: [String: String]?
     /// `git describe`-style commit of the working directory, with `-dirty` when it has local changes.
     package var gitCommit: String
     /// Per store that declares any, the counters its kind declares scheduling-dependent (by their names in a
     /// counter check, "system calls/op") and why: a counter check judges a declaration its baseline did not record as
-    /// a regression, so that a declaration is made with its baseline, not slipped in. Nil where none does, and in
-    /// results recorded before 2026-12-07.
+    /// a regression, so that a declaration is made with its baseline, not slipped in.
+    ///
+    /// Nil where none does, and in results recorded before 2026-12-07.
     package var schedulingDependent: [String: [String: String]]?
     /// PersistenceBench's own commit, `git describe`-style, where the tool was built in another package (a store of
     /// your own: the working directory's commit is that package's): read from the checkout its sources were built
-    /// from. Nil where they are the working directory's, and in results recorded before 2026-12-07.
+    /// from.
+    ///
+    /// Nil where they are the working directory's, and in results recorded before 2026-12-07.
     package var persistenceBenchCommit: String?
     /// The exact command line, shell-quoted.
     package var command: String
@@ -56,8 +62,10 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
         self.bootID = bootID
     }
 
-    /// Reads the current machine's facts. `output`: the run's directory, whose files (a committed baseline made
-    /// again, cleared before the run starts) do not make the checkout's commit "-dirty".
+    /// Reads the current machine's facts.
+    ///
+    /// `output`: the run's directory, whose files (a committed baseline made again, cleared before the run starts) do
+    /// not make the checkout's commit "-dirty".
     package static func current(stores: [StoreKind], arguments: [String], output: URL? = nil) -> RunEnvironment {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model =
@@ -162,7 +170,9 @@ package struct RunEnvironment: Codable, Equatable, Sendable {
     }
 
     /// What makes two environments builds of different code (commit, compiler, engines), one phrase each; empty
-    /// when they are one build's. A run is one build: merging refuses shards of two, and resuming a run from another.
+    /// when they are one build's.
+    ///
+    /// A run is one build: merging refuses shards of two, and resuming a run from another.
     package static func buildDifferences(_ one: RunEnvironment, _ other: RunEnvironment) -> [String] {
         var found: [String] = []
         func compare<Value: Equatable>(_ what: String, _ value: (RunEnvironment) -> Value) {

@@ -65,8 +65,10 @@ public final class Stopwatch {
     }
 
     /// Times a block of operations with three clock reads: `first` alone as the latency sample, `first` and `rest`
-    /// together into the total. A clock read (about 30 ns) around each lookup of 100 ns would add about 30% to it; a
-    /// block of 32 pays three reads.
+    /// together into the total.
+    ///
+    /// A clock read (about 30 ns) around each lookup of 100 ns would add about 30% to it; a block of 32 pays three
+    /// reads.
     @inline(__always)
     func measureBlock(first: () throws -> Void, rest: () throws -> Void) rethrows {
         let start = monotonicNanoseconds()
@@ -96,6 +98,7 @@ public final class Stopwatch {
     }
 
     /// 1 ns to 1 hour at 3 significant digits: about 200 KB, allocated once per histogram.
+    ///
     /// The longest latency the histograms record: an hour, in nanoseconds.
     static let longestLatencyNanoseconds: UInt64 = 3_600_000_000_000
 
@@ -126,7 +129,9 @@ package struct LatencySummary: Codable, Equatable, Sendable {
     package var p999: Double
     package var max: Double
     /// How many of the samples took longer than a frame at 60 Hz (`frameNanoseconds`): a UI read that misses
-    /// one. Within the histogram's precision (3 significant digits). Nil in results written before it was counted.
+    /// one.
+    ///
+    /// Within the histogram's precision (3 significant digits). Nil in results written before it was counted.
     package var overFrame: Int?
     /// How many took longer than 100 ms (`lateNanoseconds`): a keystroke's result the user sees as late.
     package var overLate: Int?

@@ -48,8 +48,9 @@ package final class AnswerTrace: Sendable {
     }
 
     /// Whether a trace records anywhere in the process: what a digest's add reads first, a plain load of a flag set
-    /// at compile time (no lazy initialisation, no atomic), written only under `recordings`' lock. A thread that reads
-    /// it stale reads the task-local next and finds no trace of its own.
+    /// at compile time (no lazy initialisation, no atomic), written only under `recordings`' lock.
+    ///
+    /// A thread that reads it stale reads the task-local next and finds no trace of its own.
     nonisolated(unsafe) static var anyRecording = false
     /// The trace a digest's answers on this thread note into; nil (the rule) where nothing records.
     static var active: AnswerTrace? { current }

@@ -1,5 +1,7 @@
 /// One workload at one scale: the cells a report compares stores on, whose time box sets one count of steps for
-/// all of them, and which a shard takes whole (`Shard`). Encoded as `{"workload", "scale"}` in results.json.
+/// all of them, and which a shard takes whole (`Shard`).
+///
+/// Encoded as `{"workload", "scale"}` in results.json.
 package struct GroupID: Codable, Hashable, Sendable, CustomStringConvertible {
     package var workload: String
     package var scale: Scale
@@ -38,8 +40,9 @@ package struct SeriesID: Hashable, Sendable, CustomStringConvertible {
     package var firstRepetition: CellID { CellID(series: self, repetition: 1) }
 }
 
-/// One cell of a run's matrix: a store doing a workload at a scale, once. Coded as its four keys (`store`,
-/// `workload`, `scale`, `repetition`) beside the cell's own in results.json.
+/// One cell of a run's matrix: a store doing a workload at a scale, once.
+///
+/// Coded as its four keys (`store`, `workload`, `scale`, `repetition`) beside the cell's own in results.json.
 package struct CellID: Codable, Hashable, Sendable, CustomStringConvertible {
     package var series: SeriesID
     /// From 1.

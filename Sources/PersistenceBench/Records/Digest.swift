@@ -18,8 +18,9 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
     }
 
     /// Notes an answer where a re-ask records them (`AnswerTrace`): an item's, a record's and a folded digest's add
-    /// call it behind `if AnswerTrace.anyRecording`, one load of a flag and a branch where nothing records. Plain
-    /// numbers and texts (counts, houses' rooms, teams) are not noted: a branch there cost the house workloads 35
+    /// call it behind `if AnswerTrace.anyRecording`, one load of a flag and a branch where nothing records.
+    ///
+    /// Plain numbers and texts (counts, houses' rooms, teams) are not noted: a branch there cost the house workloads 35
     /// instructions an operation, ×1.14 on `memory`, by what it changed in their inlining.
     @inline(never)
     private static func note(_ describe: () -> String) {
@@ -63,8 +64,9 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
 
     /// The nearest integer, halves away from zero, as `rounded()` gives it, without a call into libm: a value
     /// the generator made (whole cents, whole milliseconds) is within a rounding error of an integer.
-    /// A value no generator makes (NaN, an infinity, beyond Int64: a damaged file's) is hashed as its bits rather
-    /// than trapping in the conversion.
+    ///
+    /// A value no generator makes (NaN, an infinity, beyond Int64: a damaged file's) is hashed as its bits rather than
+    /// trapping in the conversion.
     @inline(__always)
     private static func rounded(_ value: Double) -> Int64 {
         guard value.magnitude < 9e18 else { return Int64(bitPattern: value.bitPattern) }

@@ -53,7 +53,9 @@ public struct HouseCounts: Equatable, Sendable {
 }
 
 /// Generates the houses of a seed and scale: scale/10 houses (at least one) of 1–4 floors of 1–7 rooms, so about
-/// `scale` rooms. House `id` is the same whatever order houses are generated in.
+/// `scale` rooms.
+///
+/// House `id` is the same whatever order houses are generated in.
 ///
 /// Floor ids are `house id × 4 + k` and room ids `floor id × 8 + k`; each house's floors and each floor's rooms
 /// are stored in a seeded shuffle of that order, so the stored order is information a store must keep.

@@ -5,7 +5,9 @@ import Foundation
 /// Every store returns exactly these values; digests are computed from them. Codable, as an app's model is: the
 /// `json` and `plist` stores encode these values as they are.
 public struct Item: Equatable, Hashable, Sendable, Codable {
-    /// How urgent an item is. Optional on `Item`: about a quarter of items have none.
+    /// How urgent an item is.
+    ///
+    /// Optional on `Item`: about a quarter of items have none.
     ///
     /// SwiftData cannot filter on such an enum; the `page` workload does.
     public enum Priority: Int, CaseIterable, Sendable, Codable {
@@ -39,7 +41,9 @@ public struct Item: Equatable, Hashable, Sendable, Codable {
     }
 }
 
-/// The fields an `update` sets on one item. Values come from the seed, so every store writes the same.
+/// The fields an `update` sets on one item.
+///
+/// Values come from the seed, so every store writes the same.
 public struct ItemUpdate: Equatable, Sendable {
     public var id: Int64
     public var title: String
@@ -83,7 +87,9 @@ public struct ItemFilter: Equatable, Sendable {
     }
 
     /// The filter as one byte, the form binary stores keep an item's stock and priority in: bit 0 `isInStock`,
-    /// bits 1–2 `priorityCode`. Its value (0–7) numbers the eight filters.
+    /// bits 1–2 `priorityCode`.
+    ///
+    /// Its value (0–7) numbers the eight filters.
     @inlinable
     public var code: UInt8 { Self.priorityCode(priority) << 1 | (isInStock ? 1 : 0) }
 

@@ -11,7 +11,9 @@ public struct Record: Equatable, Sendable {
     }
 }
 
-/// One value of a record. Every store returns exactly these values; digests are computed from them.
+/// One value of a record.
+///
+/// Every store returns exactly these values; digests are computed from them.
 public enum FieldValue: Hashable, Sendable {
     case integer(Int64)
     case double(Double)

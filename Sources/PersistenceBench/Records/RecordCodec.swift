@@ -1,6 +1,8 @@
 /// The bytes of a record in a store that keeps records as bytes of its own layout (`lmdb`, `packed`), driven by
 /// the shape: each value in field order; integers, dates and doubles as 8 little-endian bytes, a bool as one byte,
-/// a text or a blob as its 4-byte length then its bytes. The id is the store's key, not in the bytes.
+/// a text or a blob as its 4-byte length then its bytes.
+///
+/// The id is the store's key, not in the bytes.
 package struct RecordCodec: Sendable {
     package let shape: RecordShape
 

@@ -3,7 +3,9 @@ import Foundation
 // MARK: - The shape
 
 /// The record a run stores when it is not `Item` (`run --shape`): its fields, which are indexed, and the field a
-/// `page` filters on and the one it sorts by. `docs/shapes.md` gives the JSON form and the presets.
+/// `page` filters on and the one it sorts by.
+///
+/// `docs/shapes.md` gives the JSON form and the presets.
 ///
 /// Every store makes its schema from the shape (columns, an entity, a codec) and answers `insert`, `insert-each`,
 /// `get`, `scan`, `update` and `page` over records of it (`RecordStore`); `RecordGenerator` fills it from the seed,
@@ -52,7 +54,9 @@ public struct RecordShape: Codable, Equatable, Sendable {
     package static let batchBytes = 64.0 * 1_048_576
 
     /// Records per bulk transaction (`insert`, `update`, fixture loads) for a run's `batchSize`: fewer where that
-    /// many records of this shape would exceed `batchBytes`. The same for every store.
+    /// many records of this shape would exceed `batchBytes`.
+    ///
+    /// The same for every store.
     package func recordsPerBatch(_ batchSize: Int) -> Int {
         max(1, min(batchSize, Int(Self.batchBytes / expectedBytes)))
     }
@@ -78,9 +82,13 @@ public struct RecordField: Codable, Equatable, Sendable {
     public var type: FieldType
     /// Whether stores with indexes keep one on this field alone (the page's filter and sort have one together).
     public var indexed: Bool
-    /// Integers: the smallest value. Texts and blobs: the shortest length in bytes. Unused otherwise.
+    /// Integers: the smallest value.
+    ///
+    /// Texts and blobs: the shortest length in bytes. Unused otherwise.
     public var minimum: Int
-    /// Integers: the largest value. Texts and blobs: the longest length in bytes. Unused otherwise.
+    /// Integers: the largest value.
+    ///
+    /// Texts and blobs: the longest length in bytes. Unused otherwise.
     public var maximum: Int
     /// How a text's or a blob's length is drawn between `minimum` and `maximum`.
     public var sizes: SizeDistribution
@@ -126,9 +134,10 @@ public enum SizeDistribution: String, Codable, Sendable, CaseIterable {
 
 /// The size classes of a shape's payload field (`RecordShape.payloadIndex`), for breaking a lookup's or a write's
 /// latency down by size: the quartiles of the field's own length distribution, so that each class holds about a
-/// quarter of the records and every class's percentiles rest on a like n. For `attachment` (10 KB–1 MB,
-/// log-uniform) the classes split at 31.6 KB, 100 KB and 316 KB, where the old fixed classes (≤ 10 KB, ≤ 100 KB,
-/// ≤ 1 MB) held half the records in one class. A field of one length has one class.
+/// quarter of the records and every class's percentiles rest on a like n.
+///
+/// For `attachment` (10 KB–1 MB, log-uniform) the classes split at 31.6 KB, 100 KB and 316 KB, where the old fixed
+/// classes (≤ 10 KB, ≤ 100 KB, ≤ 1 MB) held half the records in one class. A field of one length has one class.
 package struct SizeClasses: Equatable, Sendable {
     /// Each class's largest length in bytes, ascending; the last is the field's maximum.
     package let upperBounds: [Int]

@@ -38,8 +38,10 @@ public struct ScrambledZipfianGenerator: Sendable {
     }
 
     /// Where YCSB puts `rank` among `count` keys: FNV-1a 64 of the rank read as Java's signed `long`, its
-    /// `Math.abs` (Utils.java:64), then the remainder. Java leaves `Long.MIN_VALUE` negative and would yield a
-    /// negative key for that one hash in 2⁶⁴; its magnitude is used here instead.
+    /// `Math.abs` (Utils.java:64), then the remainder.
+    ///
+    /// Java leaves `Long.MIN_VALUE` negative and would yield a negative key for that one hash in 2⁶⁴; its magnitude is
+    /// used here instead.
     static func key(rank: Int, count: Int) -> Int {
         let hash = Int64(bitPattern: ZipfianGenerator.fnv1a64(UInt64(rank)))
         return Int(hash.magnitude % UInt64(count))

@@ -12,8 +12,9 @@ public struct SkewedLatestGenerator: Sendable {
         zipfian = ZipfianGenerator(count: max(newestKey, 1))
     }
 
-    /// A key in `0...newestKey`, given the newest key now (lines 39–40: `max - zipfian.nextLong(max)`). A newer
-    /// key grows the zipfian as YCSB's `nextLong(itemcount)` does (`ZipfianGenerator.extended(to:)`).
+    /// A key in `0...newestKey`, given the newest key now (lines 39–40: `max - zipfian.nextLong(max)`).
+    ///
+    /// A newer key grows the zipfian as YCSB's `nextLong(itemcount)` does (`ZipfianGenerator.extended(to:)`).
     public mutating func next(newestKey: Int, using rng: inout SplitMix64) -> Int {
         if newestKey > zipfian.count { zipfian = zipfian.extended(to: newestKey) }
         return newestKey - zipfian.nextRank(using: &rng)

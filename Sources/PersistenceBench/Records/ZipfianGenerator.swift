@@ -61,10 +61,11 @@ public struct ZipfianGenerator: Sendable {
         return Int(ZipfianGenerator.fnv1a64(UInt64(rank)) % UInt64(count))
     }
 
-    /// The generalised harmonic number: the sum of 1/i^theta for i in 1...n. Summed term by term up to a million
-    /// terms (exactly as YCSB's `zetastatic`); past that, the first million summed and the rest by the
-    /// Euler–Maclaurin formula (integral, end-point and two derivative terms: error below 1e-15), so that ζ over
-    /// YCSB's 10¹⁰ ranks takes milliseconds, not minutes.
+    /// The generalised harmonic number: the sum of 1/i^theta for i in 1...n.
+    ///
+    /// Summed term by term up to a million terms (exactly as YCSB's `zetastatic`); past that, the first million summed
+    /// and the rest by the Euler–Maclaurin formula (integral, end-point and two derivative terms: error below 1e-15),
+    /// so that ζ over YCSB's 10¹⁰ ranks takes milliseconds, not minutes.
     public static func zeta(_ n: Int, theta: Double) -> Double {
         let summed = min(n, 1_000_000)
         var sum = 0.0

@@ -22,10 +22,14 @@ package struct CellResult: Codable, Equatable, Sendable {
     /// What the parent read with wait4 once the cell's process ended; nil for n/a cells.
     package var process: ProcessUsage?
     /// True for a cell whose process was stopped by a signal from outside the run (Ctrl-C, a kill, a closed
-    /// session), not by a crash of its own nor by the run's budgets: `run --resume` runs it again. Nil otherwise.
+    /// session), not by a crash of its own nor by the run's budgets: `run --resume` runs it again.
+    ///
+    /// Nil otherwise.
     package var interrupted: Bool?
     /// The run's wall seconds this cell took: its process, the fixture loads it waited for, and the parent's own work
-    /// around it (what `RunEstimate` extrapolates). Nil in results recorded before it was.
+    /// around it (what `RunEstimate` extrapolates).
+    ///
+    /// Nil in results recorded before it was.
     package var runSeconds: Double?
     /// The seconds of the fixture load this cell waited for, within `runSeconds`: set on the first cell of a run (or
     /// of a resumed run) to use a (store, fixture, scale)'s fixture, nil on the others and in results recorded before.
@@ -33,7 +37,9 @@ package struct CellResult: Codable, Equatable, Sendable {
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
     package var shard: Int?
     /// The boot id of the machine that ran this cell (`RunEnvironment.bootID`): a run resumed on another machine
-    /// holds cells of both (`RunResults.resumedOn`). Nil in results recorded before it was.
+    /// holds cells of both (`RunResults.resumedOn`).
+    ///
+    /// Nil in results recorded before it was.
     package var bootID: String?
 
     /// How the reason of a cell killed at `run --memory-limit` begins.
@@ -119,7 +125,9 @@ package struct ProcessUsage: Codable, Equatable, Sendable {
     /// Peak resident set of the process (ru_maxrss).
     package var peakRSSBytes: Int64
     /// Under `run --memory-limit`: the most memory the kernel charged the cell's cgroup, page cache included (its
-    /// files read or mapped as well as its heap). Nil otherwise.
+    /// files read or mapped as well as its heap).
+    ///
+    /// Nil otherwise.
     package var cappedPeakBytes: Int64?
 
     package init(wallSeconds: Double, userCPUSeconds: Double, systemCPUSeconds: Double, peakRSSBytes: Int64) {

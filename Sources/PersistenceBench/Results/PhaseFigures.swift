@@ -19,16 +19,23 @@ package struct PhaseFigures: Codable, Equatable, Sendable {
     /// missed the page cache).
     package var phaseWaits: Int64?
     /// Seconds of the timed phase a changing workload spent bringing the store's files to what a reopen finds
-    /// (`Store.settle`: a WAL checkpoint), included in `timedSeconds`. Nil where the workload changed nothing.
+    /// (`Store.settle`: a WAL checkpoint), included in `timedSeconds`.
+    ///
+    /// Nil where the workload changed nothing.
     package var settleSeconds: Double?
-    /// The timed phase in one-second windows (`Timeline`): operations done and p99 per window. Nil in results
-    /// recorded before it was.
+    /// The timed phase in one-second windows (`Timeline`): operations done and p99 per window.
+    ///
+    /// Nil in results recorded before it was.
     package var timeline: [TimelineWindow]?
     /// For `count-where` and `count-range` when they asked more than one round: the first round apart
-    /// (`CountRounds`). Nil elsewhere.
+    /// (`CountRounds`).
+    ///
+    /// Nil elsewhere.
     package var firstRound: FirstRound?
     /// For a loop of steps: the timed seconds of the same loop against a store that does nothing (`HarnessFloor`),
-    /// the harness's own part of `timedSeconds`. Nil elsewhere.
+    /// the harness's own part of `timedSeconds`.
+    ///
+    /// Nil elsewhere.
     package var harnessSeconds: Double?
     /// Seconds of one round of the fixed CPU and memory loop (`Calibration`), timed in the cell's process after
     /// its timed phase: how fast the machine was, for comparisons between runs.

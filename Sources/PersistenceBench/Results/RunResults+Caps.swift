@@ -1,8 +1,10 @@
 import Foundation
 
 /// A run of the same build and seed made under `run --memory-limit`, joined to another run (`merge --capped`) for
-/// its budget table: which cells finished under the cap and which were killed at it. A sweep's timed runs and the
-/// runs under each cap are separate runs (a cap changes what every cell measures), judged in one table.
+/// its budget table: which cells finished under the cap and which were killed at it.
+///
+/// A sweep's timed runs and the runs under each cap are separate runs (a cap changes what every cell measures), judged
+/// in one table.
 package struct CappedRun: Codable, Equatable, Sendable {
     package var memoryLimitBytes: Int64
     /// The directory it was joined from, as `merge` was given it, and its command.
@@ -16,8 +18,9 @@ package struct CappedRun: Codable, Equatable, Sendable {
 }
 
 extension RunResults {
-    /// `capped`, made under a memory limit with this run's build and seed, as a `CappedRun` of it. Throws a message
-    /// naming what differs otherwise.
+    /// `capped`, made under a memory limit with this run's build and seed, as a `CappedRun` of it.
+    ///
+    /// Throws a message naming what differs otherwise.
     package func joining(capped: RunResults, source: String) throws -> CappedRun {
         guard let limit = capped.configuration.memoryLimitBytes else {
             throw BenchError("\(source) was not run under a memory limit (run --memory-limit)")

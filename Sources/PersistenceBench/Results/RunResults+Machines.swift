@@ -1,9 +1,10 @@
 import Foundation
 
 /// One machine of a run and how fast it was while it ran its cells: the medians of the probes its finished cells
-/// timed after their timed phases (`Calibration`), the CPU and memory loop and the durable 4 KiB append. Machines
-/// of one class differ (the same loop 1.5× slower on one than another, its fdatasync 3×), so a store's figures at
-/// two scales measured on two machines differ by the machines as well as by N.
+/// timed after their timed phases (`Calibration`), the CPU and memory loop and the durable 4 KiB append.
+///
+/// Machines of one class differ (the same loop 1.5× slower on one than another, its fdatasync 3×), so a store's figures
+/// at two scales measured on two machines differ by the machines as well as by N.
 package struct Machine: Equatable, Sendable {
     /// "boot 2c26fc23" (the first 8 characters of the boot id), or the host's name where no boot id was recorded:
     /// shards run one after another on one boot are one machine.

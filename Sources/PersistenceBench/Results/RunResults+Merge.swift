@@ -15,9 +15,10 @@ package struct ShardRun: Codable, Equatable, Sendable {
 
 extension RunResults {
     /// Runs of different matrices judged as one (the counted gate's baselines, or the runs counted from them): the
-    /// first run's machine and configuration, every run's stores in order and every cell. Cells keep their own keys
-    /// (store, workload, scale), so a store in two matrices is one store of the joined run; a cell in two of the
-    /// runs is refused, naming it.
+    /// first run's machine and configuration, every run's stores in order and every cell.
+    ///
+    /// Cells keep their own keys (store, workload, scale), so a store in two matrices is one store of the joined run; a
+    /// cell in two of the runs is refused, naming it.
     package static func joining(_ runs: [RunResults]) throws -> RunResults {
         guard var joined = runs.first else { throw BenchError("no runs to join") }
         var keys = Set(joined.cells.map { SeriesID(store: $0.store, workload: $0.workload, scale: $0.scale) })
@@ -53,9 +54,10 @@ extension RunResults {
 
     /// Shards of one run (`run --shard K/N`, each finished) joined into one run: every cell keeps the shard that
     /// measured it (`CellResult.shard`), `shards` keeps each one's machine and groups, and the configuration is the
-    /// shards' own without the cut. Throws a message naming what differs for shards that are not the parts of one
-    /// run: different commits, builds (compiler, engines), seeds or options, a different cut, one missing or given
-    /// twice, one unfinished.
+    /// shards' own without the cut.
+    ///
+    /// Throws a message naming what differs for shards that are not the parts of one run: different commits, builds
+    /// (compiler, engines), seeds or options, a different cut, one missing or given twice, one unfinished.
     package static func merging(_ parts: [(source: String, results: RunResults)], command: String) throws -> RunResults
     {
         typealias Part = (source: String, results: RunResults, shard: Shard, finishedAt: Date)

@@ -15,10 +15,13 @@ package struct RunResults: Codable, Equatable, Sendable {
     package var finishedAt: Date?
     package var cells: [CellResult]
     /// In a run merged from shards (`merge`), each shard's machine, times and groups; nil for a run made in one go.
+    ///
     /// `environment` is then the first shard's.
     package var shards: [ShardRun]?
     /// The machines other than `environment`'s that a run was resumed on (`run --resume` on another boot), each
-    /// once, in the order they joined; nil where one machine ran every cell. Each cell names its own (`bootID`).
+    /// once, in the order they joined; nil where one machine ran every cell.
+    ///
+    /// Each cell names its own (`bootID`).
     package var resumedOn: [RunEnvironment]?
     /// Runs of the same build and seed under memory caps, joined by `merge --capped` for the budget table's memory
     /// columns; nil where none was.
@@ -71,7 +74,9 @@ package struct RunResults: Codable, Equatable, Sendable {
     }
 
     /// The interrupted run in the directory `path` (`run --resume`): bad input when it is no directory or holds no
-    /// readable results.json. The directory is never made here.
+    /// readable results.json.
+    ///
+    /// The directory is never made here.
     package static func interrupted(in path: String) throws -> RunResults {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -190,8 +195,10 @@ package struct RunResults: Codable, Equatable, Sendable {
 // MARK: - Writing after every cell
 
 /// Encodes a running matrix's results.json after every cell, each cell once: the bytes `RunResults.jsonData()`
-/// gives, without encoding again the cells that did not change. Encoding the whole run after every cell grows with
-/// the square of its cells: a fifth of the parent's CPU time in a run of 336 cells.
+/// gives, without encoding again the cells that did not change.
+///
+/// Encoding the whole run after every cell grows with the square of its cells: a fifth of the parent's CPU time in a
+/// run of 336 cells.
 package struct IncrementalResultsEncoder {
     private var cells: [(cell: CellResult, json: [UInt8])] = []
 
@@ -259,23 +266,30 @@ package struct DigestCheck: Codable, Equatable, Sendable {
     /// Each store's distinct digests over its finished repetitions (more than one is itself a disagreement).
     package var digests: [String: [Digest]]
     /// Where the time box set the group's count of steps (`TimeBox`): that count, which every cell did, so that
-    /// every answer of every cell is in the compared digests. Nil when every cell did all its workload's steps.
+    /// every answer of every cell is in the compared digests.
+    ///
+    /// Nil when every cell did all its workload's steps.
     package var steps: Int?
     /// Where a store stopped short of its budget floor on its own time (`TimeBox.floor`): its distinct digests of
-    /// its own count of steps (more than one is a disagreement), kept out of `digests`. Nil when none did.
+    /// its own count of steps (more than one is a disagreement), kept out of `digests`.
+    ///
+    /// Nil when none did.
     package var ownSteps: [String: [Digest]]?
     /// Each store's distinct digests of the first steps every cell of the group did (`CellMetrics.prefix`), where
-    /// a store stopped short: all must be one. Nil when none did.
+    /// a store stopped short: all must be one.
+    ///
+    /// Nil when none did.
     package var prefixes: [String: [Digest]]?
 
     /// Whether two or more stores' answers were compared: a group of one store's cells only checks that its
     /// repetitions agree with each other.
     package var compared: Bool { Set(digests.keys).union(ownSteps.map { Array($0.keys) } ?? []).count > 1 }
 
-    /// One check per (workload, scale) that has finished cells, in the cells' order. Every cell is compared: a
-    /// cell stopped by the time box did the same steps as every other cell of its group (`TimeBox`); a cell that
-    /// stopped short of its budget floor did fewer, and is compared with every other on the first steps all did.
-    /// Boxed cells of runs recorded before that rule (no `steps`) are left out.
+    /// One check per (workload, scale) that has finished cells, in the cells' order.
+    ///
+    /// Every cell is compared: a cell stopped by the time box did the same steps as every other cell of its group
+    /// (`TimeBox`); a cell that stopped short of its budget floor did fewer, and is compared with every other on the
+    /// first steps all did. Boxed cells of runs recorded before that rule (no `steps`) are left out.
     package static func checks(of cells: [CellResult]) -> [DigestCheck] {
         var order: [GroupID] = []
         var groups: [GroupID: [(store: String, metrics: CellMetrics)]] = [:]

@@ -20,9 +20,10 @@ package func orderedUnique<T: Hashable>(_ values: [T]) -> [T] {
 }
 
 /// The Mann–Whitney U test, one-sided: the probability, were both samples drawn from one distribution, of a U as
-/// large as `later`'s over `earlier` (the pairs in which `later`'s value is the larger, a tie counting half). Small
-/// when `later` is shifted up. Exact (every ordering of the pooled samples equally likely) up to 20 values a side;
-/// the normal approximation with a continuity correction beyond.
+/// large as `later`'s over `earlier` (the pairs in which `later`'s value is the larger, a tie counting half).
+///
+/// Small when `later` is shifted up. Exact (every ordering of the pooled samples equally likely) up to 20 values a
+/// side; the normal approximation with a continuity correction beyond.
 func mannWhitneyUpperP(_ earlier: [Double], _ later: [Double]) -> Double {
     let m = earlier.count
     let n = later.count

@@ -2,11 +2,15 @@ import Foundation
 
 /// The tool built from another revision of this repository, for `check --base`: checked out in a git worktree
 /// under the repository's .build/check-base/ and built in release the way this tool was (the same package within
-/// the repository: the root's, or Benchmarks/'s as CI builds it). The worktree and its build are kept, so that a
-/// later check of the same or a nearby revision rebuilds only what changed.
+/// the repository: the root's, or Benchmarks/'s as CI builds it).
+///
+/// The worktree and its build are kept, so that a later check of the same or a nearby revision rebuilds only what
+/// changed.
 package enum BaseBuild {
-    /// The base's tool and the commit it was built from. Bad input (no repository, an unknown revision) is a
-    /// `BadInput`; a failed build names its log. `say` is told what it does.
+    /// The base's tool and the commit it was built from.
+    ///
+    /// Bad input (no repository, an unknown revision) is a `BadInput`; a failed build names its log. `say` is told what
+    /// it does.
     package static func executable(revision: String, say: (String) -> Void) throws -> (path: String, commit: String) {
         let tool = try Executable.path()
         guard let range = tool.range(of: "/.build/") else {

@@ -39,8 +39,10 @@ public enum CellExecution {
     }
 
     /// One cell in this process: opens the store of `kind` in `directory`, runs `workload`'s timed phase, reads
-    /// its digest and closes the store. `begin` and `end` bracket the timed phase and nothing else, for a harness
-    /// that measures around it (package-benchmark's start/stopMeasurement).
+    /// its digest and closes the store.
+    ///
+    /// `begin` and `end` bracket the timed phase and nothing else, for a harness that measures around it
+    /// (package-benchmark's start/stopMeasurement).
     public static func measure(
         _ workload: any Workload, on kind: StoreKind, at directory: URL, context: WorkloadContext,
         begin: () -> Void = {}, end: () -> Void = {}

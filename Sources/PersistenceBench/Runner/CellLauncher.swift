@@ -2,8 +2,9 @@ import Foundation
 
 /// Runs single cells, each in a child process of one executable: loads each (store, fixture, scale)'s fixture once,
 /// in a child of its own, copies it for every cell, starts the cell's child, watches it against the budgets and
-/// turns what it left into a result. `Runner` runs a matrix with one, or two builds' cells in turn with one
-/// each.
+/// turns what it left into a result.
+///
+/// `Runner` runs a matrix with one, or two builds' cells in turn with one each.
 final class CellLauncher: CellMeasuring {
     private let executable: String
     private let configuration: RunConfiguration
@@ -55,8 +56,9 @@ final class CellLauncher: CellMeasuring {
     }
 
     /// Runs `cell` on a fresh copy of its fixture (or in an empty directory) within `box`, calling `started` once
-    /// the fixture is ready; its store's files are moved to `keep` afterwards, or removed. Returns its result and,
-    /// if it outgrew a budget, why.
+    /// the fixture is ready; its store's files are moved to `keep` afterwards, or removed.
+    ///
+    /// Returns its result and, if it outgrew a budget, why.
     func measure(_ cell: PlannedCell, box: TimeBox, keep: URL?, started: () -> Void) throws -> (
         result: CellResult, overBudget: String?
     ) {
@@ -202,7 +204,9 @@ final class CellLauncher: CellMeasuring {
 
     /// Copies a file of a child that crashed, was killed or failed (its output, valgrind's log) to the run's cells/
     /// (the scratch it was in is removed), and says where, for the cell's reason: the lines around the one the
-    /// reason quotes. Nothing for a file missing or empty.
+    /// reason quotes.
+    ///
+    /// Nothing for a file missing or empty.
     private func keep(_ file: URL, of cell: PlannedCell, mode: CellJob.Mode, as suffix: String, called label: String)
         throws -> String
     {
@@ -286,8 +290,10 @@ final class CellLauncher: CellMeasuring {
     }
 
     /// Signals a process does not raise by crashing: someone stopped it (the run's own budget kills are
-    /// `overBudget`). Interrupting a run with Ctrl-C or a kill of its process group stops the cell first, and the
-    /// run records it before it stops too.
+    /// `overBudget`).
+    ///
+    /// Interrupting a run with Ctrl-C or a kill of its process group stops the cell first, and the run records it
+    /// before it stops too.
     static let signalsFromOutside: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGKILL]
 
     private static func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }

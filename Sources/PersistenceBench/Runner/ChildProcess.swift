@@ -15,9 +15,11 @@ final class ChildProcess {
         case signaled(signal: Int32)
     }
 
-    /// Starts `arguments[0]` with `arguments`. Its stdout and stderr go to `outputPath`; with `progressPipe`
-    /// its `ProgressChannel` descriptor is the write end of a pipe the parent reads with `readProgress()`. `extraEnvironment`
-    /// (`NAME=value` entries) is added to this process's environment.
+    /// Starts `arguments[0]` with `arguments`.
+    ///
+    /// Its stdout and stderr go to `outputPath`; with `progressPipe` its `ProgressChannel` descriptor is the write end
+    /// of a pipe the parent reads with `readProgress()`. `extraEnvironment` (`NAME=value` entries) is added to this
+    /// process's environment.
     init(arguments: [String], outputPath: String?, progressPipe: Bool, extraEnvironment: [String] = []) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)

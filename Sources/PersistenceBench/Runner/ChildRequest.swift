@@ -75,8 +75,9 @@ package struct CrashJob: Codable, Sendable {
     package var shape: RecordShape?
 
     /// A store that recovered from a crash to the state after `after` of the plan's transactions, written on by a
-    /// successor whose transactions are `CrashPlan.continuing(run, retrying:)`'s and numbered from `after + 1`. The
-    /// successor reports `after` once its open returned: the state it builds on, its commits' base.
+    /// successor whose transactions are `CrashPlan.continuing(run, retrying:)`'s and numbered from `after + 1`.
+    ///
+    /// The successor reports `after` once its open returned: the state it builds on, its commits' base.
     package struct Continuation: Codable, Sendable, Equatable {
         package var after: Int
         package var run: Int
@@ -107,14 +108,16 @@ package enum ChildReply: Codable, Sendable {
 }
 
 /// The pipe on which a child tells its parent how far it got, one number per line: the records a cell has done,
-/// the transactions a crash check's writer has committed. The child's descriptor 3, the write end of a pipe its
-/// parent reads (`ChildProcess`).
+/// the transactions a crash check's writer has committed.
+///
+/// The child's descriptor 3, the write end of a pipe its parent reads (`ChildProcess`).
 package struct ProgressChannel: Sendable {
     package static let descriptor: Int32 = 3
 
-    /// The channel, if this process has one: descriptor 3 is a pipe. Anything else there (a database file a store
-    /// opened as descriptor 3 in a process started without the pipe) is never written to: a number written into it
-    /// would corrupt it.
+    /// The channel, if this process has one: descriptor 3 is a pipe.
+    ///
+    /// Anything else there (a database file a store opened as descriptor 3 in a process started without the pipe) is
+    /// never written to: a number written into it would corrupt it.
     package static func opened() -> ProgressChannel? {
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFIFO else { return nil }
@@ -144,7 +147,9 @@ package enum ChildExecution {
         return run(request, stores: stores)
     }
 
-    /// Runs `request` and writes its reply. Returns false if the job failed (the reply then holds the error).
+    /// Runs `request` and writes its reply.
+    ///
+    /// Returns false if the job failed (the reply then holds the error).
     package static func run(_ request: ChildRequest, stores: [StoreKind]) -> Bool {
         let progress = request.reportsProgress ? ProgressChannel.opened() : nil
         let reply: ChildReply

@@ -85,9 +85,10 @@ struct ChildSupervisor {
         }
     }
 
-    /// Runs `job` in a child and waits for it. `wrap` turns the child's command into the one started (a memory
-    /// cgroup's, callgrind's); `environment` (`NAME=value` entries) is added to the child's. `watch` is called after
-    /// every wait, while the child runs.
+    /// Runs `job` in a child and waits for it.
+    ///
+    /// `wrap` turns the child's command into the one started (a memory cgroup's, callgrind's); `environment`
+    /// (`NAME=value` entries) is added to the child's. `watch` is called after every wait, while the child runs.
     func run(
         _ job: ChildRequest.Job, reportsProgress: Bool = true, environment: [String] = [],
         wrap: ([String]) -> [String] = { $0 }, watch: (Look) -> Decision

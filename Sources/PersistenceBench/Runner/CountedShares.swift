@@ -2,8 +2,9 @@ import Foundation
 
 /// A counted run (`run --count`) in shares at once, each a scheduler (`Runner`) of a share of the stores (dealt in
 /// turn) on a thread of this process, each in its own directory under the run's parts/, then joined into one run.
-/// Counts do not depend on what else the machine runs, so the counted matrix of CI's check takes half the wall
-/// time on two cores. Each share's cells run in child processes as every cell does; only the scheduling is shared.
+///
+/// Counts do not depend on what else the machine runs, so the counted matrix of CI's check takes half the wall time on
+/// two cores. Each share's cells run in child processes as every cell does; only the scheduling is shared.
 package enum CountedShares {
     /// The stores of each share: `stores` dealt in turn into at most `jobs` shares.
     package static func shares<Element>(of stores: [Element], jobs: Int) -> [[Element]] {
@@ -14,8 +15,10 @@ package enum CountedShares {
     }
 
     /// Runs `configuration` (counted) in `jobs` shares and returns the joined run: its cells share by share, in each
-    /// share's order. `share` runs one share's configuration of its stores in its directory, on the share's thread.
-    /// Throws, naming the share's stores, when a share's run stops.
+    /// share's order.
+    ///
+    /// `share` runs one share's configuration of its stores in its directory, on the share's thread. Throws, naming the
+    /// share's stores, when a share's run stops.
     package static func run(
         _ configuration: RunConfiguration, stores: [StoreKind], environment: RunEnvironment, jobs: Int,
         partsDirectory: URL,

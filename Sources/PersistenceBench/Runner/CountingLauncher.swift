@@ -8,7 +8,9 @@ import Synchronization
 package struct CountingLauncher: Sendable {
     /// The steps every loop of a counted run does (or all of its own, if fewer): the same for every store and every
     /// run, and few enough that the slowest cells (`write-then-page`'s rounds of GRDB, 20 s a cell under callgrind
-    /// at 200) take a few seconds. Counts are exact: they need no more samples.
+    /// at 200) take a few seconds.
+    ///
+    /// Counts are exact: they need no more samples.
     package static let steps = 50
 
     /// valgrind's executable.
@@ -74,8 +76,10 @@ package struct CountingLauncher: Sendable {
     var environment: [String] { ["LD_PRELOAD=\(library)", "SWIFT_DETERMINISTIC_HASHING=1"] }
 
     /// Why valgrind stopped a child it ran, from its log at `path` (a cell's goes with the cell's scratch):
-    /// the line it gave up with and the one that says why, or nil when it did not give up. Valgrind 3.19 cannot read DWARF 5
-    /// debug information Swift 6's clang writes for C targets; that one gets its remedy.
+    /// the line it gave up with and the one that says why, or nil when it did not give up.
+    ///
+    /// Valgrind 3.19 cannot read DWARF 5 debug information Swift 6's clang writes for C targets; that one gets its
+    /// remedy.
     static func failure(loggedIn path: String) -> String? {
         guard let log = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         // Each line is "==PID== text" (or "### text" from the debug-information reader); valgrind's last line says

@@ -2,10 +2,11 @@ import Foundation
 
 /// A memory cgroup for one cell's process (`run --memory-limit`): a limit the kernel enforces on the memory it
 /// charges the process, page cache included, so that a store whose files are mapped pays for what the cap evicts
-/// and a store that holds its data on the heap is killed at the cap, as jetsam kills an app extension. A child of
-/// the cgroup this tool runs in, made before the cell's process starts and removed after it ended. The cell's
-/// process starts as a shell that moves itself into the cgroup and then becomes the cell (`exec`), so that all it
-/// does is charged there (the kernel does not move what a process was charged before it joins).
+/// and a store that holds its data on the heap is killed at the cap, as jetsam kills an app extension.
+///
+/// A child of the cgroup this tool runs in, made before the cell's process starts and removed after it ended. The
+/// cell's process starts as a shell that moves itself into the cgroup and then becomes the cell (`exec`), so that all
+/// it does is charged there (the kernel does not move what a process was charged before it joins).
 package struct MemoryCgroup {
     /// The smallest `--memory-limit` a run takes: a cell's process is charged 20–21 MiB (a release build at 10k,
     /// `process.cappedPeakBytes`) before its store does much, so a cap below this kills every cell before it

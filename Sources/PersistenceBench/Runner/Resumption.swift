@@ -1,7 +1,8 @@
 /// What a resumed run keeps of the interrupted one (`run --resume`): its finished cells, but for a cell stopped from
-/// outside the run (`CellResult.interrupted`), which runs again. On another machine than the one that ran them
-/// (another boot), a (workload, scale) group begun there and left unfinished runs again here whole
-/// (`groupsRunAgain`), so that each group's stores are compared on one machine.
+/// outside the run (`CellResult.interrupted`), which runs again.
+///
+/// On another machine than the one that ran them (another boot), a (workload, scale) group begun there and left
+/// unfinished runs again here whole (`groupsRunAgain`), so that each group's stores are compared on one machine.
 package struct Resumption {
     /// The finished cells kept, not run again.
     package let kept: [CellID: CellResult]

@@ -79,8 +79,9 @@ package struct RunEstimate: Sendable {
 
     /// From the cells of each run, in the order they ran there: results that record which cell waited for a fixture's
     /// load (`CellResult.fixtureSeconds`) say so; in those recorded before, the first cell of a scale to use it did.
-    /// `resuming`: the cells of the run the estimate is for, measured before it was interrupted, whose cells that
-    /// did not finish stop the cells after them (an earlier run's had budgets of its own).
+    ///
+    /// `resuming`: the cells of the run the estimate is for, measured before it was interrupted, whose cells that did
+    /// not finish stop the cells after them (an earlier run's had budgets of its own).
     package init(runs: [[CellResult]], resuming: [CellResult] = []) {
         var timed: [(cell: CellResult, wall: Double, fixture: String?, loader: Bool)] = []
         let all = resuming.isEmpty ? runs : runs + [resuming]
@@ -162,9 +163,11 @@ package struct RunEstimate: Sendable {
     }
 
     /// The estimate for every cell of `cells` (in the order they will run) that its store can run, with each
-    /// fixture load they wait for, or nil with nothing measured. `continuing`: the cells follow the measured ones
-    /// in the same run, so that the fixtures of the last scale measured are loaded already. `budgets`: the run's,
-    /// which stop a cell, and the cells of its store and workload after it (as the type's documentation says).
+    /// fixture load they wait for, or nil with nothing measured.
+    ///
+    /// `continuing`: the cells follow the measured ones in the same run, so that the fixtures of the last scale
+    /// measured are loaded already. `budgets`: the run's, which stop a cell, and the cells of its store and workload
+    /// after it (as the type's documentation says).
     package func seconds(
         of cells: some Sequence<PlannedCell>, continuing: Bool = false, budgets: Budgets? = nil
     ) -> Double? {

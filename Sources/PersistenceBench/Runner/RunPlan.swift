@@ -32,7 +32,8 @@ package struct PlannedCell: Sendable {
     }
 }
 
-/// The ordered cells of a run, in one of two orders:
+/// The ordered cells of a run, in one of two orders.
+///
 /// - `init`, one build's run: scale by scale, workload by workload (the shard's groups only, `Shard`), each
 ///   repetition the configuration asks at that scale (`RunConfiguration.repetitions(at:)`), and within a
 ///   repetition every store once in the order `StoreShuffle` gives. The scheduler (`Runner`) may then reorder the
@@ -114,7 +115,9 @@ package struct RunPlan {
 
 /// The order stores run in within one repetition of a group: shuffled (Fisher–Yates) from the run's seed for each
 /// round, so that a drift in the machine's speed touches every store alike and no store always runs first, on a
-/// cold machine, or last. Reports list stores in the configuration's order, not this one.
+/// cold machine, or last.
+///
+/// Reports list stores in the configuration's order, not this one.
 package struct StoreShuffle {
     package let seed: UInt64
 
@@ -133,9 +136,10 @@ package struct StoreShuffle {
 
 /// The first repetition of a (workload, scale), slowest store first: by the seconds per step each store took in
 /// the first repetition of the same workload at the largest smaller scale measured, stores with no such cell
-/// first, ties in the shuffled order. The slowest store then sets the group's count (`TimeBox`) before the others
-/// run, and none of them runs again on it. The first scale keeps the shuffled order; so do the later repetitions,
-/// which have no clock.
+/// first, ties in the shuffled order.
+///
+/// The slowest store then sets the group's count (`TimeBox`) before the others run, and none of them runs again on it.
+/// The first scale keeps the shuffled order; so do the later repetitions, which have no clock.
 package enum SlowestFirst {
     package static func order(_ cells: some Collection<PlannedCell>, measured: [CellResult]) -> [PlannedCell] {
         guard let first = cells.first else { return [] }

@@ -22,8 +22,10 @@ extension RunObserver {
 
 /// What the scheduler asks of a build's launcher: a cell measured within its time box (its store's files moved to
 /// `keep`, if given; `started` called once its fixture is ready), and the fixtures of a scale removed once the
-/// scheduler is done with them. `CellLauncher` runs each cell in a child process; a test's launcher answers in its
-/// own process, so that the scheduler's re-runs, lanes, budget skips and resumption are tested without children.
+/// scheduler is done with them.
+///
+/// `CellLauncher` runs each cell in a child process; a test's launcher answers in its own process, so that the
+/// scheduler's re-runs, lanes, budget skips and resumption are tested without children.
 package protocol CellMeasuring: AnyObject {
     func measure(_ cell: PlannedCell, box: TimeBox, keep: URL?, started: () -> Void) throws -> (
         result: CellResult, overBudget: String?
@@ -34,11 +36,12 @@ package protocol CellMeasuring: AnyObject {
 // MARK: - The scheduler
 
 /// Runs a matrix of cells, each in its own child process of a build of this tool, and collects their results: the
-/// one scheduler of every run mode. A run has one build; `check --base` two in turn (`interleaved`), each with
-/// its own launcher, fixtures and results. The plan (`RunPlan`) orders the cells; the scheduler's policies give
-/// each its time box (`StepCounts`), run a group's fastest stores again on its count, order a group slowest store
-/// first (`SlowestFirst`), skip what grew past a budget (`BudgetSkip`) and keep what a resumed run finished
-/// (`Resumption`).
+/// one scheduler of every run mode.
+///
+/// A run has one build; `check --base` two in turn (`interleaved`), each with its own launcher, fixtures and results.
+/// The plan (`RunPlan`) orders the cells; the scheduler's policies give each its time box (`StepCounts`), run a group's
+/// fastest stores again on its count, order a group slowest store first (`SlowestFirst`), skip what grew past a budget
+/// (`BudgetSkip`) and keep what a resumed run finished (`Resumption`).
 ///
 /// Per cell the parent copies the store's fixture (loaded once per store and scale, in a child of its own),
 /// starts the child, watches its wall time and resident memory against the budgets, reaps it with wait4 for
@@ -49,8 +52,10 @@ package final class Runner {
     private let stores: [StoreKind]
     private let workloads: [any Workload]
     private let outputDirectory: URL
-    /// The run's plan (`RunPlan`). The cells appear in results.json in this order, but for the first repetition of a
-    /// workload at every scale after the first, which a one-build run orders slowest store first (`SlowestFirst`).
+    /// The run's plan (`RunPlan`).
+    ///
+    /// The cells appear in results.json in this order, but for the first repetition of a workload at every scale after
+    /// the first, which a one-build run orders slowest store first (`SlowestFirst`).
     package let plan: RunPlan
     private let observer: any RunObserver
     private let save: (Side, RunResults) throws -> Void
@@ -132,8 +137,10 @@ package final class Runner {
     }
 
     /// Two builds of the tool (a base revision's and this one's) timed on this machine cell by cell, in turn
-    /// (`RunPlan.interleaved`). Each build loads its own fixtures (made by the same generator from the same seed),
-    /// so that a change of a store's file format is measured, not misread.
+    /// (`RunPlan.interleaved`).
+    ///
+    /// Each build loads its own fixtures (made by the same generator from the same seed), so that a change of a store's
+    /// file format is measured, not misread.
     /// - Parameters:
     ///   - executables: each side's tool; its children run its hidden `_child` command, so both sides must speak the
     ///     same `ChildRequest` (a base from before that protocol cannot).
@@ -173,10 +180,11 @@ package final class Runner {
 
     /// Resumes `interrupted` (read from `outputDirectory`'s results.json) on `machine`: its configuration, start
     /// and environment are kept, its finished cells kept and skipped, every other planned cell run, and so is a cell
-    /// that was stopped from outside the run (`CellResult.interrupted`). On another machine than the one that ran
-    /// them (another boot), `machine` joins `RunResults.resumedOn`, and a (workload, scale) group begun there and
-    /// left unfinished runs again here whole (`groupsRunAgain`), so that each group's stores are compared on one
-    /// machine.
+    /// that was stopped from outside the run (`CellResult.interrupted`).
+    ///
+    /// On another machine than the one that ran them (another boot), `machine` joins `RunResults.resumedOn`, and a
+    /// (workload, scale) group begun there and left unfinished runs again here whole (`groupsRunAgain`), so that each
+    /// group's stores are compared on one machine.
     package convenience init(
         resuming interrupted: RunResults, on machine: RunEnvironment, stores: [StoreKind], workloads: [any Workload],
         outputDirectory: URL, executable: String, observer: any RunObserver,

@@ -71,7 +71,9 @@ final class SecondProcess: @unchecked Sendable {
     }
 
     /// The extension's side (`ChildExecution`): opens the store, says so on the progress channel, commits its items
-    /// and closes. A refused open is its answer, not an error. It stops early if its parent has gone.
+    /// and closes.
+    ///
+    /// A refused open is its answer, not an error. It stops early if its parent has gone.
     static func run(_ job: SecondProcessJob, stores: [StoreKind], progress: ProgressChannel?) throws -> ProcessCommits {
         let kind = try ChildExecution.kind(named: job.store, in: stores)
         let parent = getppid()

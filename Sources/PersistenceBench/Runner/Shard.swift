@@ -1,9 +1,10 @@
 import Foundation
 
 /// A deterministic part of a run's matrix (`run --shard K/N`), so that a run too long for one machine can be split
-/// over several and joined again (`merge`). Every (workload, scale) group (the cells a report compares stores on,
-/// and whose time box sets one count of steps for all of them) goes whole to one shard: every comparison between
-/// stores stays within one machine.
+/// over several and joined again (`merge`).
+///
+/// Every (workload, scale) group (the cells a report compares stores on, and whose time box sets one count of steps for
+/// all of them) goes whole to one shard: every comparison between stores stays within one machine.
 package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     /// 1-based.
     package var index: Int
@@ -49,8 +50,10 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
 
     /// The groups dealt to `count` shards: costliest first (a group's cells load and work on its records for every
     /// store and repetition, so they cost about records × repetitions), each to the shard with the least cost so
-    /// far, ties to the lower index. Only the configuration's scales and workloads decide it, so every machine given the same
-    /// options computes the same cut. Each shard's groups keep the run's order.
+    /// far, ties to the lower index.
+    ///
+    /// Only the configuration's scales and workloads decide it, so every machine given the same options computes the
+    /// same cut. Each shard's groups keep the run's order.
     package static func deal(_ configuration: RunConfiguration, into count: Int) -> [[GroupID]] {
         let all = groups(of: configuration)
         let cost = all.map { $0.scale.records * configuration.repetitions(at: $0.scale) }

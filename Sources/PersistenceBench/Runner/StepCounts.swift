@@ -1,9 +1,10 @@
 /// The time box of each cell of a run (`TimeBox`): in a counted run `CountingLauncher.steps` and no clock; in the
 /// first repetition the clock and the fewest steps a cell of its group did so far; later, once the group's count is
-/// set, that count (or the store's own, where it stopped short of its budget floor) and no clock. A workload judged
-/// against an app's budget has the budget floor. Two builds timed in turn (`perCell`) are compared cell by cell,
-/// not store against store: there each cell's first run, on the clock, sets the count its later runs do, with no
-/// budget floor.
+/// set, that count (or the store's own, where it stopped short of its budget floor) and no clock.
+///
+/// A workload judged against an app's budget has the budget floor. Two builds timed in turn (`perCell`) are compared
+/// cell by cell, not store against store: there each cell's first run, on the clock, sets the count its later runs do,
+/// with no budget floor.
 struct StepCounts {
     private let configuration: RunConfiguration
     private let perCell: Bool
@@ -12,6 +13,7 @@ struct StepCounts {
     private var groups: [GroupID: Int] = [:]
     /// Per store's series whose first repetition stopped short of its budget floor on its own time
     /// (`TimeBox.floor`): its own count of steps, which its later repetitions do; its group's count is the others'.
+    ///
     /// Counted per cell (`perCell`): every series' count, from its first run that did steps.
     private var own: [SeriesID: Int] = [:]
 
@@ -54,7 +56,9 @@ struct StepCounts {
     }
 
     /// The box on which a first-repetition cell of `group` that did more than its group's count runs again: the
-    /// count, no clock. Nil when `result` did no more, or its group has no count.
+    /// count, no clock.
+    ///
+    /// Nil when `result` did no more, or its group has no count.
     func rerun(_ result: CellResult, of workload: any Workload) -> TimeBox? {
         guard result.repetition == 1, let count = groups[result.group], let steps = result.metrics?.verification.steps,
             steps > count

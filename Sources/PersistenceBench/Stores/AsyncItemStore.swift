@@ -146,8 +146,9 @@ extension AsyncItemStoreAdapter: IntegrityCheckingStore where Base: AsyncIntegri
 
 extension StoreKind {
     /// A kind whose store is an `AsyncItemStore`, opened by an async `opening` (a library whose connection opens
-    /// asynchronously): the tool waits for the open and calls the store through `AsyncItemStoreAdapter`. The other
-    /// parameters are `init(name:summary:durability:…)`'s.
+    /// asynchronously): the tool waits for the open and calls the store through `AsyncItemStoreAdapter`.
+    ///
+    /// The other parameters are `init(name:summary:durability:…)`'s.
     public init<Base: AsyncItemStore>(
         name: String, summary: String, durability: String, promise: DurabilityPromise = .everyCommit,
         configuration: String, engine: @escaping @Sendable () -> String,

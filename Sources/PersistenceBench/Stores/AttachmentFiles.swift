@@ -19,7 +19,9 @@ package final class AttachmentFiles {
     }
 
     /// Writes `bytes` to a new file, flushed; returns its name (`label`, the record's id, and a random part, so
-    /// that a replaced value never reuses its predecessor's name). The directory is flushed by the next `flush()`.
+    /// that a replaced value never reuses its predecessor's name).
+    ///
+    /// The directory is flushed by the next `flush()`.
     package func write(_ bytes: [UInt8], label: String) throws -> String {
         let name = "\(label)-\(String(generator.next() as UInt64, radix: 36))"
         let path = directory.appendingPathComponent(name)
@@ -60,14 +62,18 @@ package final class AttachmentFiles {
         }
     }
 
-    /// Removes the file `name`, after the commit that stopped naming it. Its entry's removal need not be durable:
-    /// a file that comes back after a crash is an orphan the next open removes.
+    /// Removes the file `name`, after the commit that stopped naming it.
+    ///
+    /// Its entry's removal need not be durable: a file that comes back after a crash is an orphan the next open
+    /// removes.
     package func remove(_ name: String) {
         unlink(directory.appendingPathComponent(name).path)
     }
 
     /// Removes every file whose name `named` does not hold, and flushes the directory: the files of transactions
-    /// that never committed, and of values replaced or deleted before a crash. Returns how many it removed.
+    /// that never committed, and of values replaced or deleted before a crash.
+    ///
+    /// Returns how many it removed.
     @discardableResult
     package func removeOrphans(keeping named: Set<String>) throws -> Int {
         var removed = 0

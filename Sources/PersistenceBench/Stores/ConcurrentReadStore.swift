@@ -11,8 +11,10 @@ package protocol ConcurrentReadStore: SearchStore {
 }
 
 /// A store whose reader can hold one read snapshot open while the store writes (`pinned-reader`): a transaction an
-/// app forgot to end, or a long export. What the snapshot keeps alive (the WAL frames a checkpoint may not pass, the
-/// pages LMDB may not reuse, the mappings of `packed`'s old lengths) stays until the reader is closed.
+/// app forgot to end, or a long export.
+///
+/// What the snapshot keeps alive (the WAL frames a checkpoint may not pass, the pages LMDB may not reuse, the mappings
+/// of `packed`'s old lengths) stays until the reader is closed.
 package protocol SnapshotPinningStore: ConcurrentReadStore {
     /// A reader whose every read answers from the committed state when it was made, whatever commits after it,
     /// until it is closed: made and used on the store's thread (or on one other thread), closed before the store.

@@ -1,8 +1,10 @@
 /// A store over an engine with a C API of its own (SQLite, LMDB), and that API with nothing else: the floor its own
-/// `insert` and `get` are held against (`engine-insert`, `engine-get`). The floor writes the same records, keys and
-/// index entries as the store, in the same transactions and with the same durability, but from bytes encoded before
-/// the timer; it reads a record by its key and touches its bytes without building an `Item`. How far a store is
-/// from its floor is what its own layer (encoding, decoding, allocation, the library's wrappers) costs.
+/// `insert` and `get` are held against (`engine-insert`, `engine-get`).
+///
+/// The floor writes the same records, keys and index entries as the store, in the same transactions and with the same
+/// durability, but from bytes encoded before the timer; it reads a record by its key and touches its bytes without
+/// building an `Item`. How far a store is from its floor is what its own layer (encoding, decoding, allocation, the
+/// library's wrappers) costs.
 package protocol EngineFloorStore: ItemStore {
     /// What the floor calls, for the report: "sqlite3_bind_* and sqlite3_step of a prepared INSERT".
     static var engineFloorCalls: String { get }

@@ -1,6 +1,7 @@
 import Foundation
 
 /// A store that can check its own files after a crash: what `persistbench crash` and `verify` run after reopening.
+///
 /// A store from another package that conforms is crash-checked as the built-in ones are (kills, power-loss crash
 /// states, two crashes, faults); `checkIntegrity()` and `storeFiles(in:kind:)` are all it must write.
 public protocol IntegrityCheckingStore: ItemStore {

@@ -71,7 +71,9 @@ public final class ItemFeed: @unchecked Sendable {
     }
 
     /// Ends the feed, with the producer's error if it failed: the asking thread returns, or throws `error`, once it
-    /// has taken every item yielded before. Calls after the first are ignored.
+    /// has taken every item yielded before.
+    ///
+    /// Calls after the first are ignored.
     public func finish(throwing error: (any Error)? = nil) {
         condition.lock()
         defer { condition.unlock() }
@@ -104,8 +106,10 @@ public final class ItemFeed: @unchecked Sendable {
         try feed.drain(into: body)
     }
 
-    /// Takes batches until the feed finishes. If `body` throws, stops the producer and waits for its `finish`, so
-    /// that nothing of the producer's outlives the call.
+    /// Takes batches until the feed finishes.
+    ///
+    /// If `body` throws, stops the producer and waits for its `finish`, so that nothing of the producer's outlives the
+    /// call.
     private func drain(into body: (Item) throws -> Void) throws {
         var batch: [Item] = []
         batch.reserveCapacity(capacity)

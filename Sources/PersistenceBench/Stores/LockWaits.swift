@@ -53,8 +53,10 @@ package final class LockWaitTally: Sendable {
 
 /// SQLite's `busy_timeout`, counted: a busy handler that sleeps exactly as SQLite's own timeout handler does
 /// (1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then 100 ms between tries, until the timeout) and records each wait in
-/// a `LockWaitTally`. Every SQLite-based store's connections use it in place of `sqlite3_busy_timeout`, so that
-/// their waits are counted and not only suffered; a connection that is never in another's way never calls it.
+/// a `LockWaitTally`.
+///
+/// Every SQLite-based store's connections use it in place of `sqlite3_busy_timeout`, so that their waits are counted
+/// and not only suffered; a connection that is never in another's way never calls it.
 package final class BusyTimeout: Sendable {
     package let milliseconds: Int
     package let tally: LockWaitTally
@@ -67,8 +69,10 @@ package final class BusyTimeout: Sendable {
         self.tally = tally
     }
 
-    /// SQLite's busy handler: `tries` is how often it was called before for this lock request. Sleeps and returns
-    /// true to try again, or returns false once the timeout is spent (the request then fails with `SQLITE_BUSY`).
+    /// SQLite's busy handler: `tries` is how often it was called before for this lock request.
+    ///
+    /// Sleeps and returns true to try again, or returns false once the timeout is spent (the request then fails with
+    /// `SQLITE_BUSY`).
     package func retry(afterTries tries: Int) -> Bool {
         let last = Self.delays.count - 1
         var delay = tries <= last ? Self.delays[tries] : Self.delays[last]

@@ -65,6 +65,7 @@ package struct FirstItems {
     package init(limit: Int) { self.limit = limit }
 
     /// Whether an item with this `isInStock` could still join the page: a test before decoding the rest of it.
+    ///
     /// Out of stock sorts first, so once the page is full of out-of-stock items no in-stock item can join.
     package func mightTake(isInStock: Bool) -> Bool {
         guard items.count == limit, let last = items.last else { return true }
@@ -127,8 +128,9 @@ package final class CommitSignal: @unchecked Sendable {
 }
 
 /// An observer on a thread of its own that re-queries whenever a `CommitSignal` moves: how a store without a change
-/// mechanism of its own watches its commit sequence. Commits that happen while it queries are coalesced into one
-/// notice.
+/// mechanism of its own watches its commit sequence.
+///
+/// Commits that happen while it queries are coalesced into one notice.
 package final class SignalledObservation: ItemObservation, @unchecked Sendable {
     private let signal: CommitSignal
     private let requery: () throws -> ObservedResult
@@ -141,8 +143,10 @@ package final class SignalledObservation: ItemObservation, @unchecked Sendable {
     package private(set) var notifications = 0
     package private(set) var requeries = 0
 
-    /// Starts the observer: it queries once and delivers, then waits for `signal` to move. `finish` runs once the
-    /// observer's thread has ended, on the thread that cancels (to close what `requery` read through).
+    /// Starts the observer: it queries once and delivers, then waits for `signal` to move.
+    ///
+    /// `finish` runs once the observer's thread has ended, on the thread that cancels (to close what `requery` read
+    /// through).
     package init(
         signal: CommitSignal, requery: @escaping () throws -> ObservedResult,
         deliver: @escaping @Sendable (ObservedResult) -> Void, finish: @escaping () throws -> Void = {}

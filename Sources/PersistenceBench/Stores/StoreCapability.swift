@@ -3,7 +3,9 @@
 public struct StoreCapability: Sendable {
     /// The protocol's name, as a store conforms to it: `ItemStore`, `ObservableItemStore`.
     public let protocolName: String
-    /// Whether a store in another package can conform: the protocol is public. The others are this package's own.
+    /// Whether a store in another package can conform: the protocol is public.
+    ///
+    /// The others are this package's own.
     public let isPublic: Bool
     /// Whether a store of the type conforms.
     let isMet: @Sendable (any Store.Type) -> Bool

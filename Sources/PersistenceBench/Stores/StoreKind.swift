@@ -10,8 +10,9 @@ public struct StoreKind: Sendable {
     package let durability: String
     /// What survives a kill or a power cut, as `persistbench crash` checks it.
     package let promise: DurabilityPromise
-    /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode. Reports state it
-    /// beside the engine, so that a reader sees what each store was allowed to use.
+    /// How the store is configured, in one line: pragmas, page cache, map sizes, sync mode.
+    ///
+    /// Reports state it beside the engine, so that a reader sees what each store was allowed to use.
     package let configuration: String
     /// The engine and its version, as linked at run time ("SQLite 3.40.1").
     package let engine: @Sendable () -> String
@@ -24,9 +25,11 @@ public struct StoreKind: Sendable {
     /// has no snapshot to pin), why: its cells are n/a, with the reason.
     package let cannotRun: [String: String]
     /// Counters the store's design makes depend on how its threads are scheduled (it hands work to a thread of its
-    /// own), each with the reason: `check --counters` shows them and does not judge them. Empty for a store that
-    /// does its work on the caller's thread, as every built-in one does; a store with threads whose counters hold
-    /// still needs none (a baseline of 3 repetitions or more lets each counter move as far as it measured).
+    /// own), each with the reason: `check --counters` shows them and does not judge them.
+    ///
+    /// Empty for a store that does its work on the caller's thread, as every built-in one does; a store with threads
+    /// whose counters hold still needs none (a baseline of 3 repetitions or more lets each counter move as far as it
+    /// measured).
     package let schedulingDependent: [SchedulingDependentCounter: String]
     /// The store's type, for capability checks without opening a store.
     public let type: any Store.Type

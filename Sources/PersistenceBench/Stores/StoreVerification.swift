@@ -24,8 +24,9 @@ package struct StoreVerification: Sendable {
     package var problems: [String] { findings.problems }
     package var items: Int { findings.items }
 
-    /// Checks the store of `kind` in `directory`, its copy opened by a child run of `executable` (this tool). Bad
-    /// input when the kind has no integrity check, the directory is missing, holds none of the kind's files, or its
+    /// Checks the store of `kind` in `directory`, its copy opened by a child run of `executable` (this tool).
+    ///
+    /// Bad input when the kind has no integrity check, the directory is missing, holds none of the kind's files, or its
     /// copy does not fit in `scratch`'s file system (which must exist).
     package init(
         _ kind: StoreKind, directory: URL, executable: String,

@@ -9,7 +9,9 @@ package struct BenchError: Error, CustomStringConvertible, Sendable {
     }
 
     /// `what` failed with the system's error `code`, both named in the message: "flushing x: No space left on
-    /// device". No caller branches on the code, so only the message keeps it.
+    /// device".
+    ///
+    /// No caller branches on the code, so only the message keeps it.
     package init(_ what: String, errno code: Int32) {
         description = "\(what): \(String(cString: strerror(code)))"
     }

@@ -2,8 +2,10 @@ import Glibc
 
 /// An exclusive, advisory lock on a store's directory, held from its open to its close (`flock` on a lock file in
 /// it): how a store that one process alone may write (`packed`, the heap stores) refuses a second process rather
-/// than lose its commits. The kernel releases it when the process ends, however it ends, so a crash never leaves
-/// the store locked. Another open in the same process is refused too: one store object per directory.
+/// than lose its commits.
+///
+/// The kernel releases it when the process ends, however it ends, so a crash never leaves the store locked. Another
+/// open in the same process is refused too: one store object per directory.
 package final class DirectoryLock {
     /// The lock file's name inside the store's directory.
     package static let fileName = "store.lock"
@@ -12,7 +14,9 @@ package final class DirectoryLock {
 
     /// How long an open waits for the lock before it refuses: a lock is also held, for an instant, by a child that
     /// this process (or any process that held it) is starting, between its fork and its exec, when its copy of the
-    /// lock's descriptor closes (`O_CLOEXEC`). An open a real holder keeps the lock from is refused after this.
+    /// lock's descriptor closes (`O_CLOEXEC`).
+    ///
+    /// An open a real holder keeps the lock from is refused after this.
     static let graceSeconds = 0.1
 
     /// Takes the lock on `directory` for the store `store`, or throws `StoreInUse` if another open holds it.

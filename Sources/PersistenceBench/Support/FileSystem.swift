@@ -209,7 +209,9 @@ extension FileSystem {
     // MARK: - The page cache
 
     /// Drops every file under `directory` from the page cache: flushed first, then `posix_fadvise(DONTNEED)`,
-    /// which any process may ask for a file it can open, root or not. Advice: pages another process maps stay.
+    /// which any process may ask for a file it can open, root or not.
+    ///
+    /// Advice: pages another process maps stay.
     package static func dropFromPageCache(_ directory: URL) throws {
         for file in try regularFiles(under: directory) {
             try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
@@ -282,8 +284,9 @@ extension FileSystem {
 extension FileSystem {
     // MARK: - Errors and reports
 
-    /// Writes a child process's JSON report for its parent. If that fails (a full disk), says so on standard error
-    /// and returns false.
+    /// Writes a child process's JSON report for its parent.
+    ///
+    /// If that fails (a full disk), says so on standard error and returns false.
     package static func writeReport(_ report: some Encodable, to path: String) -> Bool {
         do {
             try writeAtomically(try JSONEncoder().encode(report), to: URL(fileURLWithPath: path))

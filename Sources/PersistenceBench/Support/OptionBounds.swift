@@ -4,7 +4,9 @@ import Foundation
 /// past them a conversion traps (a duration of five million hours overflows a count of nanoseconds, a delay of
 /// 10^11 ms a product), or a run asks for what no machine here does.
 package enum OptionBounds {
-    /// Durations: budgets, time boxes, floor times, the time check's power time. A week at most.
+    /// Durations: budgets, time boxes, floor times, the time check's power time.
+    ///
+    /// A week at most.
     package static let durationSeconds: ClosedRange<Double> = 0.001...(7 * 86_400)
     /// `--repetitions`.
     package static let repetitions = 1...1_000

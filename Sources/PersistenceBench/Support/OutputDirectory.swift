@@ -39,8 +39,9 @@ package final class OutputDirectory {
     private var descriptor: Int32
 
     /// Claims `path` (given as `option`) for `use`, or throws `BadInput` naming the holder, the entries that are
-    /// not this tool's, or the earlier run. `owned` names more entries the command writes (`check`'s directory per
-    /// baseline).
+    /// not this tool's, or the earlier run.
+    ///
+    /// `owned` names more entries the command writes (`check`'s directory per baseline).
     package init(_ path: String, option: String, use: Use, owned: Set<String> = []) throws {
         try OutputPath.requireDirectory(path, option: option)
         url = URL(fileURLWithPath: path)
@@ -105,8 +106,9 @@ package final class OutputDirectory {
     }
 
     /// Refuses a directory of files this tool did not write, and an earlier run not to be replaced; removes the
-    /// earlier run's entries otherwise, and leaves the rest (a note kept beside a committed run) as it is. A name
-    /// of the tool's makes an earlier run only beside a file every run writes (`runMarkers`); within the tool's
+    /// earlier run's entries otherwise, and leaves the rest (a note kept beside a committed run) as it is.
+    ///
+    /// A name of the tool's makes an earlier run only beside a file every run writes (`runMarkers`); within the tool's
     /// directories, `--replace` removes only what the tool writes there, and refuses anything else (a user's note in
     /// `charts/`).
     private func prepare(option: String, replacing: Bool, names: Set<String>) throws {
@@ -140,7 +142,9 @@ package final class OutputDirectory {
 
     /// What inside the tool's entry `name` at `url` the tool does not write, by path relative to the output
     /// directory: a chart that is not an SVG, a kept store outside `stores/<store>/<workload>-<scale>/`, a side of a
-    /// check without its results.json. A symbolic link is the link's to remove, and counts as the tool's.
+    /// check without its results.json.
+    ///
+    /// A symbolic link is the link's to remove, and counts as the tool's.
     private static func strays(in url: URL, named name: String, owned: Set<String>) -> [String] {
         var status = stat()
         guard lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { return [] }

@@ -63,8 +63,9 @@ public struct AppBudget: Sendable {
         + "Q&A QA1592 and Apple's developer forums, thread 100253: 'real (wall clock) time allowance of 19.69 seconds')"
 
     /// The p99 of the cell's operations (of one kind, when named) within `limit`; from fewer than
-    /// `fewestForPercentile` operations, their slowest. `limit` is a frame or `instant`, whose operations over it
-    /// every latency summary counts.
+    /// `fewestForPercentile` operations, their slowest.
+    ///
+    /// `limit` is a frame or `instant`, whose operations over it every latency summary counts.
     package static func p99(_ name: String, kind: OperationKind? = nil, within limit: Double, source: String)
         -> AppBudget
     {

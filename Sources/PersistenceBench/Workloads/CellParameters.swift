@@ -1,7 +1,8 @@
 /// What a cell runs with besides its store and its workload, in one value: made from the run's configuration
 /// (`RunConfiguration.parameters(scale:box:)`), carried whole by the job to the cell's process (`CellJob`) and
-/// exposed by the workload's context (`WorkloadContext.parameters`). A new setting for one workload is a case of
-/// `WorkloadExtra`, not a field copied through every layer.
+/// exposed by the workload's context (`WorkloadContext.parameters`).
+///
+/// A new setting for one workload is a case of `WorkloadExtra`, not a field copied through every layer.
 public struct CellParameters: Codable, Sendable, Equatable {
     /// The data set's size in records.
     public var scale: Int

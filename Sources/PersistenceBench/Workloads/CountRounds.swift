@@ -2,7 +2,9 @@
 enum CountRounds {
     /// The least timed work per cell: 32 answers of 60 ns each would time the clock, not the store, and 8 answers
     /// of 1.4 ms (a SQLite store's `count-range` at 10k) one scheduler hiccup: with 10 ms, a CI check once read
-    /// such a cell ×2.7 slower on an unchanged tree. 100 ms holds 70 of those answers.
+    /// such a cell ×2.7 slower on an unchanged tree.
+    ///
+    /// 100 ms holds 70 of those answers.
     static let minimumTimedSeconds = 0.1
     /// The most answers per cell, whatever the time: bounds a store that answers in nanoseconds.
     static let maximumOperations = 2_000_000
@@ -11,11 +13,13 @@ enum CountRounds {
     /// the (workload, scale, repetition) asks (`TimeBox`): in the first repetition each cell repeats its round until
     /// `minimumTimedSeconds` of answers are timed, or it has asked the group's count of questions so far; the group's
     /// count is then the fewest questions any cell asked, and every cell asks exactly that many whole rounds (the
-    /// runner runs again a first-repetition cell that asked more). A run without a clock asks the group's count or,
-    /// with none (`--time-box none`), one round; a counted run's 50 steps are one round of `count-where`. The
-    /// digest holds the first round's answers; every later round must answer the same, or the workload fails, so
-    /// the digest does not depend on how many rounds a store asked. The outcome's steps are the questions asked, and
-    /// its first round's timed seconds are kept apart (a cold round's scans fault the store's pages in).
+    /// runner runs again a first-repetition cell that asked more).
+    ///
+    /// A run without a clock asks the group's count or, with none (`--time-box none`), one round; a counted run's 50
+    /// steps are one round of `count-where`. The digest holds the first round's answers; every later round must answer
+    /// the same, or the workload fails, so the digest does not depend on how many rounds a store asked. The outcome's
+    /// steps are the questions asked, and its first round's timed seconds are kept apart (a cold round's scans fault
+    /// the store's pages in).
     ///
     /// `check` is given the first round's answers (untimed) and throws if they cannot be right.
     static func run<Question>(

@@ -29,8 +29,10 @@ package struct CountWhereWorkload: ItemWorkload {
     }
 }
 
-/// `count-range`: counts items in a price range. No store keeps an index or a counter on price, so every store
-/// looks at every item: the count question answered the same way everywhere.
+/// `count-range`: counts items in a price range.
+///
+/// No store keeps an index or a counter on price, so every store looks at every item: the count question answered the
+/// same way everywhere.
 package struct CountRangeWorkload: ItemWorkload {
     package init() {}
     package let name = "count-range"

@@ -1,6 +1,8 @@
 /// `engine-insert`: `insert`'s N items in `insert`'s batches, each written in one transaction through the store's
 /// engine's C API alone (`EngineFloorStore`), from records encoded before the timer: the floor `insert` is held
-/// against. Its digest reads back what it left, as `insert`'s does.
+/// against.
+///
+/// Its digest reads back what it left, as `insert`'s does.
 package struct EngineInsertWorkload: ItemWorkload {
     package init() {}
     package let name = "engine-insert"
@@ -23,7 +25,9 @@ package struct EngineInsertWorkload: ItemWorkload {
 }
 
 /// `engine-get`: `get`'s keys, each looked up through the store's engine's C API alone (`EngineFloorStore`), its
-/// record's bytes touched, not decoded: the floor `get` is held against. Its digest holds the ids read back.
+/// record's bytes touched, not decoded: the floor `get` is held against.
+///
+/// Its digest holds the ids read back.
 package struct EngineGetWorkload: ItemWorkload {
     package init() {}
     package let name = "engine-get"

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Data loaded into a store before a read or change workload. Loading is never timed.
+/// Data loaded into a store before a read or change workload.
+///
+/// Loading is never timed.
 public struct Fixture: Sendable {
     /// Names the fixture's directory: one copy per store, fixture and scale.
     package let name: String

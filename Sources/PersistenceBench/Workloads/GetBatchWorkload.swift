@@ -1,8 +1,10 @@
 /// `get-batch`: `get`'s lookups (the same keys, in the same order), asked `batchSize` at a time with each library's
 /// own batch call (`ItemStore.items(ids:)`): one `WHERE id IN (…)` statement for SQLite, GRDB's
 /// `fetchAll(db, keys:)`, one fetch with an `IN` predicate for the ORM; LMDB, which has none, looks the keys up in
-/// one read transaction. Beside `get` it shows what a batch saves a store of its per-call cost (a transaction, a
-/// pool checkout, a statement); `get-batch-loop` asks the same batches key by key.
+/// one read transaction.
+///
+/// Beside `get` it shows what a batch saves a store of its per-call cost (a transaction, a pool checkout, a statement);
+/// `get-batch-loop` asks the same batches key by key.
 package struct GetBatchWorkload: ItemWorkload {
     package init(keyByKey: Bool = false) {
         self.keyByKey = keyByKey
@@ -22,9 +24,10 @@ package struct GetBatchWorkload: ItemWorkload {
     /// Keys per call.
     package static let batchSize = 100
 
-    /// A step of the time box is one batch; a latency sample is a batch's. Both variants ask the same keys in the
-    /// same batches and digest the same answers, so every store of either is checked against every other of the
-    /// same variant.
+    /// A step of the time box is one batch; a latency sample is a batch's.
+    ///
+    /// Both variants ask the same keys in the same batches and digest the same answers, so every store of either is
+    /// checked against every other of the same variant.
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let keys = GetWorkload.keys(scale: context.scale, seed: context.seed, distribution: .uniform)
         let batches = stride(from: 0, to: keys.count, by: Self.batchSize).map {

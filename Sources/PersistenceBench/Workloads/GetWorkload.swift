@@ -1,7 +1,8 @@
 /// `get` and `get-zipfian`: min(N, 100,000) primary-key lookups, keys uniform or scrambled-zipfian (0.99); under a
-/// time box (`--time-box`), the first lookups of that sequence, as many as the group's count (`TimeBox`). `get`'s
-/// lookups come right after the open, as an app's first screen asks them: a mapped store faults in every page it
-/// touches first. `get-warm` asks `get`'s lookups after an untimed pass over the same keys (`prepare`): the steady
+/// time box (`--time-box`), the first lookups of that sequence, as many as the group's count (`TimeBox`).
+///
+/// `get`'s lookups come right after the open, as an app's first screen asks them: a mapped store faults in every page
+/// it touches first. `get-warm` asks `get`'s lookups after an untimed pass over the same keys (`prepare`): the steady
 /// state, whose faults and time the report sets beside `get`'s.
 package struct GetWorkload: ItemWorkload, KeyedWorkload {
     package enum KeyDistribution: Sendable {

@@ -1,5 +1,7 @@
-/// `limit-scan`: the machine's limit for `scan`. Sums, eight bytes at a time, as many bytes as a
-/// `ByteLayoutStore` keeps for N items, from a plain in-memory array: no decoding, no strings, no file.
+/// `limit-scan`: the machine's limit for `scan`.
+///
+/// Sums, eight bytes at a time, as many bytes as a `ByteLayoutStore` keeps for N items, from a plain in-memory array:
+/// no decoding, no strings, no file.
 ///
 /// The array holds the store's bytes for the first items, up to 256 MiB (far beyond any cache), and is summed
 /// again until the total is reached, so that 100M items need no 16 GiB of memory.

@@ -1,7 +1,9 @@
 import Foundation
 
-/// `limit-write`: the machine's limit for `insert`. The bytes a `ByteLayoutStore` keeps for N items, appended to
-/// one plain file and flushed with one `fdatasync` per batch: no header, no index, no second file.
+/// `limit-write`: the machine's limit for `insert`.
+///
+/// The bytes a `ByteLayoutStore` keeps for N items, appended to one plain file and flushed with one `fdatasync` per
+/// batch: no header, no index, no second file.
 package struct LimitWriteWorkload: Workload {
     package init() {}
     package let name = "limit-write"

@@ -34,6 +34,7 @@ package struct ObserveWorkload: ItemWorkload {
 
     package var name: String { paced ? "observe" : "observe-burst" }
     /// The observed result holds a count of items per filter: a store that keeps it answers in O(1) and is labelled.
+    ///
     /// A view kept fresh: each changed result delivered within a frame (paced only: a burst measures coalescing).
     private var budgets: [AppBudget] {
         paced

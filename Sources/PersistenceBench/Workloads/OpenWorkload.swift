@@ -14,8 +14,10 @@ package struct OpenWorkload: ItemWorkload, OpeningWorkload {
         "open a store of N items in a fresh process, its files dropped from the page cache, then its first page of 20"
     package var fixture: Fixture? { .items }
     /// A cold launch: the store's open and the first page its list shows, within Apple's first-frame target and the
-    /// watchdog's allowance. Results recorded before 2026-11-28 timed one lookup after the open (`FIRST-QUERY`) and
-    /// are judged under that name; a report shows the columns its cells have figures for.
+    /// watchdog's allowance.
+    ///
+    /// Results recorded before 2026-11-28 timed one lookup after the open (`FIRST-QUERY`) and are judged under that
+    /// name; a report shows the columns its cells have figures for.
     private var budgets: [AppBudget] {
         [(OperationKind.firstPage, "first page"), (OperationKind.firstQuery, "first query")].flatMap {
             kind, what in

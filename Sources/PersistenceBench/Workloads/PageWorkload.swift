@@ -52,8 +52,9 @@ package struct PageWorkload: ItemWorkload {
 
 /// What every page must be, whatever store answered it, checked (untimed) before its digest counts: no more items
 /// than its limit, each of the priority asked, in page order (out of stock first, then title bytes, then id); and
-/// across pages of one priority, every page full before the first short one, and every page after it empty. A
-/// group of one store has no other store's digest to disagree with: this is its check.
+/// across pages of one priority, every page full before the first short one, and every page after it empty.
+///
+/// A group of one store has no other store's digest to disagree with: this is its check.
 struct PageCheck {
     /// The first problem found, if any.
     private(set) var problem: String?

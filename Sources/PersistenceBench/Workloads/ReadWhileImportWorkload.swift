@@ -1,5 +1,7 @@
 /// `import`: the writer of `read-while-import` alone, on the same fixture: min(N, 100k) new items (ids above N)
-/// in commits of 1,000, each commit timed. Its items/s are the reference for the import beside a reader.
+/// in commits of 1,000, each commit timed.
+///
+/// Its items/s are the reference for the import beside a reader.
 package struct ImportWorkload: ItemWorkload {
     package init() {}
 

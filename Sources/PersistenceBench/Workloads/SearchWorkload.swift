@@ -1,7 +1,9 @@
-/// `search`: search as you type. Seeded typing sessions over the items' titles, one character at a time; every
-/// keystroke is one question (`TitleSearch`): how many titles contain the text so far, ASCII case-insensitively,
-/// and the first page of 20 of them by title, then id. Each keystroke is timed alone: the cell's latency
-/// percentiles are keystrokes', and its latency summary counts those over a frame and over 100 ms.
+/// `search`: search as you type.
+///
+/// Seeded typing sessions over the items' titles, one character at a time; every keystroke is one question
+/// (`TitleSearch`): how many titles contain the text so far, ASCII case-insensitively, and the first page of 20 of them
+/// by title, then id. Each keystroke is timed alone: the cell's latency percentiles are keystrokes', and its latency
+/// summary counts those over a frame and over 100 ms.
 ///
 /// `search-one-statement` asks the same keystrokes of `SearchStore.searchInOneStatement`: the SQL stores answer each
 /// with one statement (`COUNT(*) OVER ()` beside the page), where `search` asks a count and a page, two passes over
@@ -76,8 +78,9 @@ package struct SearchWorkload: ItemWorkload {
             stoppedShort: box.stoppedShort(after: done))
     }
 
-    /// Every keystroke of every session, in typing order: each session's text, one character more each time. `index`
-    /// numbers independent sequences (0 is `search`'s own).
+    /// Every keystroke of every session, in typing order: each session's text, one character more each time.
+    ///
+    /// `index` numbers independent sequences (0 is `search`'s own).
     package static func keystrokes(seed: UInt64, scale: Int, index: UInt64 = 0) -> [TitleSearch] {
         texts(seed: seed, scale: scale, index: index).flatMap { text in
             (1...text.count).map { TitleSearch(text: String(text.prefix($0)), limit: pageSize) }

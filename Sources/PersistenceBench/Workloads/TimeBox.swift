@@ -17,8 +17,10 @@ public struct TimeBox: Codable, Sendable, Equatable {
     package var stepLimit: Int?
     /// For a workload judged against an app's budget (`Workload.appBudgets`) in `persistbench run`: the fewest steps
     /// the clock lets a loop do (or all of the workload's own, if fewer), so that every budget figure is a p99 of
-    /// `budgetSamples`. A store that has not reached it after `floorSeconds` stops on its own time (after at least
-    /// `minimumSteps`) and does not lower its group's count: its later repetitions do its own count. Nil: no floor.
+    /// `budgetSamples`.
+    ///
+    /// A store that has not reached it after `floorSeconds` stops on its own time (after at least `minimumSteps`) and
+    /// does not lower its group's count: its later repetitions do its own count. Nil: no floor.
     package var floor: Int?
     /// How long a loop under a floor may take to reach it before it stops on its own time (`--floor-time`).
     package var floorSeconds: Double
@@ -27,9 +29,10 @@ public struct TimeBox: Codable, Sendable, Equatable {
     /// thousands of samples for every store but those whose every commit rewrites a file.
     package static let defaultSeconds = 0.5
 
-    /// The fewest steps the clock lets a loop do, so that its median rests on enough samples. Ten, not more: the
-    /// slowest store sets every store's count, and `json`'s durable insert at 100k (a rewrite of its file, 0.7–0.9 s)
-    /// did 20 in 14–18 s a repetition, a sixth of the default run, for a box of half a second.
+    /// The fewest steps the clock lets a loop do, so that its median rests on enough samples.
+    ///
+    /// Ten, not more: the slowest store sets every store's count, and `json`'s durable insert at 100k (a rewrite of its
+    /// file, 0.7–0.9 s) did 20 in 14–18 s a repetition, a sixth of the default run, for a box of half a second.
     package static let minimumSteps = 10
 
     /// The budget floor (`floor`): a p99 of 1,000 samples is the tenth slowest, and 1,000 durable saves reach

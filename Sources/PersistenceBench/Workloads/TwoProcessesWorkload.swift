@@ -26,8 +26,9 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
     }
     package var fixture: Fixture? { .items }
     /// The app's saves beside the extension, whose one stall a p99 of 1,000 hides (its slowest, and its p99.9),
-    /// and a save from the extension while the app writes. A store that refuses the second process is marked so in
-    /// each column, not judged: its app committed alone.
+    /// and a save from the extension while the app writes.
+    ///
+    /// A store that refuses the second process is marked so in each column, not judged: its app committed alone.
     package var report: WorkloadReport {
         WorkloadReport(
             appBudgets: [
@@ -116,8 +117,9 @@ package struct TwoProcessesWorkload: ItemWorkload, OpeningWorkload {
     }
 
     /// Commits one item of each id in `ids` durably, `before` each (a lookup, or nothing: its error is the cell's),
-    /// timing each commit (and recording it on `stopwatch`, if given). A commit that throws is counted as failed and
-    /// not retried.
+    /// timing each commit (and recording it on `stopwatch`, if given).
+    ///
+    /// A commit that throws is counted as failed and not retried.
     static func commit(
         _ ids: ClosedRange<Int64>, to store: any ItemStore, items: ItemGenerator, before: () throws -> Void = {},
         timedBy stopwatch: Stopwatch?, stop: () -> Bool = { false }
@@ -207,8 +209,9 @@ package struct ProcessCommits: Codable, Equatable, Sendable {
     /// recorded before 2026-12-02).
     package var span: CommitSpan?
     /// The app's commits beside the extension that were under way at some time within the extension's `span`: how
-    /// many of its commits the extension's could be in the way of. Nil for the extension, and where it committed
-    /// nothing.
+    /// many of its commits the extension's could be in the way of.
+    ///
+    /// Nil for the extension, and where it committed nothing.
     package var interleaved: Int?
 
     package init(

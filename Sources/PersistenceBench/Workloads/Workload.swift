@@ -79,22 +79,29 @@ public struct WorkloadOutcome: Sendable {
     /// Whether the time box, or the step count of the cell's group, stopped the workload before all its steps
     /// (`TimeBox`).
     package var timeBoxed: Bool
-    /// For a loop of steps (`TimeBox`): how many it did, on which the runner sets its group's count. Nil for a
-    /// workload that always does all its work.
+    /// For a loop of steps (`TimeBox`): how many it did, on which the runner sets its group's count.
+    ///
+    /// Nil for a workload that always does all its work.
     package var steps: Int?
     /// For a workload that repeats a round of questions (`CountRounds`) more than once: its first round, which
-    /// may differ from the rest (a cold round faults the store's pages in). Nil elsewhere.
+    /// may differ from the rest (a cold round faults the store's pages in).
+    ///
+    /// Nil elsewhere.
     package var firstRound: FirstRound?
     /// For a loop of steps under a budget floor: its first `TimeBox.Running.minimum` steps, which every cell of the
     /// group does, so that a cell that stopped short of the floor is checked against the others on them; with their
     /// digest where the loop digests answers, without where its digest is the store's
-    /// (`Workload.prefixDigestAfterRun` then reads it back). Nil elsewhere.
+    /// (`Workload.prefixDigestAfterRun` then reads it back).
+    ///
+    /// Nil elsewhere.
     package var prefix: DigestPrefix?
     /// Whether the loop stopped short of its budget floor on its own time (`TimeBox.floor`): its count of steps is
     /// its own, not its group's.
     package var stoppedShort: Bool
     /// For a loop that times fast steps in blocks (`askInTurn`): how many of its steps it timed alone, so that its
-    /// harness floor is timed the same way (`HarnessFloor`). Nil elsewhere: every step timed alone.
+    /// harness floor is timed the same way (`HarnessFloor`).
+    ///
+    /// Nil elsewhere: every step timed alone.
     package var stepsTimedAlone: Int?
 
     /// Whether the workload changed the store: its digest is (partly) read back from the store.
@@ -160,9 +167,10 @@ public struct WorkloadContext {
     package var loopTiming: LoopTiming = .adaptive
     /// Whether a workload checks its answers against what it knows of the fixture (a scan's N items, the filters'
     /// counts adding up to N, a page's size and order) before its digest counts: every timed cell does (untimed).
+    ///
     /// Not the harness's floor, which asks a store that stores nothing (`HarnessFloor`), nor a counted cell, whose
-    /// region would count the checks' instructions as the store's; its digests are held against its baseline's,
-    /// which a timed run's checks accepted.
+    /// region would count the checks' instructions as the store's; its digests are held against its baseline's, which a
+    /// timed run's checks accepted.
     package var checksAnswers = true
     /// The store's directory, for a workload that watches its files (`pinned-reader`); set by the cell.
     package var directory: URL?
@@ -183,8 +191,9 @@ public struct WorkloadContext {
     public static let defaultReadRate = 1_000.0
 
     /// The most questions a workload of one question per record asks (`get`'s lookups, YCSB's operations,
-    /// `import`'s items): min(N, this). Beyond it more questions only repeat what these measured, and a cell's time
-    /// stays bounded at any N.
+    /// `import`'s items): min(N, this).
+    ///
+    /// Beyond it more questions only repeat what these measured, and a cell's time stays bounded at any N.
     package static let questionLimit = 100_000
 
     /// How many questions such a workload asks of a store of `scale` records.
@@ -224,7 +233,9 @@ public struct WorkloadContext {
     package var items: ItemGenerator { ItemGenerator(seed: seed) }
 }
 
-/// Counts records done for the live progress line. The runner's child process forwards them to the parent.
+/// Counts records done for the live progress line.
+///
+/// The runner's child process forwards them to the parent.
 public final class ProgressReporter {
     package private(set) var done = 0
     /// Where the records done also go, per second of the timed phase, once the cell starts one.

@@ -1,5 +1,7 @@
 /// A kind of operation a workload times apart, each into its own latency histogram (`Stopwatch.measureOperation`):
-/// YCSB's `READ`, `open`'s `OPEN`. Its raw value is the key in results.json's `latencyByOperation`.
+/// YCSB's `READ`, `open`'s `OPEN`.
+///
+/// Its raw value is the key in results.json's `latencyByOperation`.
 public struct OperationKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: String
 

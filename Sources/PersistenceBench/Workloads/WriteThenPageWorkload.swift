@@ -1,5 +1,6 @@
-/// `write-then-page`: a list a user scrolls while the data changes. 100 rounds of: update 1% of the items (title,
-/// stock and price, the fields `page` sorts by), then 10 `page` queries.
+/// `write-then-page`: a list a user scrolls while the data changes.
+///
+/// 100 rounds of: update 1% of the items (title, stock and price, the fields `page` sorts by), then 10 `page` queries.
 ///
 /// A store that maintains its sort order on every write (the SQL and LMDB indexes) pays at the update; one that
 /// rebuilds it when a query needs it (`packed`'s order arrays) pays at the first page after each write. Both

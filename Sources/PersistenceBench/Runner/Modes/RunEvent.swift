@@ -20,7 +20,9 @@ package enum RunEvent: Sendable {
 }
 
 /// Where a mode's results and events go: the writer of a run's results and reports, the observer of its cells, and
-/// the console's lines. The reports give the tool's (`ReportSink`); the core knows none of them.
+/// the console's lines.
+///
+/// The reports give the tool's (`ReportSink`); the core knows none of them.
 package protocol RunSink: Sendable {
     /// Writes a running matrix's results and reports into `directory`, called after every cell.
     func saver(into directory: URL) -> (RunResults) throws -> Void

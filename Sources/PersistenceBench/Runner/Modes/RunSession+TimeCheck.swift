@@ -7,8 +7,9 @@ extension RunSession {
     /// `output`/base and `output`/current; then each store too noisy to catch a slowdown of `target` across its cells
     /// timed again with the repetitions it needs, within `budgetSeconds` for all and up to `TimeCheck.Power.rounds`
     /// rounds (`TimeCheck.Power`), into `output`/power/ROUND/STORE, and judged on every repetition; then the stores
-    /// found slower timed again, twice the repetitions, this build first, into `output`/confirmation. A regression is
-    /// what both judgements find slower.
+    /// found slower timed again, twice the repetitions, this build first, into `output`/confirmation.
+    ///
+    /// A regression is what both judgements find slower.
     package func timeCheck(
         executables: Sides<String>, output: URL, target: Double, budgetSeconds: Double
     ) throws -> TimeCheck {
@@ -43,6 +44,7 @@ extension RunSession {
     /// Up to `TimeCheck.Power.rounds` power rounds after the first `round` (`judged`): each store still too noisy to
     /// catch `target` timed again with the repetitions it needs, within what is left of `budgetSeconds`, and the
     /// check judged again on every repetition (a round's own repetitions may show more noise than the first's did).
+    ///
     /// Returns the last judgement and the repetitions added to each store.
     private func powerRounds(
         after round: Sides<RunResults>, judged firstRound: TimeComparison, secondsPerRepetition: [String: Double],

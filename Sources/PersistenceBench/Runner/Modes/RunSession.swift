@@ -1,8 +1,9 @@
 import Foundation
 
 /// A matrix, resolved to its stores and workloads, and the sink its results and events go to: what `run`,
-/// `run --resume`, `run --count`, `check --base` and `check --counters` drive. Every mode builds its schedulers
-/// (`Runner`) here, and reports through `sink` alone.
+/// `run --resume`, `run --count`, `check --base` and `check --counters` drive.
+///
+/// Every mode builds its schedulers (`Runner`) here, and reports through `sink` alone.
 package struct RunSession: Sendable {
     package var configuration: RunConfiguration
     package let stores: [StoreKind]
