@@ -83,21 +83,7 @@ struct Check: ParsableCommand {
         guard counters.isEmpty != (base == nil && baseTool == nil) else {
             throw ValidationError("name one of --counters and --base")
         }
-        if !counters.isEmpty {
-            guard current.isEmpty || current.count == counters.count else {
-                throw ValidationError(
-                    "--current names \(current.count) run(s) for \(counters.count) --counters baseline(s): one each")
-            }
-            guard Set(counters.map(Self.directoryName)).count == counters.count else {
-                throw ValidationError("--counters baselines need distinct directory names: each is counted into one")
-            }
-            for counters in counters {
-                let base = try badInput { try RunResults.load(named: counters) }
-                guard base.configuration.counted == true else {
-                    throw ValidationError("--counters \(counters) is not a counted run (made without `run --count`)")
-                }
-            }
-        } else {
+        if counters.isEmpty {
             guard current.isEmpty else { throw ValidationError("--current goes with --counters, not --base") }
             guard !betterExpected else { throw ValidationError("--better-expected goes with --counters, not --base") }
             if let baseTool, !FileManager.default.isExecutableFile(atPath: baseTool) {
@@ -106,48 +92,27 @@ struct Check: ParsableCommand {
         }
     }
 
-    /// The current run's directory: the one --current's (or the directory of its results.json), else --out.
-    private var currentDirectory: URL {
-        guard current.count == 1 else { return URL(fileURLWithPath: out) }
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: current[0], isDirectory: &isDirectory)
-        let url = URL(fileURLWithPath: current[0])
-        return exists && isDirectory.boolValue ? url : url.deletingLastPathComponent()
-    }
-
-    /// A run's directory: `path`, or the directory of `path`'s results.json.
-    private static func runDirectory(_ path: String) -> URL {
-        let url = URL(fileURLWithPath: path)
-        return url.pathExtension == "json" ? url.deletingLastPathComponent() : url
-    }
-
-    /// A baseline's directory name ("counter-baseline" for results/counter-baseline or its results.json): where
-    /// its matrix is counted under --out when there are several.
-    private static func directoryName(_ path: String) -> String { runDirectory(path).lastPathComponent }
-
-    private var summaryURL: URL {
-        summary.map { URL(fileURLWithPath: $0) } ?? currentDirectory.appendingPathComponent("check.md")
-    }
-
     func run() throws {
         // The names resolved once, before --out is claimed: a baseline's matrix or a --base matrix this build cannot
         // run is bad input that writes nothing.
-        let baselines = try counters.map { try RunResults.load(named: $0) }
+        let check = counters.isEmpty ? nil : try CounterCheck(baselines: counters, current: current, out: out)
         let recounted =
-            current.isEmpty
-            ? try zip(baselines, counters).map { baseline, path in
-                try RunSession(recorded: baseline.configuration, of: "the baseline's matrix (\(path))")
+            try current.isEmpty
+            ? (check?.baselines ?? []).map { baseline in
+                try RunSession(recorded: baseline.results.configuration, of: "the baseline's matrix (\(baseline.path))")
             } : []
         let timed = counters.isEmpty ? try matrix.matrix() : nil
         let claim =
             current.isEmpty
             ? try OutputDirectory(
-                out, option: "--out", use: .fresh(replacing: replace),
-                owned: Set(counters.count > 1 ? counters.map(Self.directoryName) : []))
+                out, option: "--out", use: .fresh(replacing: replace), owned: check?.ownedNames ?? [])
             : nil
         defer { claim?.release() }
-        try OutputPath.requireFile(summaryURL.path, option: summary == nil ? "the summary (check.md)" : "--summary")
-        let verdict = CheckVerdict(summary: summaryURL)
+        let summary =
+            summary.map { URL(fileURLWithPath: $0) }
+            ?? CounterCheck.currentDirectory(current: current, out: out).appendingPathComponent("check.md")
+        try OutputPath.requireFile(summary.path, option: self.summary == nil ? "the summary (check.md)" : "--summary")
+        let verdict = CheckVerdict(summary: summary)
         let passed: Bool
         if let timed {
             let (executables, labels) = try BaseBuild.sides(revision: base, baseTool: baseTool) { print($0) }
@@ -155,26 +120,13 @@ struct Check: ParsableCommand {
                 executables: executables, output: URL(fileURLWithPath: out), target: detect.ratio,
                 budgetSeconds: powerTime.seconds)
             passed = try verdict.time(check, labels: labels, repetitions: timed.configuration.repetitions)
-        } else {
-            // Several baselines are several matrices of one gate: their cells judged together.
-            let outputs =
-                !current.isEmpty
-                ? current.map(Self.runDirectory)
-                : counters.count == 1
-                    ? [currentDirectory]
-                    : counters.map { currentDirectory.appendingPathComponent(Self.directoryName($0)) }
-            let now =
-                current.isEmpty
-                ? try RunSession.countAgain(recounted, into: outputs, jobs: Self.countingJobs)
-                : try RunResults.joining(current.map { try RunResults.load(named: $0) })
+        } else if let check {
             passed = try verdict.counters(
-                now, against: try RunResults.joining(baselines),
-                labels: Sides(
-                    base: counters.joined(separator: ", "),
-                    current: current.isEmpty ? out : current.joined(separator: ", ")),
-                betterExpected: betterExpected,
-                runs: zip(counters, outputs).map { Sides(base: Self.runDirectory($0), current: $1) },
+                try check.now(sessions: recounted, jobs: Self.countingJobs), against: try check.baseline(),
+                labels: check.labels, betterExpected: betterExpected, runs: check.runs,
                 schedulingDependent: StoreCatalog.schedulingDependent)
+        } else {
+            passed = true
         }
         if !passed { throw ExitCode.failure }
     }

@@ -96,20 +96,9 @@ struct Crash: ParsableCommand {
     }
 
     private func parsed() throws -> ([StoreKind], CrashCampaign.Configuration) {
-        var kinds: [StoreKind] = Self.checkable.filter(\.inDefaultChecks)
-        if let stores {
-            kinds = try badInput { try StoreCatalog.stores(named: stores) }
-            if let kind = kinds.first(where: { !$0.isCrashChecked }) {
-                guard kind.promise == .nothing else {
-                    // A store with a promise but no integrity check to run after each crash.
-                    throw ValidationError(
-                        "\(kind.name) has no integrity check for `crash` to run (its type does not conform to "
-                            + "IntegrityCheckingStore: checkIntegrity() and storeFiles(in:kind:)): its promise, "
-                            + "\(kind.promise.summary), goes unchecked")
-                }
-                throw ValidationError("\(kind.name) promises nothing to check: \(kind.promise.summary)")
-            }
-        }
+        let kinds =
+            try stores.map { list in try badInput { try StoreCatalog.stores(named: list) } }
+            ?? Self.checkable.filter(\.inDefaultChecks)
         let records = scale.scale.records
         guard OptionBounds.crashScale.contains(records) else {
             throw ValidationError("invalid --scale '\(scale)': use a record count from 1 to 10M such as 10k or 1M")
@@ -125,7 +114,7 @@ struct Crash: ParsableCommand {
         if configuration.shape != nil, let kind = kinds.first(where: { !($0.type is any RecordStore.Type) }) {
             throw ValidationError("--shape \(shape): \(kind.name) stores no records of a shape")
         }
-        try badInput { try configuration.validate() }
+        try badInput { try configuration.validate(stores: kinds) }
         return (kinds, configuration)
     }
 

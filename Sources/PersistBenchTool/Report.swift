@@ -48,7 +48,12 @@ struct Report: ParsableCommand {
     }
 
     func run() throws {
-        if check { return try checkCurrent() }
+        if check {
+            let (lines, current) = try ReportWriter.check(directories)
+            lines.forEach { print($0) }
+            if !current { throw ExitCode(1) }
+            return
+        }
         let directory = directories[0]
         let results = try RunResults.load(named: resultsPath(directory))
         let claim = try OutputDirectory(directory, option: "the run's directory", use: .existing)
@@ -61,31 +66,5 @@ struct Report: ParsableCommand {
             $0.hasSuffix("(no longer drawn)")
         }
         if !undrawn.isEmpty { print("This build no longer draws " + undrawn.joined(separator: ", ")) }
-    }
-
-    /// `--check`: each run's stale files, one line a run.
-    private func checkCurrent() throws {
-        var stale = 0
-        var unrendered = 0
-        for directory in directories {
-            let results = try RunResults.load(named: resultsPath(directory))
-            let url = URL(fileURLWithPath: directory)
-            if ![ReportFormat.md, .csv].contains(where: {
-                FileManager.default.fileExists(atPath: url.appendingPathComponent($0.fileName).path)
-            }) {
-                unrendered += 1
-            }
-            let files = try ReportWriter.staleFiles(of: results, in: URL(fileURLWithPath: directory))
-            guard !files.isEmpty else { continue }
-            stale += 1
-            print("\(directory): \(files.joined(separator: ", ")): not what this build renders")
-        }
-        let kept =
-            unrendered > 0 ? " (\(unrendered) of them committed with results.json alone: nothing to compare)" : ""
-        guard stale > 0 else {
-            return print("Current: \(directories.count) run(s) render as committed\(kept)")
-        }
-        print("\(stale) of \(directories.count) run(s) stale: re-render each with `persistbench report DIR`")
-        throw ExitCode(1)
     }
 }

@@ -177,56 +177,15 @@ struct Run: ParsableCommand {
         }
     }
 
-    /// The run's matrix, or a ValidationError naming the bad value.
+    /// The run's matrix with its settings, or bad input naming the bad value.
     func parsedMatrix() throws -> RunSession {
-        var matrix = try matrix.matrix(counted: count)
-        if let jobs {
-            guard count else { throw ValidationError("--jobs goes with --count: timed cells run one at a time") }
-            try badInput { try OptionBounds.count(jobs, option: "--jobs", in: OptionBounds.jobs) }
-        }
-        try badInput {
-            try OptionBounds.count(batchSize, option: "--batch-size", in: OptionBounds.batchSize, unit: "records, ")
-        }
-        guard readRate > 0, readRate <= 1_000_000 else {
-            throw ValidationError("invalid --read-rate \(readRate): reads per second, more than 0 and at most 1000000")
-        }
-        var configuration = matrix.configuration
-        (configuration.seed, configuration.batchSize, configuration.readRate) = (seed, batchSize, readRate)
-        if readers != nil, !matrix.workloads.contains(where: { $0 is ReadersWorkload }) {
-            throw ValidationError(
-                "--readers sets the reader threads of get-readers, page-readers and search-readers, and --workloads "
-                    + "names none of them")
-        }
-        configuration.readers = readers?.levels
-        configuration.timeBudgetSeconds = timeBudget.seconds
-        configuration.memoryBudgetBytes = memoryBudget.bytes
-        configuration.fixtureTimeBudgetSeconds = fixtureTimeBudget.seconds
-        if configuration.timeBoxSeconds != nil { configuration.floorSeconds = floorTime.seconds }
-        configuration.keepStores = keepStores
-        configuration.counted = count ? true : nil
-        configuration.singleRepetitionAbove = singleRepetitionAbove?.scale
-        configuration.memoryLimitBytes = try memoryLimit.map { size in
-            try badInput { try MemoryCgroup.limitBytes(size.bytes) }
-        }
-        if let recordShape = try badInput({ try RecordShape.named(shape) }) {
-            let asked = self.matrix.workloads == RunDefaults.workloads.joined(separator: ",")
-            let names = asked ? ShapedWorkload.Operation.allCases.map(\.rawValue) : configuration.workloads
-            let workloads = try names.map { name in
-                guard let workload = ShapedWorkload.named(name, shape: recordShape) else {
-                    throw ValidationError(
-                        "--shape \(shape): workload \(name) asks items; records of a shape answer "
-                            + ShapedWorkload.Operation.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                return workload
-            }
-            (configuration.workloads, configuration.shape) = (names, recordShape)
-            matrix = RunSession(
-                configuration: configuration, stores: matrix.stores, workloads: workloads, sink: matrix.sink)
-        }
-        let unsharded = configuration
-        configuration.shard = try shard.map { text in try badInput { try Shard(option: text, of: unsharded) } }
-        matrix.configuration = configuration
-        return matrix
+        let settings = RunSettings(
+            seed: seed, batchSize: batchSize, readRate: readRate, readers: readers, shape: shape,
+            timeBudget: timeBudget, fixtureTimeBudget: fixtureTimeBudget, floorTime: floorTime,
+            memoryBudget: memoryBudget, memoryLimit: memoryLimit, keepStores: keepStores, counted: count, jobs: jobs,
+            singleRepetitionAbove: singleRepetitionAbove, shard: shard)
+        let workloadsGiven = matrix.workloads != RunDefaults.workloads.joined(separator: ",")
+        return try badInput { try matrix.matrix(counted: count).applying(settings, workloadsGiven: workloadsGiven) }
     }
 
     func run() throws {

@@ -106,3 +106,35 @@ package final class RunningReportWriter {
         }
     }
 }
+
+extension ReportWriter {
+    // MARK: - Committed runs, checked
+
+    /// `report --check`: one line for each run in `directories` whose files this build would render otherwise, and
+    /// the last line saying how many are current or stale; `current` is false when one is stale.
+    package static func check(_ directories: [String]) throws -> (lines: [String], current: Bool) {
+        var lines: [String] = []
+        var unrendered = 0
+        for directory in directories {
+            let url = URL(fileURLWithPath: directory)
+            let results = try RunResults.load(named: url.appendingPathComponent("results.json").path)
+            if ![ReportFormat.md, .csv].contains(where: {
+                FileManager.default.fileExists(atPath: url.appendingPathComponent($0.fileName).path)
+            }) {
+                unrendered += 1
+            }
+            let files = try staleFiles(of: results, in: url)
+            if !files.isEmpty {
+                lines.append("\(directory): \(files.joined(separator: ", ")): not what this build renders")
+            }
+        }
+        guard lines.isEmpty else {
+            let summary =
+                "\(lines.count) of \(directories.count) run(s) stale: re-render each with `persistbench report DIR`"
+            return (lines + [summary], false)
+        }
+        let kept =
+            unrendered > 0 ? " (\(unrendered) of them committed with results.json alone: nothing to compare)" : ""
+        return (["Current: \(directories.count) run(s) render as committed\(kept)"], true)
+    }
+}

@@ -147,9 +147,19 @@ package final class CrashCampaign {
             self.maximumKillDelayMilliseconds = maximumKillDelayMilliseconds
         }
 
-        /// Throws, naming the option (`crash`'s), when a count is negative, nothing is checked, or the crashes in a
-        /// row have nothing to start from.
-        package func validate() throws {
+        /// Throws, naming the option (`crash`'s), when a count is negative, nothing is checked, the crashes in a row
+        /// have nothing to start from, or one of `stores` has no promise `crash` can check.
+        package func validate(stores: [StoreKind] = []) throws {
+            for kind in stores where !kind.isCrashChecked {
+                guard kind.promise == .nothing else {
+                    // A store with a promise but no integrity check to run after each crash.
+                    throw BadInput(
+                        "\(kind.name) has no integrity check for `crash` to run (its type does not conform to "
+                            + "IntegrityCheckingStore: checkIntegrity() and storeFiles(in:kind:)): its promise, "
+                            + "\(kind.promise.summary), goes unchecked")
+                }
+                throw BadInput("\(kind.name) promises nothing to check: \(kind.promise.summary)")
+            }
             for (option, value) in [
                 ("kills", kills), ("power-loss", powerLossStates), ("faults", faults), ("corruptions", corruptions),
             ] {

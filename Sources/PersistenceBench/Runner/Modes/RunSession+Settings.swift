@@ -1,0 +1,92 @@
+import Foundation
+
+/// What `run` sets beside its matrix (stores, workloads, scales, repetitions, time box), as the command line gave it.
+///
+/// `RunSession.applying(_:workloadsGiven:)` checks each value and writes it into the configuration.
+package struct RunSettings: Sendable {
+    package var seed: UInt64
+    package var batchSize: Int
+    package var readRate: Double
+    package var readers: ReaderLevels?
+    /// `item`, a preset or a shape file's path (`RecordShape.named`).
+    package var shape: String
+    package var timeBudget: DurationOption
+    package var fixtureTimeBudget: DurationOption
+    package var floorTime: DurationOption
+    package var memoryBudget: MemorySize
+    package var memoryLimit: MemorySize?
+    package var keepStores: Bool
+    package var counted: Bool
+    package var jobs: Int?
+    package var singleRepetitionAbove: ScaleOption?
+    /// `K/N` (`Shard(option:of:)`).
+    package var shard: String?
+
+    package init(
+        seed: UInt64, batchSize: Int, readRate: Double, readers: ReaderLevels?, shape: String,
+        timeBudget: DurationOption, fixtureTimeBudget: DurationOption, floorTime: DurationOption,
+        memoryBudget: MemorySize, memoryLimit: MemorySize?, keepStores: Bool, counted: Bool, jobs: Int?,
+        singleRepetitionAbove: ScaleOption?, shard: String?
+    ) {
+        (self.seed, self.batchSize, self.readRate, self.readers, self.shape) = (
+            seed, batchSize, readRate, readers, shape
+        )
+        (self.timeBudget, self.fixtureTimeBudget, self.floorTime) = (timeBudget, fixtureTimeBudget, floorTime)
+        (self.memoryBudget, self.memoryLimit, self.keepStores) = (memoryBudget, memoryLimit, keepStores)
+        (self.counted, self.jobs, self.singleRepetitionAbove, self.shard) = (
+            counted, jobs, singleRepetitionAbove, shard
+        )
+    }
+}
+
+extension RunSession {
+    /// This session with `settings` written into its configuration, or bad input naming the option that cannot be.
+    ///
+    /// A shape other than `item` replaces the workloads by its own of the same names (all of them when
+    /// `workloadsGiven` is false); a shard is cut last, from the configuration it shards.
+    package func applying(_ settings: RunSettings, workloadsGiven: Bool) throws -> RunSession {
+        if settings.jobs != nil {
+            guard settings.counted else { throw BadInput("--jobs goes with --count: timed cells run one at a time") }
+            try OptionBounds.count(settings.jobs ?? 0, option: "--jobs", in: OptionBounds.jobs)
+        }
+        try OptionBounds.count(
+            settings.batchSize, option: "--batch-size", in: OptionBounds.batchSize, unit: "records, ")
+        guard settings.readRate > 0, settings.readRate <= 1_000_000 else {
+            throw BadInput(
+                "invalid --read-rate \(settings.readRate): reads per second, more than 0 and at most 1000000")
+        }
+        if settings.readers != nil, !workloads.contains(where: { $0 is ReadersWorkload }) {
+            throw BadInput(
+                "--readers sets the reader threads of get-readers, page-readers and search-readers, and --workloads "
+                    + "names none of them")
+        }
+        var configuration = self.configuration
+        (configuration.seed, configuration.batchSize) = (settings.seed, settings.batchSize)
+        (configuration.readRate, configuration.readers) = (settings.readRate, settings.readers?.levels)
+        configuration.timeBudgetSeconds = settings.timeBudget.seconds
+        configuration.memoryBudgetBytes = settings.memoryBudget.bytes
+        configuration.fixtureTimeBudgetSeconds = settings.fixtureTimeBudget.seconds
+        if configuration.timeBoxSeconds != nil { configuration.floorSeconds = settings.floorTime.seconds }
+        configuration.keepStores = settings.keepStores
+        configuration.counted = settings.counted ? true : nil
+        configuration.singleRepetitionAbove = settings.singleRepetitionAbove?.scale
+        configuration.memoryLimitBytes = try settings.memoryLimit.map { try MemoryCgroup.limitBytes($0.bytes) }
+        var workloads = self.workloads
+        if let shape = try RecordShape.named(settings.shape) {
+            let operations = ShapedWorkload.Operation.allCases.map(\.rawValue)
+            let names = workloadsGiven ? configuration.workloads : operations
+            workloads = try names.map { name in
+                guard let workload = ShapedWorkload.named(name, shape: shape) else {
+                    throw BadInput(
+                        "--shape \(settings.shape): workload \(name) asks items; records of a shape answer "
+                            + operations.joined(separator: ", "))
+                }
+                return workload
+            }
+            (configuration.workloads, configuration.shape) = (names, shape)
+        }
+        let unsharded = configuration
+        configuration.shard = try settings.shard.map { try Shard(option: $0, of: unsharded) }
+        return RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: sink)
+    }
+}
