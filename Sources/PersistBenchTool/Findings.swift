@@ -26,50 +26,10 @@ struct Findings: ParsableCommand {
         guard !(check && write) else { throw ValidationError("--check and --write: choose one") }
     }
 
-    private var rootURL: URL { URL(fileURLWithPath: root) }
-    private var readmeURL: URL { rootURL.appendingPathComponent("README.md") }
-    private var detailURL: URL { rootURL.appendingPathComponent("docs/findings.md") }
-
     func run() throws {
-        let declarationsURL = rootURL.appendingPathComponent("docs/findings.json")
-        let declarations: FindingDeclarations
-        do {
-            declarations = try FindingDeclarations.decode(Data(contentsOf: declarationsURL))
-        } catch let error as DecodingError {
-            throw BenchError("\(declarationsURL.path): \(RunResults.describe(error))")
-        }
-        var renderer = FindingRenderer(root: rootURL)
-        let rendered = try FindingPages.render(declarations, renderer: &renderer)
-        let readme = FindingPages.readme(declarations, rendered)
-        let detail = try FindingPages.detail(declarations, rendered, renderer: &renderer)
-        guard check || write else { return print(readme) }
-        var problems: [String] = []
-        var pages: [(URL, String)] = []
-        for (url, part) in [(readmeURL, readme), (detailURL, detail)] {
-            // Line ends as git may check them out on another system: compared as "\n".
-            let page = try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "\r\n", with: "\n")
-            guard let range = FindingPages.part(of: page) else {
-                throw BenchError("\(url.path) has no findings part (between «\(FindingPages.begin)» and its end)")
-            }
-            pages.append((url, page.replacingCharacters(in: range, with: part)))
-            guard check, page[range] != part else { continue }
-            if url == readmeURL {
-                problems += FindingPages.differences(
-                    published: String(page[range]), rendered: rendered, section: part)
-            } else {
-                problems += FindingPages.detailDifferences(published: String(page[range]), rendered: part)
-            }
-        }
-        if write {
-            for (url, page) in pages { try FileSystem.writeAtomically(Data(page.utf8), to: url) }
-            return print("Wrote the findings parts of README.md and docs/findings.md (\(rendered.count) findings)")
-        }
-        guard problems.isEmpty else {
-            problems.forEach { print($0) }
-            print("Re-render with `persistbench findings --write`, or change docs/findings.json")
-            throw ExitCode(1)
-        }
-        let figures = declarations.findings.map(\.figures.count).reduce(0, +)
-        print("Findings current: \(rendered.count) findings, \(figures) figures, as their runs give them")
+        let (lines, current) = try FindingPages.publish(
+            root: URL(fileURLWithPath: root), check ? .check : write ? .write : .print)
+        lines.forEach { print($0) }
+        if !current { throw ExitCode(1) }
     }
 }

@@ -30,24 +30,9 @@ struct Merge: ParsableCommand {
     var capped: [String] = []
 
     func run() throws {
-        let target = URL(fileURLWithPath: out).resolvingSymlinksInPath().standardizedFileURL.path
-        for input in shards + capped {
-            var source = URL(fileURLWithPath: input)
-            if source.lastPathComponent == "results.json" { source.deleteLastPathComponent() }
-            guard source.resolvingSymlinksInPath().standardizedFileURL.path != target else {
-                throw ValidationError("--out '\(out)' is one of the runs merged ('\(input)'): name another directory")
-            }
-        }
-        let parts = try shards.map { (source: $0, results: try RunResults.load(named: $0)) }
-        var merged: RunResults
-        do {
-            merged = try RunResults.merging(
-                parts, command: CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " "))
-            let joined = try capped.map { try merged.joining(capped: try RunResults.load(named: $0), source: $0) }
-            merged.cappedRuns = joined.isEmpty ? nil : joined
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let merged = try RunResults.merging(
+            shards: shards, capped: capped, into: out,
+            command: CommandLine.arguments.map(RunEnvironment.shellQuoted).joined(separator: " "))
         let output = URL(fileURLWithPath: out)
         let claim = try OutputDirectory(out, option: "--out", use: .fresh(replacing: replace))
         defer { claim.release() }

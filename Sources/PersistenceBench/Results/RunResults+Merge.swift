@@ -155,3 +155,35 @@ extension RunResults {
         return found
     }
 }
+
+extension RunResults {
+    // MARK: - merge's inputs
+
+    /// The shards at `shards` merged (`merging(_:command:)`) and the runs at `capped` joined as its capped runs, for
+    /// a merged run written to `out`.
+    ///
+    /// Bad input when `out` is one of the runs merged, or when they do not merge.
+    package static func merging(shards: [String], capped: [String], into out: String, command: String) throws
+        -> RunResults
+    {
+        let target = URL(fileURLWithPath: out).resolvingSymlinksInPath().standardizedFileURL.path
+        for input in shards + capped {
+            var source = URL(fileURLWithPath: input)
+            if source.lastPathComponent == "results.json" { source.deleteLastPathComponent() }
+            guard source.resolvingSymlinksInPath().standardizedFileURL.path != target else {
+                throw BadInput("--out '\(out)' is one of the runs merged ('\(input)'): name another directory")
+            }
+        }
+        let parts = try shards.map { (source: $0, results: try RunResults.load(named: $0)) }
+        do {
+            var merged = try merging(parts, command: command)
+            let joined = try capped.map { try merged.joining(capped: try RunResults.load(named: $0), source: $0) }
+            merged.cappedRuns = joined.isEmpty ? nil : joined
+            return merged
+        } catch let error as BadInput {
+            throw error
+        } catch {
+            throw BadInput("\(error)")
+        }
+    }
+}
