@@ -70,6 +70,7 @@ public enum CellExecution {
         // store's capability is made here, so that its timed phase, whose first question casts the store, finds it
         // cached rather than timing (and, counted, counting) the scan.
         _ = workload.supports(kind.type)
+        WorkloadOutcome.instantiateTypes(figures: nil)
         if let opening = workload as? any OpeningWorkload {
             before = baseline
             peakReset = ProcessStats.resetPeak()
