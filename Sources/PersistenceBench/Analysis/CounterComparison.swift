@@ -187,35 +187,15 @@ package struct CounterComparison: Codable, Sendable {
         notCompared = []
         uncounted = []
         for (key, baseCells) in baseGroups.ordered {
-            // A store without the workload's capability is n/a in both runs: nothing to compare, nothing to say.
-            let notApplicable = { (cells: [CellResult]) in cells.allSatisfy { $0.status == .notApplicable } }
-            if notApplicable(baseCells), notApplicable(currentGroups.byKey[key] ?? []) { continue }
-            let baseFinished = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
-            guard let currentCells = currentGroups.byKey[key] else {
-                notCompared.append("\(key): not in the current run")
-                continue
+            switch Self.compare(
+                key, base: baseCells, current: currentGroups.byKey[key], bands: bands,
+                schedulingDependent: schedulingDependent[key.store] ?? [:])
+            {
+            case .notApplicable: continue
+            case .notCompared(let line): notCompared.append(line)
+            case .uncounted(let line): uncounted.append(line)
+            case .compared(let cell): cells.append(cell)
             }
-            guard !baseFinished.isEmpty else {
-                let reasons = Set(baseCells.compactMap(\.reason)).sorted().joined(separator: "; ")
-                uncounted.append("\(key): not counted in the baseline (\(reasons.isEmpty ? "not finished" : reasons))")
-                continue
-            }
-            let currentFinished = currentCells.filter { $0.status == .ok }.compactMap(\.metrics)
-            guard !currentFinished.isEmpty else {
-                let reasons = Set(currentCells.compactMap(\.reason)).sorted().joined(separator: "; ")
-                let status = Change(
-                    metric: "status", baseline: "ok", current: reasons.isEmpty ? "not finished" : reasons,
-                    ratio: nil, verdict: .worse)
-                cells.append(
-                    Cell(
-                        store: key.store, workload: key.workload, scale: key.scale, changes: [status],
-                        instructionRatio: nil))
-                continue
-            }
-            cells.append(
-                Self.cell(
-                    key, base: baseFinished, current: currentFinished, bands: bands,
-                    schedulingDependent: schedulingDependent[key.store] ?? [:]))
         }
         for (key, _) in currentGroups.ordered where baseGroups.byKey[key] == nil {
             notCompared.append("\(key): not in the baseline")
@@ -232,142 +212,76 @@ package struct CounterComparison: Codable, Sendable {
         }
         let compared = Set(cells.map(\.store))
         self.schedulingDependent = self.schedulingDependent.filter { compared.contains($0.key) }
-        for (store, counters) in self.schedulingDependent.sorted(by: { $0.key < $1.key }) {
-            for counter in counters.keys.sorted(by: { $0.rawValue < $1.rawValue })
-            where baseline.environment.schedulingDependent?[store]?[counter.rawValue] == nil {
-                newDeclarations.append(
-                    "\(store): \(counter.rawValue) declared scheduling-dependent since the baseline, which judged it: "
-                        + "make the baseline again with the declaration to stop judging it")
-            }
-        }
-        let ratios = cells.compactMap { cell in cell.instructionRatio.map { (store: cell.store, ratio: $0) } }
-        stores = CellGroups.geometricMeans(ratios).map { store in
-            Summary(
-                name: store.key, cells: store.count, instructionRatio: store.mean,
-                verdict: Verdict(ratio: store.mean, band: bands.storeInstructions))
-        }
-        overall = CellGroups.geometricMeans(ratios.map { ("every store", $0.ratio) }).first.map {
-            Summary(
-                name: $0.key, cells: $0.count, instructionRatio: $0.mean,
-                verdict: Verdict(ratio: $0.mean, band: bands.storeInstructions))
-        }
+        newDeclarations = Self.newDeclarations(self.schedulingDependent, since: baseline)
+        (stores, overall) = Self.summaries(of: cells, band: bands.storeInstructions)
         digestDisagreements = current.digestChecks.filter { !$0.agreed }.map { "\($0.workload) at \($0.scale)" }
     }
 
-    /// One cell's counters per operation, bytes on disk and digest.
-    static func cell(
-        _ key: SeriesID, base: [CellMetrics], current: [CellMetrics], bands: Bands,
-        schedulingDependent: [SchedulingDependentCounter: String] = [:]
-    ) -> Cell {
-        var changes: [Change] = []
-        // The cell's operations, for a band's count per cell: the fewer of the two runs'.
-        let operations = Double(
-            min(base.map(\.phase.operations).min() ?? 0, current.map(\.phase.operations).min() ?? 0))
-        /// A counter per operation in each of a run's repetitions that counted it.
-        func repetitions(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> [Double] {
-            metrics.compactMap { cell in
-                cell.counts.flatMap(counter).map { Double($0) / Double(max(cell.phase.operations, 1)) }
+    /// Each counter `declared` scheduling-dependent that the baseline's run judged, as a line saying so.
+    private static func newDeclarations(
+        _ declared: [String: [SchedulingDependentCounter: String]], since baseline: RunResults
+    ) -> [String] {
+        declared.sorted(by: { $0.key < $1.key }).flatMap { store, counters in
+            counters.keys.sorted(by: { $0.rawValue < $1.rawValue }).filter { counter in
+                baseline.environment.schedulingDependent?[store]?[counter.rawValue] == nil
+            }.map { counter in
+                "\(store): \(counter.rawValue) declared scheduling-dependent since the baseline, which judged it: "
+                    + "make the baseline again with the declaration to stop judging it"
             }
         }
-        /// The median over a run's repetitions of a counter per operation; nil where none counted it.
-        func perOperation(_ metrics: [CellMetrics], _ counter: (OperationCounts) -> UInt64?) -> Double? {
-            median(repetitions(metrics, counter))
+    }
+
+    /// Instructions per store and over every store: the geometric means of the cells' ratios, judged by `band`.
+    private static func summaries(of cells: [Cell], band: Double) -> (stores: [Summary], overall: Summary?) {
+        let ratios = cells.compactMap { cell in cell.instructionRatio.map { (store: cell.store, ratio: $0) } }
+        let summary = { (group: (key: String, count: Int, mean: Double)) in
+            Summary(
+                name: group.key, cells: group.count, instructionRatio: group.mean,
+                verdict: Verdict(ratio: group.mean, band: band))
         }
-        /// `banded`: the counter moves from run to run, so a baseline's spread widens its band. `declared`: the
-        /// store may declare it scheduling-dependent.
-        func compare(
-            _ metric: String, _ counter: (OperationCounts) -> UInt64?, format: (Double) -> String,
-            banded: Bool = false, declared: SchedulingDependentCounter? = nil,
-            verdict: (Double, Double) -> Verdict
-        ) -> Double? {
-            guard let was = perOperation(base, counter), let now = perOperation(current, counter) else { return nil }
-            let ratio = was > 0 ? now / was : nil
-            var change = Change(
-                metric: metric, baseline: format(was), current: format(now), ratio: ratio,
-                verdict: verdict(was, now))
-            if let declared, let reason = schedulingDependent[declared] {
-                change.verdict = .same
-                change.note = "shown, not judged: " + reason
-            } else if banded, let spread = Spread(repetitions(base, counter), bands: bands),
-                spread.judge(change.verdict, now: now) != change.verdict
-            {
-                change.verdict = .same
-                change.note = spread.note(format, margin: bands.spreadMargin)
-            }
-            changes.append(change)
-            return ratio
+        return (
+            CellGroups.geometricMeans(ratios).map(summary),
+            CellGroups.geometricMeans(ratios.map { ("every store", $0.ratio) }).first.map(summary)
+        )
+    }
+
+    /// What one (store, workload, scale) of the baseline gives the check.
+    private enum KeyOutcome {
+        /// A store without the workload's capability, n/a in both runs: nothing to compare, nothing to say.
+        case notApplicable
+        case notCompared(String)
+        case uncounted(String)
+        case compared(Cell)
+    }
+
+    /// The baseline's cells of `key` beside the current run's (nil where it has none).
+    private static func compare(
+        _ key: SeriesID, base baseCells: [CellResult], current currentCells: [CellResult]?, bands: Bands,
+        schedulingDependent: [SchedulingDependentCounter: String]
+    ) -> KeyOutcome {
+        let notApplicable = { (cells: [CellResult]) in cells.allSatisfy { $0.status == .notApplicable } }
+        if notApplicable(baseCells), notApplicable(currentCells ?? []) { return .notApplicable }
+        let baseFinished = baseCells.filter { $0.status == .ok }.compactMap(\.metrics)
+        guard let currentCells else { return .notCompared("\(key): not in the current run") }
+        guard !baseFinished.isEmpty else {
+            let reasons = Set(baseCells.compactMap(\.reason)).sorted().joined(separator: "; ")
+            return .uncounted("\(key): not counted in the baseline (\(reasons.isEmpty ? "not finished" : reasons))")
         }
-        let instructions = compare(
-            "instructions/op", \.instructions, format: { String(format: "%.0f", $0) },
-            verdict: { was, now in was > 0 ? Verdict(ratio: now / was, band: bands.cellInstructions) : .same })
-        _ = compare(
-            "allocations/op", \.allocations, format: { String(format: "%.2f", $0) }, declared: .allocations,
-            verdict: { was, now in
-                now - was > bands.allocationsPerOperation
-                    ? .worse : was - now > bands.allocationsPerOperation ? .better : .same
-            })
-        // Flushes are what a durable store promises with: one more, or one fewer, is a change of promise.
-        _ = compare(
-            "flushes/op", \.syncs, format: { String(format: "%.4f", $0) },
-            verdict: { was, now in Self.strict(was, now) })
-        for (metric, counter) in [
-            ("write calls/op", \OperationCounts.writeCalls), ("bytes written/op", \OperationCounts.bytesWritten),
-        ] {
-            _ = compare(
-                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) },
-                verdict: { was, now in
-                    was > 0 ? Verdict(ratio: now / was, band: bands.writes) : now > 0 ? .worse : .same
-                })
+        let currentFinished = currentCells.filter { $0.status == .ok }.compactMap(\.metrics)
+        guard !currentFinished.isEmpty else {
+            let reasons = Set(currentCells.compactMap(\.reason)).sorted().joined(separator: "; ")
+            let status = Change(
+                metric: "status", baseline: "ok", current: reasons.isEmpty ? "not finished" : reasons, ratio: nil,
+                verdict: .worse)
+            return .compared(
+                Cell(
+                    store: key.store, workload: key.workload, scale: key.scale, changes: [status],
+                    instructionRatio: nil))
         }
-        // What instructions do not count: system calls, faults, reads from storage, waits (docs/regression-checks.md).
-        let flushes = max(perOperation(base, \.syncs) ?? 0, perOperation(current, \.syncs) ?? 0)
-        // A baseline counted before the allocator's calls were apart holds them in its system calls: so do both.
-        let allocatorApart = base.contains { $0.counts?.allocatorSystemCalls != nil }
-        _ = compare(
-            "system calls/op",
-            { counts in
-                counts.systemCalls.map { $0 + (allocatorApart ? 0 : counts.allocatorSystemCalls ?? 0) }
-            }, format: { String(format: "%.2f", $0) }, banded: true, declared: .systemCalls,
-            verdict: { bands.systemCalls.verdict($0, $1, operations: operations, flushes: flushes) })
-        let others: [(String, KeyPath<OperationCounts, UInt64?>, Band, SchedulingDependentCounter?)] = [
-            ("minor faults/op", \.minorFaults, bands.minorFaults, .minorFaults),
-            ("major faults/op", \.majorFaults, bands.majorFaults, nil),
-            ("bytes read from storage/op", \.bytesReadFromStorage, bands.bytesReadFromStorage, nil),
-            ("voluntary waits/op", \.voluntarySwitches, bands.voluntarySwitches, .voluntaryWaits),
-        ]
-        for (metric, counter, band, declared) in others {
-            _ = compare(
-                metric, { $0[keyPath: counter] }, format: { String(format: "%.2f", $0) }, banded: true,
-                declared: declared, verdict: { band.verdict($0, $1, operations: operations, flushes: flushes) })
-        }
-        // The allocator's system calls are shown, not judged: where a heap grows follows everything allocated before
-        // it, paths and environment included (OperationCounts.allocatorSystemCalls); allocations are judged above.
-        _ = compare(
-            "allocator's system calls/op", \.allocatorSystemCalls, format: { String(format: "%.2f", $0) },
-            verdict: { _, _ in .same })
-        // The time system calls waited is shown, not judged: a time, which a busy machine's preemptions inside calls
-        // moved ×50–×3,400 (docs/regression-checks.md); what waits is judged by its count (system calls, waits).
-        _ = compare(
-            "µs waiting/op", { $0.systemCallWaitNanoseconds.map { $0 / 1000 } }, format: { String(format: "%.1f", $0) },
-            verdict: { _, _ in .same })
-        // The same operations on the same data leave the same bytes, and read the same answers.
-        let baseBytes = base.map(\.resources.bytesOnDisk).max() ?? 0
-        let currentBytes = current.map(\.resources.bytesOnDisk).max() ?? 0
-        changes.append(
-            Change(
-                metric: "bytes on disk", baseline: "\(baseBytes)", current: "\(currentBytes)",
-                ratio: Double(currentBytes) / Double(max(baseBytes, 1)),
-                verdict: Self.strict(Double(baseBytes), Double(currentBytes))))
-        let baseDigests = Set(base.map(\.digest))
-        let currentDigests = Set(current.map(\.digest))
-        changes.append(
-            Change(
-                metric: "digest", baseline: baseDigests.map(\.description).sorted().joined(separator: "/"),
-                current: currentDigests.map(\.description).sorted().joined(separator: "/"), ratio: nil,
-                verdict: baseDigests == currentDigests && currentDigests.count == 1 ? .same : .worse))
-        return Cell(
-            store: key.store, workload: key.workload, scale: key.scale, changes: changes,
-            instructionRatio: instructions)
+        return .compared(
+            cell(
+                key, base: baseFinished, current: currentFinished, bands: bands,
+                schedulingDependent: schedulingDependent))
     }
 
     // MARK: - Verdicts
