@@ -173,41 +173,13 @@ package struct TimeComparison: Codable, Sendable {
                         store: key.store, workload: key.workload, scale: key.scale, reason: reasons.first ?? "not run"))
                 continue
             }
-            // A loop that stopped short of its budget floor on its own time did its own count of steps: the
-            // steps every cell did (its prefix) are what both builds must answer alike.
-            let shortened = (was + now).contains { $0.verification.stoppedShort == true }
-            let answers = { (side: [CellMetrics]) in
-                Set(side.map { ((shortened ? $0.verification.prefix?.digest : nil) ?? $0.digest).description }).sorted()
-            }
-            guard answers(was) == answers(now) else {
-                differentAnswers.append(
-                    "\(name): digest \(answers(was).joined(separator: ", ")) in the base, "
-                        + "\(answers(now).joined(separator: ", ")) now")
+            if let difference = Self.differentAnswers(name, base: was, current: now) {
+                differentAnswers.append(difference)
                 continue
             }
             let baseTimes = was.map(\.phase.timePerOperation)
             let currentTimes = now.map(\.phase.timePerOperation)
-            let ratio = Self.ratioOfMedians(baseTimes, currentTimes)
-            let interval = bootstrapInterval(
-                [baseTimes, currentTimes], confidence: rule.confidence, seed: UInt64(cells.count)
-            ) { Self.ratioOfMedians($0[0], $0[1]) }
-            let pSlower = mannWhitneyUpperP(baseTimes, currentTimes)
-            let pFaster = mannWhitneyUpperP(currentTimes, baseTimes)
-            let verdict: Verdict =
-                pSlower <= rule.alpha && interval.lowerBound > 1 && ratio >= rule.cellEffect
-                ? .worse
-                : pFaster <= rule.alpha && interval.upperBound < 1 && ratio <= 1 / rule.cellEffect ? .better : .same
-            // Separated: the factor by which every current repetition, scaled to the base's median, must grow
-            // to lie above every base repetition (what a rank test of 5 and 5 needs to reach p ≤ 0.01).
-            let separated =
-                (baseTimes.max() ?? 0) * ratio / max(currentTimes.min() ?? .infinity, .leastNonzeroMagnitude)
-            cells.append(
-                Cell(
-                    store: key.store, workload: key.workload, scale: key.scale, base: baseTimes,
-                    current: currentTimes, ratio: ratio, low: interval.lowerBound, high: interval.upperBound,
-                    pSlower: pSlower, verdict: verdict,
-                    detectable: max(
-                        Self.detectable(ratio: ratio, low: interval.lowerBound, effect: rule.cellEffect), separated)))
+            cells.append(Self.cell(key, base: baseTimes, current: currentTimes, rule: rule, seed: UInt64(cells.count)))
             samples.append((key.store, baseTimes, currentTimes))
         }
         var order: [String] = []
@@ -217,6 +189,42 @@ package struct TimeComparison: Codable, Sendable {
         }
         overall = samples.isEmpty ? nil : Self.summary("every store", samples, rule: rule)
         self.differentAnswers = differentAnswers
+    }
+
+    /// A line naming the two sides' different answers of the cell `name`, or nil when they agree.
+    ///
+    /// A loop that stopped short of its budget floor on its own time did its own count of steps: the steps every cell
+    /// did (its prefix) are what both builds must answer alike.
+    private static func differentAnswers(_ name: String, base: [CellMetrics], current: [CellMetrics]) -> String? {
+        let shortened = (base + current).contains { $0.verification.stoppedShort == true }
+        let answers = { (side: [CellMetrics]) in
+            Set(side.map { ((shortened ? $0.verification.prefix?.digest : nil) ?? $0.digest).description }).sorted()
+        }
+        guard answers(base) != answers(current) else { return nil }
+        return "\(name): digest \(answers(base).joined(separator: ", ")) in the base, "
+            + "\(answers(current).joined(separator: ", ")) now"
+    }
+
+    /// One cell's times per operation judged: the ratio of their medians, its bootstrap interval (seeded by `seed`)
+    /// and the rank tests' p either way.
+    private static func cell(_ key: SeriesID, base: [Double], current: [Double], rule: Rule, seed: UInt64) -> Cell {
+        let ratio = ratioOfMedians(base, current)
+        let interval = bootstrapInterval([base, current], confidence: rule.confidence, seed: seed) {
+            ratioOfMedians($0[0], $0[1])
+        }
+        let pSlower = mannWhitneyUpperP(base, current)
+        let pFaster = mannWhitneyUpperP(current, base)
+        let verdict: Verdict =
+            pSlower <= rule.alpha && interval.lowerBound > 1 && ratio >= rule.cellEffect
+            ? .worse
+            : pFaster <= rule.alpha && interval.upperBound < 1 && ratio <= 1 / rule.cellEffect ? .better : .same
+        // Separated: the factor by which every current repetition, scaled to the base's median, must grow to lie above
+        // every base repetition (what a rank test of 5 and 5 needs to reach p ≤ 0.01).
+        let separated = (base.max() ?? 0) * ratio / max(current.min() ?? .infinity, .leastNonzeroMagnitude)
+        return Cell(
+            store: key.store, workload: key.workload, scale: key.scale, base: base, current: current, ratio: ratio,
+            low: interval.lowerBound, high: interval.upperBound, pSlower: pSlower, verdict: verdict,
+            detectable: max(detectable(ratio: ratio, low: interval.lowerBound, effect: rule.cellEffect), separated))
     }
 
     /// The median of `current` over that of `base`; NaN when either is empty.

@@ -12,52 +12,14 @@ extension CrashCampaign {
         var summary = CrashSummary(store: kind, check: .corruption)
         summary.crashes = 0
         summary.hangs = 0
-        let files = try FileManager.default.subpathsOfDirectory(atPath: base.path).sorted().compactMap {
-            path -> (path: String, size: Int)? in
-            let attributes = try FileManager.default.attributesOfItem(atPath: base.appendingPathComponent(path).path)
-            guard attributes[.type] as? FileAttributeType == .typeRegular,
-                let size = (attributes[.size] as? NSNumber)?.intValue, size > 0
-            else { return nil }
-            return (path, size)
-        }
+        let files = try damageableFiles()
         guard !files.isEmpty else { throw BenchError("\(kind.name) left no files to damage") }
         let total = files.reduce(0) { $0 + $1.size }
         var rng = SplitMix64(seed: configuration.seed, stream: .crashStates, index: 3)
         for trial in 1...configuration.corruptions {
             try FileSystem.remove(store)
             try FileSystem.copyForCell(from: base, to: store)
-            let damage: String
-            if rng.below(5) == 0 {
-                let file = files[Int(rng.below(UInt64(files.count)))]
-                let length = Int(rng.below(UInt64(file.size)))
-                guard truncate(store.appendingPathComponent(file.path).path, off_t(length)) == 0 else {
-                    throw BenchError.system("truncating \(file.path)")
-                }
-                damage = "\(file.path) cut to \(length) of \(file.size) bytes"
-            } else {
-                var file = files[0]
-                var offset: Int
-                if rng.below(2) == 0 {
-                    offset = Int(rng.below(UInt64(total)))
-                    for candidate in files {
-                        file = candidate
-                        if offset < candidate.size { break }
-                        offset -= candidate.size
-                    }
-                } else {
-                    file = files[Int(rng.below(UInt64(files.count)))]
-                    offset = Int(rng.below(UInt64(file.size)))
-                }
-                let mask = UInt8(1 + rng.below(255))
-                let path = store.appendingPathComponent(file.path).path
-                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-                try handle.seek(toOffset: UInt64(offset))
-                let byte = try handle.read(upToCount: 1)?.first ?? 0
-                try handle.seek(toOffset: UInt64(offset))
-                try handle.write(contentsOf: [byte ^ mask])
-                try handle.close()
-                damage = "\(file.path) byte \(offset) XOR \(mask)"
-            }
+            let damage = try damageStore(files: files, total: total, rng: &rng)
             let job = crashJob(.verify, kind: kind, directory: store, run: 0, committed: 0)
             let result = try child(job, environment: [])
             if result.timedOut {
@@ -83,5 +45,51 @@ extension CrashCampaign {
             }
         }
         return summary
+    }
+
+    /// The closed store's files, by path under it, with their sizes; empty files left out.
+    private func damageableFiles() throws -> [(path: String, size: Int)] {
+        try FileManager.default.subpathsOfDirectory(atPath: base.path).sorted().compactMap {
+            path -> (path: String, size: Int)? in
+            let attributes = try FileManager.default.attributesOfItem(atPath: base.appendingPathComponent(path).path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = (attributes[.size] as? NSNumber)?.intValue, size > 0
+            else { return nil }
+            return (path, size)
+        }
+    }
+
+    /// Damages the store's copy of one of `files` (`total` bytes in all) as `rng` draws, and says what it did.
+    private func damageStore(files: [(path: String, size: Int)], total: Int, rng: inout SplitMix64) throws -> String {
+        if rng.below(5) == 0 {
+            let file = files[Int(rng.below(UInt64(files.count)))]
+            let length = Int(rng.below(UInt64(file.size)))
+            guard truncate(store.appendingPathComponent(file.path).path, off_t(length)) == 0 else {
+                throw BenchError.system("truncating \(file.path)")
+            }
+            return "\(file.path) cut to \(length) of \(file.size) bytes"
+        }
+        var file = files[0]
+        var offset: Int
+        if rng.below(2) == 0 {
+            offset = Int(rng.below(UInt64(total)))
+            for candidate in files {
+                file = candidate
+                if offset < candidate.size { break }
+                offset -= candidate.size
+            }
+        } else {
+            file = files[Int(rng.below(UInt64(files.count)))]
+            offset = Int(rng.below(UInt64(file.size)))
+        }
+        let mask = UInt8(1 + rng.below(255))
+        let path = store.appendingPathComponent(file.path).path
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(offset))
+        let byte = try handle.read(upToCount: 1)?.first ?? 0
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: [byte ^ mask])
+        try handle.close()
+        return "\(file.path) byte \(offset) XOR \(mask)"
     }
 }
