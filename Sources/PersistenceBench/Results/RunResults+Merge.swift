@@ -60,35 +60,7 @@ extension RunResults {
     /// (compiler, engines), seeds or options, a different cut, one missing or given twice, one unfinished.
     package static func merging(_ parts: [(source: String, results: RunResults)], command: String) throws -> RunResults
     {
-        typealias Part = (source: String, results: RunResults, shard: Shard, finishedAt: Date)
-        var byIndex: [Int: Part] = [:]
-        var count: (source: String, shard: Shard)?
-        for (source, results) in parts {
-            guard let shard = results.configuration.shard else {
-                throw BenchError("\(source) is not a shard: it was run without --shard")
-            }
-            if let count, count.shard.count != shard.count {
-                throw BenchError(
-                    "\(count.source) is shard \(count.shard) and \(source) is shard \(shard): shards of different cuts")
-            }
-            count = count ?? (source, shard)
-            if let other = byIndex[shard.index] {
-                throw BenchError("shard \(shard) is given twice: \(other.source) and \(source)")
-            }
-            guard let finishedAt = results.finishedAt else {
-                throw BenchError(
-                    "shard \(shard) (\(source)) did not finish: `persistbench run --resume \(source)` completes it")
-            }
-            byIndex[shard.index] = (source, results, shard, finishedAt)
-        }
-        guard let count = count?.shard.count else { throw BenchError("no shard to merge") }
-        let ordered = (1...count).compactMap { byIndex[$0] }
-        guard ordered.count == count else {
-            throw BenchError(
-                "shard(s) " + (1...count).filter { byIndex[$0] == nil }.map { "\($0)/\(count)" }.joined(separator: ", ")
-                    + " missing: every shard of the run is needed (given: "
-                    + ordered.map(\.shard.description).joined(separator: ", ") + ")")
-        }
+        let ordered = try orderedShards(parts)
         let reference = ordered[0]
         for part in ordered.dropFirst() {
             let differences = Self.differences(reference.results, part.results)
@@ -128,6 +100,43 @@ extension RunResults {
             return left != right ? left < right : one.offset < other.offset
         }.map(\.element)
         return merged
+    }
+
+    /// A shard of a run to merge: where it was read, its results, which part it is and when it finished.
+    private typealias ShardPart = (source: String, results: RunResults, shard: Shard, finishedAt: Date)
+
+    /// `parts` in the order of their shards, or a message naming the part that is not a finished shard of one cut, or
+    /// one missing or given twice.
+    private static func orderedShards(_ parts: [(source: String, results: RunResults)]) throws -> [ShardPart] {
+        var byIndex: [Int: ShardPart] = [:]
+        var count: (source: String, shard: Shard)?
+        for (source, results) in parts {
+            guard let shard = results.configuration.shard else {
+                throw BenchError("\(source) is not a shard: it was run without --shard")
+            }
+            if let count, count.shard.count != shard.count {
+                throw BenchError(
+                    "\(count.source) is shard \(count.shard) and \(source) is shard \(shard): shards of different cuts")
+            }
+            count = count ?? (source, shard)
+            if let other = byIndex[shard.index] {
+                throw BenchError("shard \(shard) is given twice: \(other.source) and \(source)")
+            }
+            guard let finishedAt = results.finishedAt else {
+                throw BenchError(
+                    "shard \(shard) (\(source)) did not finish: `persistbench run --resume \(source)` completes it")
+            }
+            byIndex[shard.index] = (source, results, shard, finishedAt)
+        }
+        guard let count = count?.shard.count else { throw BenchError("no shard to merge") }
+        let ordered = (1...count).compactMap { byIndex[$0] }
+        guard ordered.count == count else {
+            throw BenchError(
+                "shard(s) " + (1...count).filter { byIndex[$0] == nil }.map { "\($0)/\(count)" }.joined(separator: ", ")
+                    + " missing: every shard of the run is needed (given: "
+                    + ordered.map(\.shard.description).joined(separator: ", ") + ")")
+        }
+        return ordered
     }
 
     /// What makes two shards parts of different runs, one phrase each; empty when they are parts of one.

@@ -63,23 +63,10 @@ package struct AnswerDifference: Codable, Equatable, Sendable {
         let box = TimeBox(seconds: nil, stepLimit: steps)
         for name in asked {
             guard let kind = stores.first(where: { $0.name == name }) else { continue }
-            let directory = scratch.appendingPathComponent(name)
-            defer { try? FileSystem.remove(directory) }
             do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                var context = WorkloadContext(
-                    parameters: configuration.parameters(scale: scale, box: box), stopwatch: Stopwatch(),
-                    progress: ProgressReporter())
-                context.checksAnswers = false
-                context.executable = try? Executable.path()
-                if workload.fixture != nil {
-                    try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context)
-                }
-                let trace = AnswerTrace()
-                _ = try AnswerTrace.recording(into: trace) {
-                    try CellExecution.measure(workload, on: kind, at: directory, context: context)
-                }
-                traces[name] = trace
+                traces[name] = try trace(
+                    workload, on: kind, at: scratch.appendingPathComponent(name),
+                    parameters: configuration.parameters(scale: scale, box: box))
             } catch {
                 difference.answers[name] = "the re-ask failed: \(error)"
             }
@@ -106,6 +93,25 @@ package struct AnswerDifference: Codable, Equatable, Sendable {
             difference.answers[name] = first < answers.count ? answers[first] : "no answer"
         }
         return difference
+    }
+
+    /// The answers `workload` gets from a store of `kind` in `directory` (removed after), its fixture loaded first.
+    private static func trace(
+        _ workload: any Workload, on kind: StoreKind, at directory: URL, parameters: CellParameters
+    ) throws -> AnswerTrace {
+        defer { try? FileSystem.remove(directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var context = WorkloadContext(parameters: parameters, stopwatch: Stopwatch(), progress: ProgressReporter())
+        context.checksAnswers = false
+        context.executable = try? Executable.path()
+        if workload.fixture != nil {
+            try CellExecution.loadFixture(of: workload, into: kind, at: directory, context: context)
+        }
+        let trace = AnswerTrace()
+        _ = try AnswerTrace.recording(into: trace) {
+            try CellExecution.measure(workload, on: kind, at: directory, context: context)
+        }
+        return trace
     }
 }
 

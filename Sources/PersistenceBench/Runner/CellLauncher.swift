@@ -134,6 +134,20 @@ final class CellLauncher: CellMeasuring {
     /// How long a wait for a cell's progress lasts before its exit and budgets are looked at again.
     static let pollMilliseconds: Int32 = 50
 
+    /// A failed child's `reason` with what it left kept beside the results (the scratch it was in is removed): its
+    /// output, and under valgrind (`valgrindLog`, its dump directory) what valgrind said and its whole log.
+    private func failureReason(
+        _ reason: String, output: URL, valgrindLog dumps: URL?, of cell: PlannedCell, mode: CellJob.Mode
+    ) throws -> String {
+        var reason = reason
+        if let dumps {
+            let log = dumps.appendingPathComponent("valgrind.log")
+            reason += CountingLauncher.failure(loggedIn: log.path).map { "; \($0)" } ?? ""
+            reason += try keep(log, of: cell, mode: mode, as: "valgrind.log", called: "valgrind's log")
+        }
+        return reason + (try keep(output, of: cell, mode: mode, as: "txt", called: "its output"))
+    }
+
     /// Starts a child for `cell`, watches it against the budgets, and turns what it left into a result.
     private func runChild(mode: CellJob.Mode, cell: PlannedCell, directory: URL, box: TimeBox) throws -> (
         result: CellResult, overBudget: String?
@@ -182,15 +196,9 @@ final class CellLauncher: CellMeasuring {
             killedAtLimit: killedAtLimit, cell: cell)
         result.process?.cappedPeakBytes = cgroup?.peakBytes
         if !outcome.exitedCleanly || result.status != .ok {
-            var reason = result.reason ?? ""
-            if counted {
-                // What valgrind said, and its whole log beside the results: the scratch it was in is removed.
-                let log = dumps.appendingPathComponent("valgrind.log")
-                reason += CountingLauncher.failure(loggedIn: log.path).map { "; \($0)" } ?? ""
-                reason += try keep(log, of: cell, mode: mode, as: "valgrind.log", called: "valgrind's log")
-            }
-            result.reason =
-                reason + (try keep(supervisor.outputPath, of: cell, mode: mode, as: "txt", called: "its output"))
+            result.reason = try failureReason(
+                result.reason ?? "", output: supervisor.outputPath, valgrindLog: counted ? dumps : nil, of: cell,
+                mode: mode)
         }
         if counted, result.metrics != nil, let totals = CountingLauncher.totals(dumpedIn: dumps.path) {
             result.metrics?.counts?.add(totals)
