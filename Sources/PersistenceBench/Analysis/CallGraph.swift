@@ -54,57 +54,68 @@ package struct CallGraph: Sendable {
             rawNames[readable, default: []].insert(String(raw))
             return readable
         }
+        var state = DumpState()
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let first = line.first else { continue }
+            if first.isNumber || first == "+" || first == "-" || first == "*" {
+                add(costLine: line, state: &state)
+            } else if line.hasPrefix("fn=") {
+                state.function = name(line.dropFirst(3))
+                state.lastAddress = 0
+            } else if line.hasPrefix("ob=") {
+                state.object = String(line.dropFirst(3))
+            } else if line.hasPrefix("cfn=") {
+                state.callee = name(line.dropFirst(4))
+            } else if line.hasPrefix("calls=") {
+                state.callCostFollows = true
+            } else if line.hasPrefix("positions:") {
+                let kinds = line.dropFirst("positions:".count).split(separator: " ")
+                state.positions = max(kinds.count, 1)
+                state.byAddress = kinds == ["instr"]
+            }
+        }
+    }
+
+    /// Where the reading of a dump stands: its positions, the current object, function and callee, and whether the
+    /// next cost line is a call's.
+    private struct DumpState {
         var positions = 1
         var byAddress = false
         var object = ""
         var function: String?
         var callee: String?
         var callCostFollows = false
-        // Callgrind writes an address relative to the last cost line's (not a call's), and afresh in each function.
+        /// Callgrind writes an address relative to the last cost line's (not a call's), and afresh in each function.
         var lastAddress: UInt64 = 0
+
         func address(_ token: Substring) -> UInt64 {
             if token.hasPrefix("0x") { return UInt64(token.dropFirst(2), radix: 16) ?? 0 }
             if token == "*" { return lastAddress }
             guard let offset = Int64(token) else { return 0 }
             return UInt64(Int64(bitPattern: lastAddress) + offset)
         }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let first = line.first else { continue }
-            if first.isNumber || first == "+" || first == "-" || first == "*" {
-                guard let current = function else { continue }
-                // A cost line: its positions, then the events in order, Ir first.
-                let fields = line.split(separator: " ", maxSplits: positions + 1)
-                let instructions = fields.count > positions ? UInt64(fields[positions]) ?? 0 : 0
-                let site = byAddress ? Site(object: object, address: address(fields[0])) : nil
-                if callCostFollows, let target = callee {
-                    if target != current {
-                        calls[current, default: [:]][target, default: 0] += instructions
-                        if let site {
-                            sites[current, default: [:]][site, default: SiteCost()].calls[target, default: 0] +=
-                                instructions
-                        }
-                    }
-                    callCostFollows = false
-                } else {
-                    selfCost[current, default: 0] += instructions
-                    if let site {
-                        sites[current, default: [:]][site, default: SiteCost()].instructions += instructions
-                        lastAddress = site.address
-                    }
+    }
+
+    /// A cost line: its positions, then the events in order, Ir first; a call's cost to its callee, else the
+    /// function's own.
+    private mutating func add(costLine line: Substring, state: inout DumpState) {
+        guard let current = state.function else { return }
+        let fields = line.split(separator: " ", maxSplits: state.positions + 1)
+        let instructions = fields.count > state.positions ? UInt64(fields[state.positions]) ?? 0 : 0
+        let site = state.byAddress ? Site(object: state.object, address: state.address(fields[0])) : nil
+        if state.callCostFollows, let target = state.callee {
+            if target != current {
+                calls[current, default: [:]][target, default: 0] += instructions
+                if let site {
+                    sites[current, default: [:]][site, default: SiteCost()].calls[target, default: 0] += instructions
                 }
-            } else if line.hasPrefix("fn=") {
-                function = name(line.dropFirst(3))
-                lastAddress = 0
-            } else if line.hasPrefix("ob=") {
-                object = String(line.dropFirst(3))
-            } else if line.hasPrefix("cfn=") {
-                callee = name(line.dropFirst(4))
-            } else if line.hasPrefix("calls=") {
-                callCostFollows = true
-            } else if line.hasPrefix("positions:") {
-                let kinds = line.dropFirst("positions:".count).split(separator: " ")
-                positions = max(kinds.count, 1)
-                byAddress = kinds == ["instr"]
+            }
+            state.callCostFollows = false
+        } else {
+            selfCost[current, default: 0] += instructions
+            if let site {
+                sites[current, default: [:]][site, default: SiteCost()].instructions += instructions
+                state.lastAddress = site.address
             }
         }
     }

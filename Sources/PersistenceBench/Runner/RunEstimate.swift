@@ -83,11 +83,19 @@ package struct RunEstimate: Sendable {
     /// `resuming`: the cells of the run the estimate is for, measured before it was interrupted, whose cells that did
     /// not finish stop the cells after them (an earlier run's had budgets of its own).
     package init(runs: [[CellResult]], resuming: [CellResult] = []) {
-        var timed: [(cell: CellResult, wall: Double, fixture: String?, loader: Bool)] = []
-        let all = resuming.isEmpty ? runs : runs + [resuming]
+        attribute(timedCells(of: resuming.isEmpty ? runs : runs + [resuming], stopping: !resuming.isEmpty))
+    }
+
+    /// A finished cell's wall time, its fixture and whether it loaded it (waited for the load).
+    private typealias TimedCell = (cell: CellResult, wall: Double, fixture: String?, loader: Bool)
+
+    /// The cells of `all` with a wall time, each marked where it loaded its fixture; with `stopping`, the last run's
+    /// cells that did not finish stop their series (`stoppedAt`).
+    private mutating func timedCells(of all: [[CellResult]], stopping: Bool) -> [TimedCell] {
+        var timed: [TimedCell] = []
         for (index, cells) in all.enumerated() {
             let recordsLoads = cells.contains { $0.fixtureSeconds != nil }
-            let stops = !resuming.isEmpty && index == all.count - 1
+            let stops = stopping && index == all.count - 1
             var loaded = Loaded()
             // Without the record: the time beyond its process of each fixture's first cell at a scale. A later cell
             // whose time beyond its process is over half of that loaded the fixture anew (the run resumed there).
@@ -114,6 +122,11 @@ package struct RunEstimate: Sendable {
             }
             loadedAtEnd = loaded
         }
+        return timed
+    }
+
+    /// Each timed cell's time less its fixture's load, by store and workload, and each load's, by store and fixture.
+    private mutating func attribute(_ timed: [TimedCell]) {
         // Every cell's run time holds its fixture's copy besides its process: the cells that did not load it show
         // what the copy costs (per store and fixture, by scale), which the loader's time holds too.
         var copies: [Key: [Int: [Double]]] = [:]
