@@ -65,12 +65,7 @@ public enum CellExecution {
             context.stopwatch.timeline = timeline
             context.progress.timeline = timeline
         }
-        // The Swift runtime's first check of a type's conformance to a protocol scans every conformance record in the
-        // binary (285k instructions, about 0.1 ms, with 27 stores), then caches the answer: the workload's check of the
-        // store's capability is made here, so that its timed phase, whose first question casts the store, finds it
-        // cached rather than timing (and, counted, counting) the scan.
-        _ = workload.supports(kind.type)
-        WorkloadOutcome.instantiateTypes(figures: nil)
+        instantiateOnce(workload, on: kind)
         if let opening = workload as? any OpeningWorkload {
             before = baseline
             peakReset = ProcessStats.resetPeak()
@@ -88,49 +83,92 @@ public enum CellExecution {
         }
         // A workload that changed the store pays for bringing its files to what a reopen finds (a WAL checkpoint),
         // inside the timed phase, rather than leaving it to the untimed close.
-        var settleSeconds: Double?
-        if outcome.changedStore {
-            let timedBefore = context.stopwatch.elapsedNanoseconds
-            try context.stopwatch.measure { try store.settle() }
-            settleSeconds = seconds(nanoseconds: context.stopwatch.elapsedNanoseconds - timedBefore)
-        }
+        let settleSeconds = outcome.changedStore ? try settle(store, timedBy: context.stopwatch) : nil
         end()
         // The process's figures after the phase, read from /proc: the harness's work, left out of a counted region.
         let after = OperationCounter.paused { ProcessStats.current() }
-        var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
-        if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
-        var prefix = outcome.prefix
-        if let steps = prefix?.steps, prefix?.digest == nil {
-            prefix?.digest = try workload.prefixDigestAfterRun(of: store, scale: context.scale, steps: steps)
-        }
+        let verification = try verification(of: outcome, by: workload, of: kind, in: store, scale: context.scale)
         let counts = OperationCounter.end()
         try store.close()
         let harnessSeconds = try HarnessFloor.seconds(
             of: workload, steps: outcome.steps, timedAlone: outcome.stepsTimedAlone, context: context)
-        let stopwatch = context.stopwatch
         let phase = PhaseFigures(
+            context.stopwatch, outcome: outcome, from: before, to: after, settleSeconds: settleSeconds,
+            timeline: timeline, harnessSeconds: harnessSeconds)
+        let resources = ResourceFigures(
+            from: before, to: after, baseline: peakReset ? baseline : nil,
+            bytesOnDisk: try kind.type.bytesOnDisk(at: directory))
+        return CellMetrics(
+            phase: phase, resources: resources, verification: verification, counts: counts, figures: outcome.figures)
+    }
+
+    /// The Swift runtime's one-time work a timed phase's first question would otherwise time (and, counted, count),
+    /// done before it.
+    ///
+    /// Its first check of a type's conformance to a protocol scans every conformance record in the binary (285k
+    /// instructions, about 0.1 ms, with 27 stores) and caches the answer: the workload's check of the store's
+    /// capability is made here, so that the phase, whose first question casts the store, finds it cached. Its first
+    /// instantiation of the outcome's types (10-19k instructions) is the harness's, made here too.
+    private static func instantiateOnce(_ workload: any Workload, on kind: StoreKind) {
+        _ = workload.supports(kind.type)
+        WorkloadOutcome.instantiateTypes(figures: nil)
+    }
+
+    /// Brings the store's files to what a reopen finds, timed by `stopwatch`; its seconds.
+    private static func settle(_ store: any Store, timedBy stopwatch: Stopwatch) throws -> Double {
+        let timedBefore = stopwatch.elapsedNanoseconds
+        try stopwatch.measure { try store.settle() }
+        return seconds(nanoseconds: stopwatch.elapsedNanoseconds - timedBefore)
+    }
+
+    /// What the cell answered: the outcome's digest or the store's read back (or both), and the digest of the prefix
+    /// every cell of its group did where the outcome has none.
+    private static func verification(
+        of outcome: WorkloadOutcome, by workload: any Workload, of kind: StoreKind, in store: any Store, scale: Int
+    ) throws -> CellVerification {
+        var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
+        if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
+        var prefix = outcome.prefix
+        if let steps = prefix?.steps, prefix?.digest == nil {
+            prefix?.digest = try workload.prefixDigestAfterRun(of: store, scale: scale, steps: steps)
+        }
+        return CellVerification(
+            digest: digest, steps: outcome.steps, timeBoxed: outcome.timeBoxed ? true : nil,
+            stoppedShort: outcome.stoppedShort ? true : nil, prefix: prefix,
+            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
+            workNote: kind.workNotes[workload.name])
+    }
+}
+
+extension PhaseFigures {
+    /// A timed phase's figures: the stopwatch's, the outcome's and the process's between `before` and `after`.
+    fileprivate init(
+        _ stopwatch: Stopwatch, outcome: WorkloadOutcome, from before: ProcessStats, to after: ProcessStats,
+        settleSeconds: Double?, timeline: Timeline?, harnessSeconds: Double?
+    ) {
+        self.init(
             timedSeconds: stopwatch.elapsedSeconds, operations: outcome.operations, latency: stopwatch.latencySummary,
             latencyByOperation: stopwatch.latencySummaryByKind,
             phaseSeconds: seconds(nanoseconds: after.monotonicNanoseconds - before.monotonicNanoseconds),
             phaseCPUSeconds: after.cpuSeconds - before.cpuSeconds,
             phaseWaits: after.voluntaryContextSwitches - before.voluntaryContextSwitches, settleSeconds: settleSeconds,
             timeline: timeline?.windows, firstRound: outcome.firstRound, harnessSeconds: harnessSeconds)
-        let resources = ResourceFigures(
+    }
+}
+
+extension ResourceFigures {
+    /// The process's memory, faults and storage I/O over a phase, from `before` to `after`.
+    ///
+    /// `baseline`: the process at the cell's start, where its peak was reset at the phase's start; without the reset
+    /// the peak is the process's since its start, with no baseline to subtract from it.
+    fileprivate init(from before: ProcessStats, to after: ProcessStats, baseline: ProcessStats?, bytesOnDisk: Int64) {
+        self.init(
             rssAnonBytes: after.rssAnonBytes, rssFileBytes: after.rssFileBytes, timedPeakRSSBytes: after.peakRSSBytes,
-            // Without the reset, the peak is the process's since its start: no baseline to subtract from it.
-            baselineRSSBytes: peakReset ? baseline.residentBytes : nil,
-            openPeakRSSBytes: peakReset ? before.peakRSSBytes : nil,
+            baselineRSSBytes: baseline?.residentBytes, openPeakRSSBytes: baseline == nil ? nil : before.peakRSSBytes,
             phaseMinorFaults: after.minorFaults - before.minorFaults,
             phaseMajorFaults: after.majorFaults - before.majorFaults,
             storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
             storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
-            bytesOnDisk: try kind.type.bytesOnDisk(at: directory))
-        let verification = CellVerification(
-            digest: digest, steps: outcome.steps, timeBoxed: outcome.timeBoxed ? true : nil,
-            stoppedShort: outcome.stoppedShort ? true : nil, prefix: prefix,
-            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
-            workNote: kind.workNotes[workload.name])
-        return CellMetrics(
-            phase: phase, resources: resources, verification: verification, counts: counts, figures: outcome.figures)
+            bytesOnDisk: bytesOnDisk)
     }
 }

@@ -13,11 +13,9 @@ package struct MemoryCgroup {
     /// measures anything.
     package static let minimumLimitBytes: Int64 = 16 << 20
 
-    /// `--memory-limit`'s `bytes` (at least `minimumLimitBytes`, as the option's type checks), on a machine that can
-    /// set it; else bad input saying why it cannot.
-    package static func limitBytes(_ bytes: Int64) throws -> Int64 {
+    /// Bad input saying why, when this machine cannot set a memory cgroup's limit (`--memory-limit`).
+    package static func requireSettable() throws {
         if case .failure(let reason) = parent() { throw BadInput(reason.description) }
-        return bytes
     }
 
     /// Which interface the machine's memory controller speaks.

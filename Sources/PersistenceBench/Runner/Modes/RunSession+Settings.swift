@@ -70,7 +70,8 @@ extension RunSession {
         configuration.keepStores = settings.keepStores
         configuration.counted = settings.counted ? true : nil
         configuration.singleRepetitionAbove = settings.singleRepetitionAbove?.scale
-        configuration.memoryLimitBytes = try settings.memoryLimit.map { try MemoryCgroup.limitBytes($0.bytes) }
+        if settings.memoryLimit != nil { try MemoryCgroup.requireSettable() }
+        configuration.memoryLimitBytes = settings.memoryLimit?.bytes
         var workloads = self.workloads
         if let shape = try RecordShape.named(settings.shape) {
             let operations = ShapedWorkload.Operation.allCases.map(\.rawValue)
