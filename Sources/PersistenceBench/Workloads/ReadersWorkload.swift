@@ -161,116 +161,140 @@ package struct ReadersWorkload: ItemWorkload {
             throw BenchError(
                 "workload \(name) needs a store with readers on other threads; \(type(of: store)) has none")
         }
-        let scale = context.scale
-        let commits = Self.commits(scale: scale)
-        // The writer's runs: run r writes ids above N + r × `idStride`, its M timed ones first, then any padding.
-        var run: Int64 = 0
-        var padded: Range<Int64> = 0..<0
-        /// The writer's M durable inserts, each timed; given a `floor`, then more of the same (durable inserts of
-        /// items no reader asks for, untimed) until it has run `floor` seconds, so that a fast writer's window still
-        /// holds a quarter second of reads. The padding is deleted once the readers are done (`removePadding`), and
-        /// every run starts at its own base, so that the store's items after the cell do not depend on how much
-        /// padding any window took, and ids only ascend.
-        func write(floor: Double?) throws -> WriterFigures {
-            var latencies: [UInt64] = []
-            latencies.reserveCapacity(commits)
-            let base = Int64(scale) + run * Self.idStride
-            run += 1
-            var next = base + 1
-            let start = monotonicNanoseconds()
-            for _ in 0..<commits {
-                let item = writerItem(id: next, items: context.items)
-                try context.stopwatch.measureOperation {
-                    let begun = monotonicNanoseconds()
-                    try store.insertDurably(item)
-                    latencies.append(monotonicNanoseconds() - begun)
-                }
-                context.progress.advance(by: 1)
-                next += 1
-            }
-            var figures = WriterFigures(commits: commits, seconds: secondsSince(start), latencies: latencies)
-            if let floor {
-                let first = next
-                while secondsSince(start) < floor, next <= base + Self.idStride {
-                    try store.insertDurably(writerItem(id: next, items: context.items))
-                    next += 1
-                }
-                padded = first..<next
-                figures.padding = padded.count
-            }
-            return figures
-        }
-        /// Deletes the last window's padding, in one commit, untimed: the store holds the timed writes only.
-        func removePadding() throws {
-            if !padded.isEmpty { try store.delete(ids: Array(padded)) }
-            padded = 0..<0
-        }
+        let writer = ReadersWriter(workload: self, store: store, context: context)
         var levels: [ReadersMetrics.Level] = []
         var digest = Digest()
         for (index, readers) in context.parameters.readers.enumerated() {
-            func questions(besideWriter: Bool) -> [[ReaderQuestion]] {
-                (0..<readers).map { thread in
-                    self.questions(
-                        scale: scale, seed: context.seed,
-                        asking: Asking(thread: thread, level: index, besideWriter: besideWriter))
-                }
-            }
-            let handles = try (0..<readers).map { _ in try store.makeConcurrentReader() }
-            defer { for handle in handles { try? handle.close() } }
-            // The readers alone read for as long as the writer took alone (at least `floorSeconds`), every one of
-            // them throughout: the same kind of window as beside the writer, so that the two rates compare.
-            func readAlone(_ writerAlone: WriterFigures) throws -> (reads: ClosedLoopReads, window: Range<UInt64>) {
-                let seconds = max(Double(commits) / max(writerAlone.commitsPerSecond, 1e-9), Self.floorSeconds)
-                let (alone, _, window) = try ClosedLoopReads.run(
-                    readers: handles, questions: questions(besideWriter: false)
-                ) {
-                    usleep(UInt32(seconds * 1e6))
-                }
-                return (alone, window)
-            }
-            func readBeside() throws -> (reads: ClosedLoopReads, result: WriterFigures, window: Range<UInt64>) {
-                let beside = try ClosedLoopReads.run(readers: handles, questions: questions(besideWriter: true)) {
-                    try write(floor: Self.floorSeconds)
-                }
-                try removePadding()
-                return beside
-            }
-            // The writer alone at every level: before its readers at one level and after them at the next, so that
-            // what the machine did over the cell falls on both sides of the comparison.
-            let writerAlone: WriterFigures
-            let alone: (reads: ClosedLoopReads, window: Range<UInt64>)
-            let beside: (reads: ClosedLoopReads, result: WriterFigures, window: Range<UInt64>)
-            if index % 2 == 0 {
-                writerAlone = try write(floor: nil)
-                alone = try readAlone(writerAlone)
-                beside = try readBeside()
-            } else {
-                beside = try readBeside()
-                writerAlone = try write(floor: nil)
-                alone = try readAlone(writerAlone)
-            }
-            // Each later pass was checked against its thread's first as it ran; the first passes' answers, alone and
-            // beside the writer, are the digest's (every store must give the generator's).
-            for thread in 0..<readers {
-                for answer in alone.reads.threads[thread].answers + beside.reads.threads[thread].answers {
-                    digest.add(answer)
-                }
-            }
-            var level = ReadersMetrics.Level(
-                readers: readers, alone: alone.reads.figures(in: alone.window),
-                besideWriter: beside.reads.figures(in: beside.window), writer: beside.result)
-            level.writerAlone = writerAlone
-            levels.append(level)
+            levels.append(try level(index, readers: readers, writer: writer, context: context, digest: &digest))
         }
         let writerAlone = levels.first?.writerAlone ?? WriterFigures(commits: 0, seconds: 1, latencies: [])
         return WorkloadOutcome(
-            operations: 2 * commits * levels.count, digest: digest, alsoDigestsStore: true,
+            operations: 2 * writer.commits * levels.count, digest: digest, alsoDigestsStore: true,
             figures: .readers(
                 ReadersMetrics(
                     cores: ProcessInfo.processInfo.activeProcessorCount,
-                    readsPerThread: self.questions(scale: scale, seed: context.seed, asking: Asking(thread: 0)).count,
+                    readsPerThread: questions(scale: context.scale, seed: context.seed, asking: Asking(thread: 0))
+                        .count,
                     writerAlone: writerAlone,
                     levels: levels)))
+    }
+
+    /// One level of `readers` threads (the `index`th): the writer alone, the readers alone for as long, and the
+    /// readers beside the writer; the first passes' answers added to `digest`.
+    private func level(
+        _ index: Int, readers: Int, writer: ReadersWriter, context: WorkloadContext, digest: inout Digest
+    ) throws -> ReadersMetrics.Level {
+        func questions(besideWriter: Bool) -> [[ReaderQuestion]] {
+            (0..<readers).map { thread in
+                self.questions(
+                    scale: context.scale, seed: context.seed,
+                    asking: Asking(thread: thread, level: index, besideWriter: besideWriter))
+            }
+        }
+        let handles = try (0..<readers).map { _ in try writer.store.makeConcurrentReader() }
+        defer { for handle in handles { try? handle.close() } }
+        // The readers alone read for as long as the writer took alone (at least `floorSeconds`), every one of them
+        // throughout: the same kind of window as beside the writer, so that the two rates compare.
+        func readAlone(_ writerAlone: WriterFigures) throws -> (reads: ClosedLoopReads, window: Range<UInt64>) {
+            let seconds = max(Double(writer.commits) / max(writerAlone.commitsPerSecond, 1e-9), Self.floorSeconds)
+            let (alone, _, window) = try ClosedLoopReads.run(
+                readers: handles, questions: questions(besideWriter: false)
+            ) {
+                usleep(UInt32(seconds * 1e6))
+            }
+            return (alone, window)
+        }
+        func readBeside() throws -> (reads: ClosedLoopReads, result: WriterFigures, window: Range<UInt64>) {
+            let beside = try ClosedLoopReads.run(readers: handles, questions: questions(besideWriter: true)) {
+                try writer.write(floor: Self.floorSeconds)
+            }
+            try writer.removePadding()
+            return beside
+        }
+        // The writer alone at every level: before its readers at one level and after them at the next, so that what
+        // the machine did over the cell falls on both sides of the comparison.
+        let writerAlone: WriterFigures
+        let alone: (reads: ClosedLoopReads, window: Range<UInt64>)
+        let beside: (reads: ClosedLoopReads, result: WriterFigures, window: Range<UInt64>)
+        if index % 2 == 0 {
+            writerAlone = try writer.write(floor: nil)
+            alone = try readAlone(writerAlone)
+            beside = try readBeside()
+        } else {
+            beside = try readBeside()
+            writerAlone = try writer.write(floor: nil)
+            alone = try readAlone(writerAlone)
+        }
+        // Each later pass was checked against its thread's first as it ran; the first passes' answers, alone and
+        // beside the writer, are the digest's (every store must give the generator's).
+        for thread in 0..<readers {
+            for answer in alone.reads.threads[thread].answers + beside.reads.threads[thread].answers {
+                digest.add(answer)
+            }
+        }
+        var level = ReadersMetrics.Level(
+            readers: readers, alone: alone.reads.figures(in: alone.window),
+            besideWriter: beside.reads.figures(in: beside.window), writer: beside.result)
+        level.writerAlone = writerAlone
+        return level
+    }
+}
+
+/// `get-readers`' writer: its runs of durable inserts, run r writing ids above N + r × `idStride`, its M timed ones
+/// first, then any padding.
+private final class ReadersWriter {
+    let workload: ReadersWorkload
+    let store: any ConcurrentReadStore
+    let context: WorkloadContext
+    let commits: Int
+    private var run: Int64 = 0
+    private var padded: Range<Int64> = 0..<0
+
+    init(workload: ReadersWorkload, store: any ConcurrentReadStore, context: WorkloadContext) {
+        (self.workload, self.store, self.context) = (workload, store, context)
+        commits = ReadersWorkload.commits(scale: context.scale)
+    }
+
+    /// The writer's M durable inserts, each timed; given a `floor`, then more of the same (durable inserts of items
+    /// no reader asks for, untimed) until it has run `floor` seconds, so that a fast writer's window still holds a
+    /// quarter second of reads.
+    ///
+    /// The padding is deleted once the readers are done (`removePadding`), and every run starts at its own base, so
+    /// that the store's items after the cell do not depend on how much padding any window took, and ids only ascend.
+    func write(floor: Double?) throws -> WriterFigures {
+        var latencies: [UInt64] = []
+        latencies.reserveCapacity(commits)
+        let base = Int64(context.scale) + run * ReadersWorkload.idStride
+        run += 1
+        var next = base + 1
+        let start = monotonicNanoseconds()
+        for _ in 0..<commits {
+            let item = workload.writerItem(id: next, items: context.items)
+            try context.stopwatch.measureOperation {
+                let begun = monotonicNanoseconds()
+                try store.insertDurably(item)
+                latencies.append(monotonicNanoseconds() - begun)
+            }
+            context.progress.advance(by: 1)
+            next += 1
+        }
+        var figures = WriterFigures(commits: commits, seconds: secondsSince(start), latencies: latencies)
+        if let floor {
+            let first = next
+            while secondsSince(start) < floor, next <= base + ReadersWorkload.idStride {
+                try store.insertDurably(workload.writerItem(id: next, items: context.items))
+                next += 1
+            }
+            padded = first..<next
+            figures.padding = padded.count
+        }
+        return figures
+    }
+
+    /// Deletes the last window's padding, in one commit, untimed: the store holds the timed writes only.
+    func removePadding() throws {
+        if !padded.isEmpty { try store.delete(ids: Array(padded)) }
+        padded = 0..<0
     }
 }
 
