@@ -225,40 +225,10 @@ package struct FindingRenderer {
         var statistic = ""
         for cell in cells {
             guard let metrics = cell.metrics else { continue }
-            switch kind {
-            case .ops:
-                values[cell.repetition] = metrics.phase.operationsPerSecond
-                statistic = "operations per second"
-            case .time:
-                values[cell.repetition] = metrics.phase.timedSeconds / Double(max(metrics.phase.operations, 1))
-                statistic = "timed seconds per operation"
-            case .phase:
-                values[cell.repetition] = metrics.phase.timedSeconds
-                statistic = "the timed phase's seconds"
-            case .latency:
-                let name = try required(figure.percentile, "percentile")
-                let summary = figure.operation.map { metrics.phase.latencyByOperation?[$0] } ?? metrics.phase.latency
-                guard let summary else {
-                    throw BenchError(
-                        "`\(store) \(workload) \(scale)` recorded no latencies"
-                            + (figure.operation.map { " of \($0)" } ?? ""))
-                }
-                guard let value = Self.percentile(name, of: summary) else {
-                    throw BenchError("percentile '\(name)' is none of p50, p95, p99, p999, max")
-                }
-                values[cell.repetition] = value / 1e6  // microseconds
-                counts.append(summary.count)
-                statistic = (name == "max" ? "the slowest" : name) + (figure.operation.map { " of \($0)" } ?? "")
-            case .value:
-                let field = try required(figure.field, "field")
-                guard let value = try Self.number(at: field, in: cell) else {
-                    throw BenchError("`\(store) \(workload) \(scale)` has no number at \(field)")
-                }
-                values[cell.repetition] = figure.unit == .microseconds ? value / 1e6 : value
-                statistic = field
-            case .ratio, .crash:
-                throw BenchError("a ratio divides time, phase, latency or value")
-            }
+            let sample = try value(of: figure, kind: kind, in: cell, metrics, label: "`\(store) \(workload) \(scale)`")
+            values[cell.repetition] = sample.value
+            statistic = sample.statistic
+            if let count = sample.count { counts.append(count) }
         }
         var n = ""
         if let fewest = counts.min() {
@@ -274,6 +244,44 @@ package struct FindingRenderer {
             n = ", " + Self.span(cells.compactMap { $0.metrics?.phase.operations }) + " operations a repetition"
         }
         return Samples(byRepetition: values, statistic: statistic, n: n)
+    }
+
+    /// One repetition's figure of `kind` (the cell named `label`), what statistic it is, and for a percentile the
+    /// samples it rests on.
+    private func value(
+        of figure: FigureDeclaration, kind: FigureDeclaration.Kind, in cell: CellResult, _ metrics: CellMetrics,
+        label: String
+    ) throws -> (value: Double, statistic: String, count: Int?) {
+        switch kind {
+        case .ops:
+            return (metrics.phase.operationsPerSecond, "operations per second", nil)
+        case .time:
+            return (
+                metrics.phase.timedSeconds / Double(max(metrics.phase.operations, 1)), "timed seconds per operation",
+                nil
+            )
+        case .phase:
+            return (metrics.phase.timedSeconds, "the timed phase's seconds", nil)
+        case .latency:
+            let name = try required(figure.percentile, "percentile")
+            let summary = figure.operation.map { metrics.phase.latencyByOperation?[$0] } ?? metrics.phase.latency
+            guard let summary else {
+                throw BenchError("\(label) recorded no latencies" + (figure.operation.map { " of \($0)" } ?? ""))
+            }
+            guard let value = Self.percentile(name, of: summary) else {
+                throw BenchError("percentile '\(name)' is none of p50, p95, p99, p999, max")
+            }
+            let statistic = (name == "max" ? "the slowest" : name) + (figure.operation.map { " of \($0)" } ?? "")
+            return (value / 1e6, statistic, summary.count)  // microseconds
+        case .value:
+            let field = try required(figure.field, "field")
+            guard let value = try Self.number(at: field, in: cell) else {
+                throw BenchError("\(label) has no number at \(field)")
+            }
+            return (figure.unit == .microseconds ? value / 1e6 : value, field, nil)
+        case .ratio, .crash:
+            throw BenchError("a ratio divides time, phase, latency or value")
+        }
     }
 
     private mutating func crashFigure(_ figure: FigureDeclaration, run: String) throws -> RenderedFigure {
