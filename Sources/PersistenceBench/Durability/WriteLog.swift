@@ -38,11 +38,7 @@ package struct WriteLog {
 
     /// Reads a log's `bytes` (named `path` in errors); paths become relative to `directory`.
     package init(bytes: [UInt8], path: String, directory: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
-        func relative(_ path: String) -> String {
-            path == root ? "." : path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
-        }
+        var reader = LogReader(bytes: bytes, path: path, directory: directory)
         var operations: [Operation] = []
         var files: [UInt64: Int] = [:]
         var fileCount = 0
@@ -52,57 +48,31 @@ package struct WriteLog {
             files[inode] = fileCount
             return fileCount
         }
-        var offset = 0
-        func load<T: FixedWidthInteger>(_: T.Type) throws -> T {
-            guard offset + MemoryLayout<T>.size <= bytes.count else {
-                throw BenchError("\(url.path): a record is cut off at byte \(offset)")
-            }
-            let value = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
-            offset += MemoryLayout<T>.size
-            return T(littleEndian: value)
-        }
-        func take(_ count: Int) throws -> [UInt8] {
-            // `count` is the log's own (up to Int64.max): compared with what is left, never added to the offset.
-            guard count >= 0, count <= bytes.count - offset else {
-                throw BenchError("\(url.path): a record is cut off at byte \(offset)")
-            }
-            defer { offset += count }
-            return Array(bytes[offset..<offset + count])
-        }
-        while offset < bytes.count {
-            let kind = try load(UInt32.self)
-            let pathLength = Int(try load(UInt32.self))
-            let secondLength = Int(try load(UInt32.self))
-            _ = try load(UInt32.self)
-            let inode = try load(UInt64.self)
-            let position = Int(try load(Int64.self))
-            let length = Int(try load(Int64.self))
-            let path = relative(String(decoding: try take(pathLength), as: UTF8.self))
-            let second = relative(String(decoding: try take(secondLength), as: UTF8.self))
-            let data = kind == 1 || kind == 8 || kind == 12 ? try take(length) : []
-            switch kind {
+        while let record = try reader.next() {
+            let (path, inode, position) = (record.path, record.inode, record.position)
+            switch record.kind {
             case 1:
-                operations.append(.write(file: file(inode), path: path, offset: position, data: data))
+                operations.append(.write(file: file(inode), path: path, offset: position, data: record.data))
                 writesAndFlushes.writes += 1
             case 2:
                 operations.append(.flush(file: file(inode)))
                 writesAndFlushes.flushes += 1
             case 3: operations.append(.truncate(file: file(inode), path: path, size: position))
             case 4: operations.append(.create(file: file(inode, new: true), path: path))
-            case 5: operations.append(.rename(from: path, to: second))
+            case 5: operations.append(.rename(from: path, to: record.second))
             case 6: operations.append(.unlink(path: path))
             case 7:
                 operations.append(.directorySync(path: path))
                 writesAndFlushes.flushes += 1
             case 8:
-                let numbers = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+                let numbers = String(decoding: record.data, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
                 if let last = numbers.last { operations.append(.committed(last)) }
             case 9: operations.append(.fault)
             case 10: operations.append(.flush(file: file(inode)))
             case 11: operations.append(.makeDirectory(path: path))
             // Pages an msync flushed from a shared writable map: writes, but no call a fault could fail.
-            case 12: operations.append(.write(file: file(inode), path: path, offset: position, data: data))
-            default: throw BenchError("\(url.path): unknown record kind \(kind) at byte \(offset)")
+            case 12: operations.append(.write(file: file(inode), path: path, offset: position, data: record.data))
+            default: throw BenchError("\(reader.logPath): unknown record kind \(record.kind) at byte \(reader.offset)")
             }
         }
         self.operations = operations
@@ -344,5 +314,69 @@ struct CrashStates {
             if manager.fileExists(atPath: path(file)) { try manager.removeItem(atPath: path(file)) }
         default: break
         }
+    }
+}
+
+/// Reads a write log's records one at a time: a record is its kind, its path's and second path's lengths, a pad, the
+/// file's inode, a position and a length, then the paths and, for writes, commits and mapped pages, the data.
+private struct LogReader {
+    struct Record {
+        var kind: UInt32
+        var inode: UInt64
+        var position: Int
+        /// Relative to the log's directory.
+        var path: String
+        var second: String
+        var data: [UInt8]
+    }
+
+    let bytes: [UInt8]
+    /// The log's own path, for errors.
+    let logPath: String
+    /// The directory the log's paths are made relative to, its links resolved.
+    let root: String
+    private(set) var offset = 0
+
+    init(bytes: [UInt8], path: String, directory: String) {
+        (self.bytes, logPath) = (bytes, URL(fileURLWithPath: path).path)
+        root = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+    }
+
+    /// The next record, or nil at the log's end.
+    mutating func next() throws -> Record? {
+        guard offset < bytes.count else { return nil }
+        let kind = try load(UInt32.self)
+        let pathLength = Int(try load(UInt32.self))
+        let secondLength = Int(try load(UInt32.self))
+        _ = try load(UInt32.self)
+        let inode = try load(UInt64.self)
+        let position = Int(try load(Int64.self))
+        let length = Int(try load(Int64.self))
+        let path = relative(String(decoding: try take(pathLength), as: UTF8.self))
+        let second = relative(String(decoding: try take(secondLength), as: UTF8.self))
+        let data = kind == 1 || kind == 8 || kind == 12 ? try take(length) : []
+        return Record(kind: kind, inode: inode, position: position, path: path, second: second, data: data)
+    }
+
+    private func relative(_ path: String) -> String {
+        path == root ? "." : path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+    }
+
+    private mutating func load<T: FixedWidthInteger>(_: T.Type) throws -> T {
+        guard offset + MemoryLayout<T>.size <= bytes.count else {
+            throw BenchError("\(logPath): a record is cut off at byte \(offset)")
+        }
+        let value = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: T.self) }
+        offset += MemoryLayout<T>.size
+        return T(littleEndian: value)
+    }
+
+    private mutating func take(_ count: Int) throws -> [UInt8] {
+        // `count` is the log's own (up to Int64.max): compared with what is left, never added to the offset.
+        guard count >= 0, count <= bytes.count - offset else {
+            throw BenchError("\(logPath): a record is cut off at byte \(offset)")
+        }
+        defer { offset += count }
+        return Array(bytes[offset..<offset + count])
     }
 }
