@@ -50,14 +50,8 @@ extension CrashCampaign {
                 guard remaining > 0 else { break }
                 sequence += 1
                 summary.firstStates? += 1
-                try FileSystem.remove(firstCrash)
-                try FileSystem.copyForCell(from: source.base, to: firstCrash)
-                try states.materialize(first, in: firstCrash)
                 let name = "\(source.name)first \(first.label), \(first.committed) committed"
-                try FileSystem.remove(store)
-                try FileSystem.copyForCell(from: firstCrash, to: store)
-                let (recovered, _) = try verify(
-                    kind, directory: store, run: 0, committed: first.committed, scale: source.scale)
+                let recovered = try reopenFirst(first, of: states, from: source.base, kind, scale: source.scale)
                 guard let found = recovered.found, recovered.outcome == .intact || recovered.outcome == .lost else {
                     // Broken by the first cut alone: the single check's finding, and no state to go on from.
                     summary.add(recovered, trial: name)
@@ -84,6 +78,19 @@ extension CrashCampaign {
                 + "\(summary.broken) broken")
         summary.setReopen(reopen)
         return summary
+    }
+
+    /// The first crash's state `first` made from `base` (kept in `firstCrash` for the second cuts) and reopened in a
+    /// copy in `store`: what its recovery found.
+    private func reopenFirst(
+        _ first: CrashStates.State, of states: CrashStates, from base: URL, _ kind: StoreKind, scale: Int
+    ) throws -> CrashVerdict {
+        try FileSystem.remove(firstCrash)
+        try FileSystem.copyForCell(from: base, to: firstCrash)
+        try states.materialize(first, in: firstCrash)
+        try FileSystem.remove(store)
+        try FileSystem.copyForCell(from: firstCrash, to: store)
+        return try verify(kind, directory: store, run: 0, committed: first.committed, scale: scale).0
     }
 
     /// The second cuts of one first-crash state.

@@ -295,7 +295,22 @@ extension CrashPlan {
                 outcome: .torn, committed: committed,
                 problem: "\(untouchedExpected - untouchedSeen) items no transaction touched are missing")
         }
-        // Walk the states in order, keeping how many touched ids differ from the store.
+        let (matching, nearest) = states(matching: found, touched: touched, candidates: candidates)
+        if let state = matching.last {
+            return CrashVerdict(outcome: state >= committed ? .intact : .lost, committed: committed, found: state)
+        }
+        return CrashVerdict(
+            outcome: .torn, committed: committed,
+            problem: "\(nearest.differing) items differ from the nearest committed state (after transaction "
+                + "\(nearest.state))")
+    }
+
+    /// The states of 0…`candidates` transactions whose touched ids hold what `found` holds, and the nearest (the
+    /// latest with the fewest ids differing) with how many differ: the states walked in order, keeping how many
+    /// touched ids differ from the store.
+    private func states(
+        matching found: [Int64: Value], touched: Set<Int64>, candidates: Int
+    ) -> (matching: [Int], nearest: (state: Int, differing: Int)) {
         var expected: [Int64: Value?] = [:]
         var differing = 0
         func differs(_ id: Int64) -> Bool {
@@ -318,12 +333,6 @@ extension CrashPlan {
             if differing == 0 { matching.append(state) }
             if differing <= nearest.differing { nearest = (state, differing) }
         }
-        if let state = matching.last {
-            return CrashVerdict(outcome: state >= committed ? .intact : .lost, committed: committed, found: state)
-        }
-        return CrashVerdict(
-            outcome: .torn, committed: committed,
-            problem: "\(nearest.differing) items differ from the nearest committed state (after transaction "
-                + "\(nearest.state))")
+        return (matching, nearest)
     }
 }
