@@ -70,6 +70,20 @@ package struct ObserveWorkload: ItemWorkload {
 
     package var capability: StoreCapability { .observation }
 
+    /// Waits for `step`'s result to arrive in `inbox` after its commit (named `after` in a timeout's message), timed
+    /// by `stopwatch` as a fresh result where the step changes the query's result (or `fresh` says to).
+    private func awaitResult(
+        of step: ObservedPlan.Step, after: String, fresh: Bool = false, in inbox: ResultInbox,
+        timedBy stopwatch: Stopwatch
+    ) throws {
+        guard fresh || step.changesResult else {
+            return try inbox.wait(for: step.expected, after: after, timeout: Self.deliveryTimeoutSeconds)
+        }
+        try stopwatch.measureOperation(.fresh) {
+            try inbox.wait(for: step.expected, after: after, timeout: Self.deliveryTimeoutSeconds)
+        }
+    }
+
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         guard let store = store as? any ObservableItemStore else {
             throw BenchError("workload \(name) needs a store that can be observed; \(type(of: store)) cannot")
@@ -97,25 +111,15 @@ package struct ObserveWorkload: ItemWorkload {
                 commitNanoseconds.append(context.stopwatch.elapsedNanoseconds - before)
                 context.progress.advance(by: 1)
                 guard paced else { continue }
-                if step.changesResult {
-                    changing += 1
-                    try context.stopwatch.measureOperation(.fresh) {
-                        try inbox.wait(
-                            for: step.expected, after: "commit \(index + 1)", timeout: Self.deliveryTimeoutSeconds)
-                    }
-                } else {
-                    try inbox.wait(
-                        for: step.expected, after: "commit \(index + 1)", timeout: Self.deliveryTimeoutSeconds)
-                }
+                if step.changesResult { changing += 1 }
+                try awaitResult(of: step, after: "commit \(index + 1)", in: inbox, timedBy: context.stopwatch)
                 digest.add(step.expected.digest)
                 done = index + 1
                 if done == box.minimum { prefixDigest = digest }
             }
             if !paced, let last = plan.steps.last {
                 changing = plan.steps.count { $0.changesResult }
-                try context.stopwatch.measureOperation(.fresh) {
-                    try inbox.wait(for: last.expected, after: "the last commit", timeout: Self.deliveryTimeoutSeconds)
-                }
+                try awaitResult(of: last, after: "the last commit", fresh: true, in: inbox, timedBy: context.stopwatch)
                 digest.add(last.expected.digest)
             }
         } catch {

@@ -108,6 +108,29 @@ struct ObservedPlan {
             }
             return ids
         }
+
+        /// New items of `ids`: inside the query, each right after an item on the page (the same stock flag, its title
+        /// and more) and added to the model; else of another priority, drawn from `elsewhere`.
+        mutating func newItems(
+            _ ids: ClosedRange<Int64>, inside: Bool, elsewhere: [Item.Priority?], using rng: inout SplitMix64
+        ) -> [Item] {
+            var items = generator.items(ids)
+            for index in items.indices {
+                guard inside else {
+                    items[index].priority = elsewhere[Int(rng.below(UInt64(elsewhere.count)))]
+                    continue
+                }
+                items[index].priority = query.priority
+                let page = min(query.limit - 1, keys.count)
+                if page > 0 {
+                    let anchor = item(keys[Int(rng.below(UInt64(page)))].id)
+                    items[index].isInStock = anchor.isInStock
+                    items[index].title = anchor.title + " \(items[index].id)"
+                }
+                add(items[index])
+            }
+            return items
+        }
     }
 
     init(scale: Int, seed: UInt64, query: ObservedQuery, commits: Int = ObserveWorkload.commits) {
@@ -131,24 +154,9 @@ struct ObservedPlan {
             let change: ObservedChange
             switch kind {
             case 0:
-                var items = generator.items(nextID...nextID + Int64(size) - 1)
+                let ids = nextID...nextID + Int64(size) - 1
                 nextID += Int64(size)
-                for index in items.indices {
-                    if inside {
-                        // Right after an item on the page: the same stock flag, its title and more.
-                        items[index].priority = query.priority
-                        let page = min(query.limit - 1, model.keys.count)
-                        if page > 0 {
-                            let anchor = model.item(model.keys[Int(rng.below(UInt64(page)))].id)
-                            items[index].isInStock = anchor.isInStock
-                            items[index].title = anchor.title + " \(items[index].id)"
-                        }
-                        model.add(items[index])
-                    } else {
-                        items[index].priority = elsewhere[Int(rng.below(UInt64(elsewhere.count)))]
-                    }
-                }
-                change = .insert(items)
+                change = .insert(model.newItems(ids, inside: inside, elsewhere: elsewhere, using: &rng))
             case 1:
                 let ids = inside ? model.pageIDs(size, using: &rng) : model.elsewhereIDs(size, using: &rng)
                 let updates = ids.enumerated().map { offset, id in
