@@ -32,44 +32,7 @@ extension MemoryItemStore {
             !(document.sports.isEmpty && document.teams.isEmpty && document.houses.isEmpty
                 && document.samples.isEmpty)
         else { return dump.bytes }
-        dump.count(document.sports.count)
-        for sport in document.sports {
-            dump.word(UInt64(bitPattern: sport.id))
-            dump.text(sport.name)
-        }
-        dump.count(document.teams.count)
-        for team in document.teams {
-            dump.word(UInt64(bitPattern: team.id))
-            dump.word(UInt64(bitPattern: team.sportID))
-            dump.text(team.name)
-        }
-        dump.count(document.houses.count)
-        for house in document.houses {
-            dump.word(UInt64(bitPattern: house.id))
-            dump.text(house.address)
-            dump.count(house.floors.count)
-            for floor in house.floors {
-                dump.word(UInt64(bitPattern: floor.id))
-                dump.text(floor.name)
-                dump.count(floor.rooms.count)
-                for room in floor.rooms {
-                    dump.word(UInt64(bitPattern: room.id))
-                    dump.text(room.name)
-                    dump.word(UInt64(bitPattern: room.area))
-                }
-            }
-        }
-        dump.count(document.stacks.count)
-        for stack in document.stacks {
-            dump.count(stack.count)
-            for frame in stack { dump.word(frame) }
-        }
-        dump.count(document.samples.count)
-        for sample in document.samples {
-            dump.word(UInt64(bitPattern: sample.timestamp))
-            dump.word(UInt64(UInt32(bitPattern: sample.pid)) << 32 | UInt64(UInt32(bitPattern: sample.tid)))
-            dump.word(UInt64(UInt32(bitPattern: sample.stack)))
-        }
+        dump.associations(of: document)
         return dump.bytes
     }
 
@@ -99,36 +62,7 @@ extension MemoryItemStore {
                 orders = try (0..<4).map { _ in try (0..<dump.count()).map { _ in Int64(bitPattern: try dump.word()) } }
             }
             guard !dump.atEnd else { return document }
-            document.sports = try (0..<dump.count()).map { _ in
-                Sport(id: Int64(bitPattern: try dump.word()), name: try dump.text())
-            }
-            document.teams = try (0..<dump.count()).map { _ in
-                Team(
-                    id: Int64(bitPattern: try dump.word()), sportID: Int64(bitPattern: try dump.word()),
-                    name: try dump.text())
-            }
-            document.houses = try (0..<dump.count()).map { _ in
-                House(
-                    id: Int64(bitPattern: try dump.word()), address: try dump.text(),
-                    floors: try (0..<dump.count()).map { _ in
-                        Floor(
-                            id: Int64(bitPattern: try dump.word()), name: try dump.text(),
-                            rooms: try (0..<dump.count()).map { _ in
-                                Room(
-                                    id: Int64(bitPattern: try dump.word()), name: try dump.text(),
-                                    area: Int64(bitPattern: try dump.word()))
-                            })
-                    })
-            }
-            document.stacks = try (0..<dump.count()).map { _ in try (0..<dump.count()).map { _ in try dump.word() } }
-            document.samples = try (0..<dump.count()).map { _ in
-                let timestamp = Int64(bitPattern: try dump.word())
-                let threads = try dump.word()
-                return StoredSample(
-                    timestamp: timestamp, pid: Int32(bitPattern: UInt32(truncatingIfNeeded: threads >> 32)),
-                    tid: Int32(bitPattern: UInt32(truncatingIfNeeded: threads)),
-                    stack: Int32(bitPattern: UInt32(truncatingIfNeeded: try dump.word())))
-            }
+            try dump.readAssociations(into: &document)
             guard dump.atEnd else { throw BenchError("\(path): bytes after the end") }
             return document
         }
@@ -183,5 +117,86 @@ struct DumpReader {
 
     mutating func text() throws -> String {
         String(decoding: try bytes(try count()), as: UTF8.self)
+    }
+}
+
+extension DumpWriter {
+    /// The document's records besides its items: sports, teams, houses with their floors and rooms, call stacks and
+    /// samples.
+    fileprivate mutating func associations(of document: Document) {
+        count(document.sports.count)
+        for sport in document.sports {
+            word(UInt64(bitPattern: sport.id))
+            text(sport.name)
+        }
+        count(document.teams.count)
+        for team in document.teams {
+            word(UInt64(bitPattern: team.id))
+            word(UInt64(bitPattern: team.sportID))
+            text(team.name)
+        }
+        count(document.houses.count)
+        for house in document.houses {
+            word(UInt64(bitPattern: house.id))
+            text(house.address)
+            count(house.floors.count)
+            for floor in house.floors {
+                word(UInt64(bitPattern: floor.id))
+                text(floor.name)
+                count(floor.rooms.count)
+                for room in floor.rooms {
+                    word(UInt64(bitPattern: room.id))
+                    text(room.name)
+                    word(UInt64(bitPattern: room.area))
+                }
+            }
+        }
+        count(document.stacks.count)
+        for stack in document.stacks {
+            count(stack.count)
+            for frame in stack { word(frame) }
+        }
+        count(document.samples.count)
+        for sample in document.samples {
+            word(UInt64(bitPattern: sample.timestamp))
+            word(UInt64(UInt32(bitPattern: sample.pid)) << 32 | UInt64(UInt32(bitPattern: sample.tid)))
+            word(UInt64(UInt32(bitPattern: sample.stack)))
+        }
+    }
+}
+
+extension DumpReader {
+    /// What `DumpWriter.associations(of:)` wrote, into `document`.
+    fileprivate mutating func readAssociations(into document: inout Document) throws {
+        document.sports = try (0..<count()).map { _ in
+            Sport(id: Int64(bitPattern: try word()), name: try text())
+        }
+        document.teams = try (0..<count()).map { _ in
+            Team(
+                id: Int64(bitPattern: try word()), sportID: Int64(bitPattern: try word()),
+                name: try text())
+        }
+        document.houses = try (0..<count()).map { _ in
+            House(
+                id: Int64(bitPattern: try word()), address: try text(),
+                floors: try (0..<count()).map { _ in
+                    Floor(
+                        id: Int64(bitPattern: try word()), name: try text(),
+                        rooms: try (0..<count()).map { _ in
+                            Room(
+                                id: Int64(bitPattern: try word()), name: try text(),
+                                area: Int64(bitPattern: try word()))
+                        })
+                })
+        }
+        document.stacks = try (0..<count()).map { _ in try (0..<count()).map { _ in try word() } }
+        document.samples = try (0..<count()).map { _ in
+            let timestamp = Int64(bitPattern: try word())
+            let threads = try word()
+            return StoredSample(
+                timestamp: timestamp, pid: Int32(bitPattern: UInt32(truncatingIfNeeded: threads >> 32)),
+                tid: Int32(bitPattern: UInt32(truncatingIfNeeded: threads)),
+                stack: Int32(bitPattern: UInt32(truncatingIfNeeded: try word())))
+        }
     }
 }

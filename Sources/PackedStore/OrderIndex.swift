@@ -55,6 +55,32 @@ struct OrderIndex {
         return OrderIndex(file: file, segmentStarts: starts)
     }
 
+    /// The index file's bytes: its header (magic, version, commit `sequence`, each priority's count), then the rows
+    /// of each priority's two buckets, out of stock first.
+    private static func encoded(_ buckets: [[SortEntry]], sequence: UInt64) -> [UInt8] {
+        let total = buckets.reduce(0) { $0 + $1.count }
+        var bytes = [UInt8](repeating: 0, count: headerSize + 4 * total)
+        bytes.withUnsafeMutableBytes { buffer in
+            buffer.copyBytes(from: magic)
+            buffer.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 8, as: UInt32.self)
+            buffer.storeBytes(of: sequence.littleEndian, toByteOffset: 16, as: UInt64.self)
+            var offset = headerSize
+            for priority in 0..<4 {
+                // Out of stock (bit 0 clear) before in stock.
+                let keys = [priority << 1, priority << 1 | 1]
+                let count = keys.reduce(0) { $0 + buckets[$1].count }
+                buffer.storeBytes(of: UInt64(count).littleEndian, toByteOffset: 24 + 8 * priority, as: UInt64.self)
+                for key in keys {
+                    for entry in buckets[key] {
+                        buffer.storeBytes(of: entry.row.littleEndian, toByteOffset: offset, as: UInt32.self)
+                        offset += 4
+                    }
+                }
+            }
+        }
+        return bytes
+    }
+
     /// Sorts the live rows of `view`'s first `rowCount` and writes the index for commit `sequence` (to a temporary
     /// file, flushed, then renamed over the old one).
     ///
@@ -87,26 +113,7 @@ struct OrderIndex {
         for index in buckets.indices {
             buckets[index].withUnsafeMutableBufferPointer { radixSort($0, byte: 0, by: inOrder) }
         }
-        let total = buckets.reduce(0) { $0 + $1.count }
-        var bytes = [UInt8](repeating: 0, count: headerSize + 4 * total)
-        bytes.withUnsafeMutableBytes { buffer in
-            buffer.copyBytes(from: magic)
-            buffer.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 8, as: UInt32.self)
-            buffer.storeBytes(of: sequence.littleEndian, toByteOffset: 16, as: UInt64.self)
-            var offset = headerSize
-            for priority in 0..<4 {
-                // Out of stock (bit 0 clear) before in stock.
-                let keys = [priority << 1, priority << 1 | 1]
-                let count = keys.reduce(0) { $0 + buckets[$1].count }
-                buffer.storeBytes(of: UInt64(count).littleEndian, toByteOffset: 24 + 8 * priority, as: UInt64.self)
-                for key in keys {
-                    for entry in buckets[key] {
-                        buffer.storeBytes(of: entry.row.littleEndian, toByteOffset: offset, as: UInt32.self)
-                        offset += 4
-                    }
-                }
-            }
-        }
+        let bytes = encoded(buckets, sequence: sequence)
         let path = directory.appendingPathComponent(fileName).path
         let temporary = path + ".tmp"
         try? FileManager.default.removeItem(atPath: temporary)

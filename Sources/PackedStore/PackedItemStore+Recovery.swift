@@ -144,35 +144,8 @@ extension PackedItemStore {
             }
             throw PackedError.corrupted(rows.path, "neither header slot has a valid checksum")
         }
-        let previous = slots.first { $0.sequence + 1 == newest.sequence }
-        var committed = newest
-        if newest.appendedWithSlot, let problem = damageToAppendedRows(of: newest, previous: previous) {
-            // The append's rows and strings were flushed with its slot: a crash before that flush finished left
-            // them partly written. The previous commit, flushed whole before this one began, is the state.
-            guard let previous else {
-                throw PackedError.corrupted(
-                    rows.path,
-                    "the rows its last commit appended are damaged (\(problem)) and no earlier commit is kept")
-            }
-            try ZeroSlot.bytes.withUnsafeBytes { try rows.write($0, at: newest.slot * StoreHeader.slotSize) }
-            try rows.sync()
-            recoveryNotes.append(
-                "commit \(newest.sequence) not trusted (\(problem)): opened to commit \(previous.sequence), and commit "
-                    + "\(newest.sequence)'s header slot erased")
-            committed = previous
-        }
-        let rowBytes = StoreHeader.rowsStart + committed.rowCount * ItemRow.size
-        guard rows.length >= rowBytes else {
-            throw PackedError.corrupted(
-                rows.path, "\(rows.length) bytes; its header commits \(committed.rowCount) rows")
-        }
-        guard arena.length >= committed.arenaLength else {
-            throw PackedError.corrupted(
-                arena.path, "\(arena.length) bytes; \(rows.path) commits \(committed.arenaLength)")
-        }
-        // Rows and strings appended after the last commit are not part of the store.
-        if rows.length > rowBytes { try rows.truncate(to: rowBytes) }
-        if arena.length > committed.arenaLength { try arena.truncate(to: committed.arenaLength) }
+        let committed = try trustedCommit(newest, among: slots)
+        try cut(to: committed)
         header = committed
         let tombstoneBytes = FileMagic.headerSize + (committed.rowCount + 7) / 8
         if tombstones.length < tombstoneBytes {
@@ -186,6 +159,44 @@ extension PackedItemStore {
         try replayJournal()
         order = try OrderIndex.open(in: generation, sequence: header.orderIndexSequence)
         try publish()
+    }
+
+    /// The commit to open at: the newest, or the one before it where the newest's appended rows did not all reach the
+    /// disk (the newest's header slot then erased and flushed).
+    private func trustedCommit(_ newest: StoreHeader, among slots: [StoreHeader]) throws -> StoreHeader {
+        let previous = slots.first { $0.sequence + 1 == newest.sequence }
+        guard newest.appendedWithSlot, let problem = damageToAppendedRows(of: newest, previous: previous) else {
+            return newest
+        }
+        // The append's rows and strings were flushed with its slot: a crash before that flush finished left them
+        // partly written. The previous commit, flushed whole before this one began, is the state.
+        guard let previous else {
+            throw PackedError.corrupted(
+                rows.path, "the rows its last commit appended are damaged (\(problem)) and no earlier commit is kept")
+        }
+        try ZeroSlot.bytes.withUnsafeBytes { try rows.write($0, at: newest.slot * StoreHeader.slotSize) }
+        try rows.sync()
+        recoveryNotes.append(
+            "commit \(newest.sequence) not trusted (\(problem)): opened to commit \(previous.sequence), and commit "
+                + "\(newest.sequence)'s header slot erased")
+        return previous
+    }
+
+    /// Cuts off the rows and strings appended after `committed`, which are not part of the store; a file shorter
+    /// than it commits is damage.
+    private func cut(to committed: StoreHeader) throws {
+        let rowBytes = StoreHeader.rowsStart + committed.rowCount * ItemRow.size
+        guard rows.length >= rowBytes else {
+            throw PackedError.corrupted(
+                rows.path, "\(rows.length) bytes; its header commits \(committed.rowCount) rows")
+        }
+        guard arena.length >= committed.arenaLength else {
+            throw PackedError.corrupted(
+                arena.path, "\(arena.length) bytes; \(rows.path) commits \(committed.arenaLength)")
+        }
+        // Rows and strings appended after the last commit are not part of the store.
+        if rows.length > rowBytes { try rows.truncate(to: rowBytes) }
+        if arena.length > committed.arenaLength { try arena.truncate(to: committed.arenaLength) }
     }
 
     /// A new store, or one whose creation was interrupted: an initial state in slot 0 and an empty slot 1, flushed

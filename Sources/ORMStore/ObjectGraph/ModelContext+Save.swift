@@ -30,26 +30,8 @@ extension ModelContext {
                 if mechanisms.contains(.upsert) { matched = try matchStoredRows(saving) }
                 try assignPrimaryKeys(to: matched.isEmpty ? saving : saving.filter { matched[$0.identity] == nil })
                 writeRelationshipColumns(saving)
-                var history: [(object: ManagedObject, change: ModelContainer.HistoryChange, columns: UInt64)] = []
-                for object in deleted where object.primaryKey > 0 {
-                    try writeDelete(object)
-                    if mechanisms.contains(.historyTracking) { history.append((object, .delete, 0)) }
-                }
-                for object in saving {
-                    if let version = matched[object.identity] {
-                        try writeUpsert(object, over: version)
-                    } else {
-                        try writeInsert(object)
-                    }
-                    if mechanisms.contains(.historyTracking) {
-                        let upserted = matched[object.identity] != nil
-                        history.append((object, upserted ? .update : .insert, upserted ? ~0 : 0))
-                    }
-                }
-                for object in updated where !object.isDeleted {
-                    let columns = try writeUpdate(object)
-                    if mechanisms.contains(.historyTracking) { history.append((object, .update, columns)) }
-                }
+                let history = try writeChanges(
+                    saving, matched: matched, tracking: mechanisms.contains(.historyTracking))
                 if !history.isEmpty { try container.recordHistory(history) }
                 // Files of externally stored values, each flushed when written: their entries before the commit.
                 try container.externalData?.flush()
@@ -66,18 +48,47 @@ extension ModelContext {
                 updated: updated.filter { !$0.isDeleted }.map(\.persistentModelID),
                 deleted: deleted.filter { $0.primaryKey > 0 }.map(\.persistentModelID)) : nil
         container.rowCache.coordinated { didSave(saving, versions: matched) }
-        if let notification {
-            container.post(notification, from: self)
-            if mechanisms.contains(.saveNotification) {
-                NotificationCenter.default.post(
-                    name: Self.didSave, object: self,
-                    userInfo: [
-                        "inserted": notification.inserted, "updated": notification.updated,
-                        "deleted": notification.deleted,
-                    ])
+        if let notification { post(notification, asSwiftData: mechanisms.contains(.saveNotification)) }
+        if mechanisms.contains(.postSaveMaintenance) { try container.maintainAfterSave() }
+    }
+
+    /// Writes the save's deletions, inserts (an upsert where `matched` has the stored row's version) and updates;
+    /// returns, when `tracking`, each change for the save's history.
+    private func writeChanges(
+        _ saving: [ManagedObject], matched: [ObjectIdentifier: Int64], tracking: Bool
+    ) throws -> [(object: ManagedObject, change: ModelContainer.HistoryChange, columns: UInt64)] {
+        var history: [(object: ManagedObject, change: ModelContainer.HistoryChange, columns: UInt64)] = []
+        for object in deleted where object.primaryKey > 0 {
+            try writeDelete(object)
+            if tracking { history.append((object, .delete, 0)) }
+        }
+        for object in saving {
+            if let version = matched[object.identity] {
+                try writeUpsert(object, over: version)
+            } else {
+                try writeInsert(object)
+            }
+            if tracking {
+                let upserted = matched[object.identity] != nil
+                history.append((object, upserted ? .update : .insert, upserted ? ~0 : 0))
             }
         }
-        if mechanisms.contains(.postSaveMaintenance) { try container.maintainAfterSave() }
+        for object in updated where !object.isDeleted {
+            let columns = try writeUpdate(object)
+            if tracking { history.append((object, .update, columns)) }
+        }
+        return history
+    }
+
+    /// Posts a save's identifiers to the merging contexts and, `asSwiftData`, as `didSave`.
+    private func post(_ notification: ContextDidSave, asSwiftData: Bool) {
+        container.post(notification, from: self)
+        guard asSwiftData else { return }
+        NotificationCenter.default.post(
+            name: Self.didSave, object: self,
+            userInfo: [
+                "inserted": notification.inserted, "updated": notification.updated, "deleted": notification.deleted,
+            ])
     }
 
     /// Posted after every save when the container has `SwiftDataMechanisms.saveNotification`, as SwiftData's

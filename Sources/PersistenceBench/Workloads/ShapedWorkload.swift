@@ -75,48 +75,9 @@ package struct ShapedWorkload: Workload {
                 ids: 1...Int64(context.scale), of: shape, into: table, of: store, context: context, timed: true)
             return WorkloadOutcome(operations: context.scale, digest: nil)
         case .insertEach:
-            let box = context.timeBox.start(steps: min(context.scale, 10_000))
-            var done = 0
-            while box.allowsMore(after: done) {
-                let id = Int64(context.scale + done + 1)
-                let record = generator.record(id: id)
-                try measure(generator, id: id, sizeClasses: sizeClasses, context: context) {
-                    try table.insertDurably(record)
-                }
-                context.progress.advance(by: 1)
-                done += 1
-            }
-            return WorkloadOutcome(
-                operations: done, digest: nil, timeBoxed: box.stoppedEarly(after: done), steps: done,
-                prefix: context.timeBox.floor == nil ? nil : DigestPrefix(steps: box.minimum, digest: nil),
-                stoppedShort: box.stoppedShort(after: done))
+            return try insertEach(into: table, generator: generator, sizeClasses: sizeClasses, context: context)
         case .get:
-            let keys = GetWorkload.keys(scale: context.scale, seed: context.seed, distribution: .uniform)
-            guard shape.payloadIndex != nil else {
-                return try context.askInTurn(keys, ask: table.record(id:)) { record, digest in
-                    digest.add(answer: record)
-                    return 1
-                }
-            }
-            let box = context.timeBox.start(steps: keys.count)
-            var digest = Digest()
-            var prefix: Digest?
-            var done = 0
-            while box.allowsMore(after: done) {
-                let key = keys[done]
-                digest.add(
-                    answer: try measure(generator, id: key, sizeClasses: sizeClasses, context: context) {
-                        try table.record(id: key)
-                    })
-                done += 1
-                if done == box.minimum { prefix = digest }
-                context.progress.advance(by: 1)
-            }
-            return WorkloadOutcome(
-                operations: done, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done,
-                prefix: context.timeBox.floor == nil
-                    ? nil : prefix.map { DigestPrefix(steps: box.minimum, digest: $0) },
-                stoppedShort: box.stoppedShort(after: done), stepsTimedAlone: done)
+            return try get(from: table, generator: generator, sizeClasses: sizeClasses, context: context)
         case .scan:
             var digest = Digest()
             let progress = context.progress
@@ -147,9 +108,65 @@ package struct ShapedWorkload: Workload {
         }
     }
 
+    /// `insert-each`: records after the fixture's, one durable insert each, within the time box.
+    private func insertEach(
+        into table: any RecordTable, generator: RecordGenerator, sizeClasses: SizeClassKinds?, context: WorkloadContext
+    ) throws -> WorkloadOutcome {
+        let box = context.timeBox.start(steps: min(context.scale, 10_000))
+        var done = 0
+        while box.allowsMore(after: done) {
+            let id = Int64(context.scale + done + 1)
+            let record = generator.record(id: id)
+            try measure(generator, id: id, sizeClasses: sizeClasses, context: context) {
+                try table.insertDurably(record)
+            }
+            context.progress.advance(by: 1)
+            done += 1
+        }
+        return WorkloadOutcome(
+            operations: done, digest: nil, timeBoxed: box.stoppedEarly(after: done), steps: done,
+            prefix: context.timeBox.floor == nil ? nil : DigestPrefix(steps: box.minimum, digest: nil),
+            stoppedShort: box.stoppedShort(after: done))
+    }
+
+    /// `get`: uniform lookups by id, timed in turn; with a payload, each timed alone under its size class.
+    private func get(
+        from table: any RecordTable, generator: RecordGenerator, sizeClasses: SizeClassKinds?, context: WorkloadContext
+    ) throws -> WorkloadOutcome {
+        let keys = GetWorkload.keys(scale: context.scale, seed: context.seed, distribution: .uniform)
+        guard shape.payloadIndex != nil else {
+            return try context.askInTurn(keys, ask: table.record(id:)) { record, digest in
+                digest.add(answer: record)
+                return 1
+            }
+        }
+        let box = context.timeBox.start(steps: keys.count)
+        var digest = Digest()
+        var prefix: Digest?
+        var done = 0
+        while box.allowsMore(after: done) {
+            let key = keys[done]
+            digest.add(
+                answer: try measure(generator, id: key, sizeClasses: sizeClasses, context: context) {
+                    try table.record(id: key)
+                })
+            done += 1
+            if done == box.minimum { prefix = digest }
+            context.progress.advance(by: 1)
+        }
+        return WorkloadOutcome(
+            operations: done, digest: digest, timeBoxed: box.stoppedEarly(after: done), steps: done,
+            prefix: context.timeBox.floor == nil
+                ? nil : prefix.map { DigestPrefix(steps: box.minimum, digest: $0) },
+            stoppedShort: box.stoppedShort(after: done), stepsTimedAlone: done)
+    }
+
+    /// The size classes of a shape's payload and their operation kinds.
+    private typealias SizeClassKinds = (sizes: SizeClasses, kinds: [OperationKind])
+
     /// Times `body` as one operation, under the size class of record `id`'s payload when the shape has one.
     private func measure<T>(
-        _ generator: RecordGenerator, id: Int64, sizeClasses: (sizes: SizeClasses, kinds: [OperationKind])?,
+        _ generator: RecordGenerator, id: Int64, sizeClasses: SizeClassKinds?,
         context: WorkloadContext, _ body: () throws -> T
     ) rethrows -> T {
         guard let classes = sizeClasses else { return try context.stopwatch.measureOperation(body) }
