@@ -87,7 +87,7 @@ public enum CellExecution {
         end()
         // The process's figures after the phase, read from /proc: the harness's work, left out of a counted region.
         let after = OperationCounter.paused { ProcessStats.current() }
-        let verification = try verification(of: outcome, by: workload, of: kind, in: store, scale: context.scale)
+        let (digest, prefix) = try answers(of: outcome, by: workload, in: store, scale: context.scale)
         let counts = OperationCounter.end()
         try store.close()
         let harnessSeconds = try HarnessFloor.seconds(
@@ -99,7 +99,9 @@ public enum CellExecution {
             from: before, to: after, baseline: peakReset ? baseline : nil,
             bytesOnDisk: try kind.type.bytesOnDisk(at: directory))
         return CellMetrics(
-            phase: phase, resources: resources, verification: verification, counts: counts, figures: outcome.figures)
+            phase: phase, resources: resources,
+            verification: CellVerification(outcome, digest: digest, prefix: prefix, of: workload, on: kind),
+            counts: counts, figures: outcome.figures)
     }
 
     /// The Swift runtime's one-time work a timed phase's first question would otherwise time (and, counted, count),
@@ -121,22 +123,18 @@ public enum CellExecution {
         return seconds(nanoseconds: stopwatch.elapsedNanoseconds - timedBefore)
     }
 
-    /// What the cell answered: the outcome's digest or the store's read back (or both), and the digest of the prefix
-    /// every cell of its group did where the outcome has none.
-    private static func verification(
-        of outcome: WorkloadOutcome, by workload: any Workload, of kind: StoreKind, in store: any Store, scale: Int
-    ) throws -> CellVerification {
+    /// What the cell answered, read inside the counted region: the outcome's digest or the store's read back (or
+    /// both), and the digest of the prefix every cell of its group did where the outcome has none.
+    private static func answers(
+        of outcome: WorkloadOutcome, by workload: any Workload, in store: any Store, scale: Int
+    ) throws -> (digest: Digest, prefix: DigestPrefix?) {
         var digest = try outcome.digest ?? workload.digestAfterRun(of: store)
         if outcome.digest != nil && outcome.alsoDigestsStore { digest.add(try workload.digestAfterRun(of: store)) }
         var prefix = outcome.prefix
         if let steps = prefix?.steps, prefix?.digest == nil {
             prefix?.digest = try workload.prefixDigestAfterRun(of: store, scale: scale, steps: steps)
         }
-        return CellVerification(
-            digest: digest, steps: outcome.steps, timeBoxed: outcome.timeBoxed ? true : nil,
-            stoppedShort: outcome.stoppedShort ? true : nil, prefix: prefix,
-            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
-            workNote: kind.workNotes[workload.name])
+        return (digest, prefix)
     }
 }
 
@@ -170,5 +168,21 @@ extension ResourceFigures {
             storageWriteBytes: after.storageWriteBytes.flatMap { end in before.storageWriteBytes.map { end - $0 } },
             storageReadBytes: after.storageReadBytes.flatMap { end in before.storageReadBytes.map { end - $0 } },
             bytesOnDisk: bytesOnDisk)
+    }
+}
+
+extension CellVerification {
+    /// What the cell answered and how its loop ended, with the store's notes on the workload.
+    ///
+    /// Made after the counted region: a store's maintained counts are a static property its conformance answers
+    /// (478k instructions the first time, for `memory`), no part of the cell's work.
+    fileprivate init(
+        _ outcome: WorkloadOutcome, digest: Digest, prefix: DigestPrefix?, of workload: any Workload, on kind: StoreKind
+    ) {
+        self.init(
+            digest: digest, steps: outcome.steps, timeBoxed: outcome.timeBoxed ? true : nil,
+            stoppedShort: outcome.stoppedShort ? true : nil, prefix: prefix,
+            maintainedCount: workload.countAsked.map(kind.type.maintainedCounts.contains) == true ? true : nil,
+            workNote: kind.workNotes[workload.name])
     }
 }
