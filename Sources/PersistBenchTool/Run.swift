@@ -153,27 +153,22 @@ struct Run: ParsableCommand {
     /// rather than ignored.
     private func refuseMatrixOptions() throws {
         let defaults = try Run.parse([])
-        let given: [(String, Bool)] = [
-            ("--stores", matrix.stores != nil), ("--skip-stores", matrix.skipStores != nil),
-            ("--workloads", matrix.workloads != defaults.matrix.workloads),
-            ("--scales", matrix.scales != defaults.matrix.scales),
-            ("--repetitions", matrix.repetitions != defaults.matrix.repetitions),
-            ("--time-box", matrix.timeBox != defaults.matrix.timeBox), ("--seed", seed != defaults.seed),
-            ("--batch-size", batchSize != defaults.batchSize), ("--read-rate", readRate != defaults.readRate),
-            ("--readers", readers != nil), ("--shape", shape != defaults.shape), ("--out", out != defaults.out),
-            ("--replace", replace), ("--time-budget", timeBudget != defaults.timeBudget),
-            ("--fixture-time-budget", fixtureTimeBudget != defaults.fixtureTimeBudget),
-            ("--floor-time", floorTime != defaults.floorTime),
-            ("--memory-budget", memoryBudget != defaults.memoryBudget),
-            ("--memory-limit", memoryLimit != nil), ("--keep-stores", keepStores), ("--count", count),
-            ("--jobs", jobs != nil), ("--shard", shard != nil),
-            ("--single-repetition-above", singleRepetitionAbove != nil),
-        ]
-        let changed = given.filter(\.1).map(\.0)
+        let unchanging = ["--matrix", "--resume", "--ignore-free-space", "--strict", "--dry-run", "--estimate-from"]
+        let changed = (Self.options(matrix, changedFrom: defaults.matrix) + Self.options(self, changedFrom: defaults))
+            .filter { !unchanging.contains($0) }
         guard changed.isEmpty else {
             throw ValidationError(
                 "--resume continues a run with its own options: \(changed.joined(separator: ", ")) would change nothing "
                     + "(start a new run in another --out to change them)")
+        }
+    }
+
+    /// The options (each property's name as `--kebab-case`) whose parsed value in `given` is not `defaults`'.
+    private static func options<Options>(_ given: Options, changedFrom defaults: Options) -> [String] {
+        zip(Mirror(reflecting: given).children, Mirror(reflecting: defaults).children).compactMap { given, defaults in
+            guard let label = given.label, String(describing: given.value) != String(describing: defaults.value)
+            else { return nil }
+            return "--" + label.dropFirst().map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
         }
     }
 

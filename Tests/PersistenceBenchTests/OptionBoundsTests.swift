@@ -85,6 +85,14 @@ import Testing
     @Test func optionsThatDoNothingInTheirModeAreRefused() throws {
         let resume = try #require(answer(to: ["run", "--resume", "results/ci-baseline", "--scales", "1k"]))
         #expect(resume.status == 2 && resume.line.contains("--resume continues a run with its own options: --scales"))
+        // Every option that would change the run is named, flags and the matrix's group included, in their order.
+        let several = ["--stores", "lmdb", "--seed", "7", "--keep-stores", "--time-budget", "5m", "--jobs", "1"]
+        let named = try #require(answer(to: ["run", "--resume", "results/ci-baseline"] + several))
+        #expect(named.line.contains("options: --stores, --seed, --time-budget, --keep-stores, --jobs would change"))
+        // A default given explicitly changes nothing and is not refused; --strict is the resumed run's own.
+        let defaults = ["--seed", "\(RunConfiguration.defaultSeed)", "--time-budget", "10m", "--strict", "--dry-run"]
+        let accepted = answer(to: ["run", "--resume", "results/no-such-run"] + defaults)
+        #expect(accepted?.line.contains("--resume continues") != true, "\(String(describing: accepted))")
         let readers = try #require(answer(to: ["run", "--readers", "1,2", "--workloads", "get"]))
         #expect(readers.status == 2 && readers.line.contains("--readers sets the reader threads"))
     }
