@@ -69,13 +69,16 @@ struct MatrixOptions<Defaults: MatrixDefaults>: ParsableArguments {
         return repetitions
     }
 
-    /// The matrix with every other setting at its default (`RunConfiguration.init(stores:workloads:scales:…)`).
+    /// The matrix with every other setting at its default (`RunConfiguration.init(stores:workloads:scales:…)`, and
+    /// the default fixture cache).
     func matrix(counted: Bool = false) throws -> RunSession {
         let stores = try storeKinds()
         let workloads = try workloadList()
-        let configuration = RunConfiguration(
+        var configuration = RunConfiguration(
             stores: stores.map(\.name), workloads: workloads.map(\.name), scales: scales.scales,
             repetitions: try repetitionCount(), timeBoxSeconds: counted ? nil : timeBox.seconds)
+        configuration.fixtureCache = FixtureCache.Place(
+            directory: FixtureCache.Place.defaultDirectory, capBytes: FixtureCache.Place.defaultCapBytes)
         return RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: ReportSink())
     }
 }

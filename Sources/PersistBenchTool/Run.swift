@@ -53,7 +53,8 @@ struct Run: ParsableCommand {
     @Flag(
         help: ArgumentHelp(
             "Run even when the estimate of the disk the run needs (a fixture of each store at the largest scale, "
-                + "about \(Int(DiskEstimate.bytesPerItem)) bytes an item, and a cell's copy) exceeds --out's free space."
+                + "about \(Int(DiskEstimate.bytesPerItem)) bytes an item, and a cell's copy) exceeds the free space of "
+                + "--out (or of --fixtures, for the fixtures)."
         ))
     var ignoreFreeSpace = false
 
@@ -99,6 +100,22 @@ struct Run: ParsableCommand {
             valueName: "size"),
         transform: MemorySize.parse)
     var memoryLimit: MemorySize?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where fixtures are kept between runs: each store's fixture at a scale built once, checked by the store's "
+                + "own integrity check, and reused while its store, engine, scale, seed, shape, batch size and build "
+                + "are the same (its files' digest checked first); runs on one machine (shards) share it. 'none': "
+                + "built in --out's scratch space and removed.", valueName: "DIR|none"))
+    var fixtures = FixtureCache.Place.defaultDirectory
+
+    @Option(
+        parsing: .unconditional,
+        help: .typed(
+            "The most --fixtures' entries may take: the least recently used are removed past it.",
+            default: RunDefaults.fixturesCap, valueName: "size"),
+        transform: MemorySize.parse)
+    var fixturesCap = RunDefaults.fixturesCap
 
     @Flag(help: "Keep each store's files from the last repetition under OUT/stores/<store>/<workload>-<scale>/.")
     var keepStores = false
@@ -178,7 +195,7 @@ struct Run: ParsableCommand {
             seed: seed, batchSize: batchSize, readRate: readRate, readers: readers, shape: shape,
             timeBudget: timeBudget, fixtureTimeBudget: fixtureTimeBudget, floorTime: floorTime,
             memoryBudget: memoryBudget, memoryLimit: memoryLimit, keepStores: keepStores, counted: count, jobs: jobs,
-            singleRepetitionAbove: singleRepetitionAbove, shard: shard)
+            singleRepetitionAbove: singleRepetitionAbove, shard: shard, fixtures: fixtures, fixturesCap: fixturesCap)
         let workloadsGiven = matrix.workloads != RunDefaults.workloads.joined(separator: ",")
         return try badInput { try matrix.matrix(counted: count).applying(settings, workloadsGiven: workloadsGiven) }
     }
@@ -232,6 +249,7 @@ enum RunDefaults: MatrixDefaults {
     static let fixtureTimeBudget = DurationOption(seconds: RunConfiguration.defaultFixtureTimeBudgetSeconds)
     static let floorTime = DurationOption(seconds: TimeBox.defaultFloorSeconds)
     static let memoryBudget = MemorySize(bytes: RunConfiguration.defaultMemoryBudgetBytes)
+    static let fixturesCap = MemorySize(bytes: FixtureCache.Place.defaultCapBytes)
     static let timeBoxHelp =
         "Stop a cell's loop of steps (insert-each, get, get-warm, get-zipfian, get-batch, page, write-then-page, "
         + "search) once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "

@@ -36,8 +36,40 @@ extension MarkdownReport {
                 + " |",
             "| Write batch | \(configuration.shape.map { $0.recordsPerBatch(configuration.batchSize) } ?? configuration.batchSize) "
                 + "records per transaction |",
-            "",
+        ] + fixtureRows(results) + [""]
+    }
+
+    /// Which fixtures the run built and which it reused from the fixture cache, each store's by fixture and scale;
+    /// none for runs made before the cache.
+    static func fixtureRows(_ results: RunResults) -> [String] {
+        let prepared = results.cells.filter { $0.fixture != nil }
+        guard !prepared.isEmpty else { return [] }
+        func list(built: Bool) -> String {
+            let cells = prepared.filter { $0.fixture?.built == built }
+            guard !cells.isEmpty else { return "none" }
+            return orderedUnique(cells.map(\.store)).map { store in
+                let mine = cells.filter { $0.store == store }
+                let fixtures = orderedUnique(mine.map { "\($0.fixture?.name ?? "") \($0.scale)" })
+                let bytes = mine.reduce(Int64(0)) { $0 + ($1.fixture?.bytes ?? 0) }
+                return "`\(store)` \(fixtures.joined(separator: ", ")) (\(Quantity.formatBytes(bytes)))"
+            }.joined(separator: "; ")
+        }
+        let place =
+            results.configuration.fixtureCache.map {
+                "kept in `\($0.directory)` (at most \(Quantity.formatBytes($0.capBytes)))"
+            } ?? "in the run's scratch space, removed after each scale"
+        var rows = [
+            "| Fixtures built | \(prepared.filter { $0.fixture?.built == true }.count), \(place), each checked after its "
+                + "load (the store's integrity check and a read of every item where the store has one): "
+                + list(built: true) + " |",
+            "| Fixtures reused | \(prepared.filter { $0.fixture?.built == false }.count), each file's digest first "
+                + "checked against the one its build recorded: " + list(built: false) + " |",
         ]
+        for cell in prepared {
+            guard let reason = cell.fixture?.rebuilt else { continue }
+            rows.append("| Fixture rebuilt | `\(cell.store)` \(cell.fixture?.name ?? "") \(cell.scale): \(reason) |")
+        }
+        return rows
     }
 
     /// How to read a cell; the harness's own share of the timed seconds; how many groups' digests agree.

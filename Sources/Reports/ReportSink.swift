@@ -45,6 +45,11 @@ package struct ReportSink: RunSink {
     /// Where the reports are, and any digest mismatch, error and DNF.
     static func printOutcome(_ results: RunResults, output: URL) {
         print("Wrote \(output.path)/report.md, results.csv and results.json")
+        let fixtures = results.cells.compactMap(\.fixture)
+        if let place = results.configuration.fixtureCache, !fixtures.isEmpty {
+            let built = fixtures.filter(\.built).count
+            print("Fixtures: \(built) built, \(fixtures.count - built) reused, kept in \(place.directory)")
+        }
         let mismatches = results.digestChecks.filter { !$0.agreed }
         for check in mismatches {
             print("DIGEST MISMATCH: \(check.workload) at \(check.scale): \(check.digestsDescription)")

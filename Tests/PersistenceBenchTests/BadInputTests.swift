@@ -109,6 +109,7 @@ import Testing
 /// How the tool answers `arguments`, parsed and run in this process: its exit status and line, or nil if it
 /// accepted them.
 func answer(to arguments: [String]) -> (status: Int32, line: String)? {
+    testFixtureCache.touch()
     do {
         var command = try PersistBench.parseAsRoot(arguments)
         try command.run()

@@ -196,7 +196,7 @@ import Testing
         let out = directory.url.appendingPathComponent("out").path
         let arguments = [
             "run", "--stores", "sqlite", "--workloads", "insert,scan", "--scales", "200k", "--repetitions", "1",
-            "--out", out, "--time-budget", "300ms", "--fixture-time-budget", "300ms",
+            "--out", out, "--time-budget", "300ms", "--fixture-time-budget", "300ms", "--fixtures", "none",
         ]
         let run = try runTool(arguments)
         #expect(run.status == 0, "\(run.output)")
@@ -214,7 +214,7 @@ import Testing
         #expect(
             try runTool([
                 "run", "--stores", "sqlite", "--workloads", "scan", "--scales", "200k", "--repetitions", "1", "--out",
-                loaded, "--time-budget", "300ms",
+                loaded, "--time-budget", "300ms", "--fixtures", "none",
             ]).status == 0)
         let scan = try #require(
             try RunResults.load(from: URL(fileURLWithPath: loaded).appendingPathComponent("results.json")).cells.first)

@@ -21,7 +21,7 @@ import Testing
         let output = mountPoint.appendingPathComponent("run")
         let arguments = [
             "run", "--stores", "sqlite,packed,memory", "--workloads", "get,update", "--scales", "20k",
-            "--repetitions", "1", "--out", output.path,
+            "--repetitions", "1", "--out", output.path, "--fixtures", "none",
         ]
         // The run's estimate (3 stores' fixtures and a cell's copy at 20k) is more than the disk holds: refused
         // before anything is written, unless the user says to try.

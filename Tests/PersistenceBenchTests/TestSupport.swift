@@ -26,6 +26,8 @@ let profileStoreNames = allStoreKinds.filter { $0.type is any ProfileStore.Type 
 let searchStoreNames = allStoreKinds.filter { $0.type is any SearchStore.Type }.map(\.name)
 let observableStoreNames = allStoreKinds.filter { $0.type is any ObservableItemStore.Type }.map(\.name)
 let concurrentReadStoreNames = allStoreKinds.filter { $0.type is any ConcurrentReadStore.Type }.map(\.name)
+/// The stores with an integrity check of their own (`verify`, a fixture's check after its load).
+let integrityCheckedStoreNames = allStoreKinds.filter { $0.type is any IntegrityCheckingStore.Type }.map(\.name)
 /// The stores `persistbench crash` checks: an integrity check and a promise to keep.
 let crashCheckedStoreNames = allStoreKinds.filter(\.isCrashChecked).map(\.name)
 
@@ -146,9 +148,32 @@ struct ToolRun {
     let output: String
 }
 
-/// The freshly built `persistbench`, beside the test bundle.
-let toolExecutable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-    .appendingPathComponent("persistbench")
+/// The freshly built `persistbench`, beside the test bundle; first used, it points this process's fixture cache at a
+/// directory of its own (`testFixtureCache`).
+let toolExecutable: URL = {
+    testFixtureCache.touch()
+    return URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("persistbench")
+}()
+
+/// The default fixture cache of every run this test process makes, in it or in a child.
+///
+/// Set by `XDG_CACHE_HOME`, which children inherit: shared by the tests of one `swift test`, never by two, and never
+/// the user's `~/.cache/persistbench`, so that no test finds a fixture an earlier session built. Removed at exit.
+let testFixtureCache = TestFixtureCache()
+
+final class TestFixtureCache: Sendable {
+    private static let home = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "persistbench-test-cache-\(getpid())")
+
+    fileprivate init() {
+        setenv("XDG_CACHE_HOME", Self.home.path, 1)
+        atexit { try? FileManager.default.removeItem(at: TestFixtureCache.home) }
+    }
+
+    /// Makes sure the cache is set (the first use of `testFixtureCache` sets it).
+    func touch() {}
+}
 
 /// Runs `persistbench` with `arguments`, capturing stdout and stderr.
 func runTool(_ arguments: [String]) throws -> ToolRun {

@@ -8,7 +8,7 @@ import Testing
 /// and on directories that are not its store; every file's bytes compared before and after.
 @Suite struct VerifyTests {
     /// The stores `verify` can check.
-    static let checkedStores = allStoreKinds.filter { $0.type is any IntegrityCheckingStore.Type }.map(\.name)
+    static let checkedStores = integrityCheckedStoreNames
 
     /// Data files whose bytes past their header may hold nothing committed: `packed`'s journal once its last commit's
     /// changes were applied and flushed (a clean close).

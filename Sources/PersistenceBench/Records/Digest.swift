@@ -57,6 +57,12 @@ public struct Digest: Equatable, Hashable, Sendable, Codable, CustomStringConver
         }
     }
 
+    /// Adds a run of bytes (a file's contents, a block of it): its length, then the bytes.
+    package mutating func add(bytes: UnsafeRawBufferPointer) {
+        count += 1
+        combine(utf8: bytes)
+    }
+
     /// Adds one lookup's answer: the record, or -1 where there is none.
     package mutating func add(answer record: Record?) {
         if let record { add(record) } else { add(-1) }

@@ -34,6 +34,9 @@ package struct CellResult: Codable, Equatable, Sendable {
     /// The seconds of the fixture load this cell waited for, within `runSeconds`: set on the first cell of a run (or
     /// of a resumed run) to use a (store, fixture, scale)'s fixture, nil on the others and in results recorded before.
     package var fixtureSeconds: Double?
+    /// Where that fixture came from: loaded by this run or reused from the fixture cache, its bytes and how it was
+    /// checked; set with `fixtureSeconds`, nil in results recorded before the cache.
+    package var fixture: FixtureCache.Use?
     /// In a merged run (`merge`), the shard whose machine measured this cell (`RunResults.shards`); nil otherwise.
     package var shard: Int?
     /// The boot id of the machine that ran this cell (`RunEnvironment.bootID`): a run resumed on another machine
@@ -83,7 +86,7 @@ package struct CellResult: Codable, Equatable, Sendable {
 
 extension CellResult {
     private enum CodingKeys: String, CodingKey {
-        case status, reason, metrics, process, interrupted, runSeconds, fixtureSeconds, shard, bootID
+        case status, reason, metrics, process, interrupted, runSeconds, fixtureSeconds, fixture, shard, bootID
     }
 
     // The id's four keys sit beside the cell's own, as they did before the id was typed.
@@ -97,6 +100,7 @@ extension CellResult {
         interrupted = try c.decodeIfPresent(Bool.self, forKey: .interrupted)
         runSeconds = try c.decodeIfPresent(Double.self, forKey: .runSeconds)
         fixtureSeconds = try c.decodeIfPresent(Double.self, forKey: .fixtureSeconds)
+        fixture = try c.decodeIfPresent(FixtureCache.Use.self, forKey: .fixture)
         shard = try c.decodeIfPresent(Int.self, forKey: .shard)
         bootID = try c.decodeIfPresent(String.self, forKey: .bootID)
     }
@@ -111,6 +115,7 @@ extension CellResult {
         try c.encodeIfPresent(interrupted, forKey: .interrupted)
         try c.encodeIfPresent(runSeconds, forKey: .runSeconds)
         try c.encodeIfPresent(fixtureSeconds, forKey: .fixtureSeconds)
+        try c.encodeIfPresent(fixture, forKey: .fixture)
         try c.encodeIfPresent(shard, forKey: .shard)
         try c.encodeIfPresent(bootID, forKey: .bootID)
     }

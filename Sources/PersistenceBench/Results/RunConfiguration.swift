@@ -40,6 +40,10 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     /// Scales above this one run a single repetition (`run --single-repetition-above`: a sweep whose largest scales
     /// cost too much to repeat); nil when every scale runs `repetitions`.
     package var singleRepetitionAbove: Scale?
+    /// Where fixtures are kept between runs and the bytes they may take (`run --fixtures`, `FixtureCache`); nil for
+    /// fixtures loaded in the run's scratch space and removed when it moves on to another scale, and in runs made
+    /// before the cache.
+    package var fixtureCache: FixtureCache.Place?
 
     /// The repetitions of every cell at `scale`.
     package func repetitions(at scale: Scale) -> Int {

@@ -21,23 +21,27 @@ final class CellLauncher: CellMeasuring {
     private let runDirectory: URL
     /// Names the frames the compiler inlined in a counted cell's stacks; without one, they are their callers'.
     private let symbolizer = Symbolizer()
-    private var fixtures: [FixtureID: FixtureState] = [:]
+    /// The fixtures this launcher copies into cells: the run's `--fixtures` cache, or one in its scratch space.
+    private let fixtureCache: FixtureCache
+    /// The fixtures handed out since the run last moved to another scale, checked once each.
+    private var fixtures: [FixtureCache.Key: FixtureState] = [:]
+    /// The executable's content digest, which keys its fixtures (`FixtureCache.Key.build`): read once.
+    private lazy var build: String = {
+        (try? FileSystem.contentDigest(ofFile: URL(fileURLWithPath: executable))).map { String($0.hash, radix: 16) }
+            ?? "unreadable"
+    }()
     /// Names this launcher's memory cgroup apart from another's in the same process (`CountedShares`).
     private let cgroupSuffix = UUID().uuidString.prefix(8)
 
-    /// One store's fixture at one scale: loaded once, copied for each of its cells.
-    private struct FixtureID: Hashable {
-        var store: String
-        var fixture: String
-        var scale: Scale
-
-        /// Its directory under the work directory's fixtures/: "sqlite/items-100000".
-        var path: String { "\(store)/\(fixture)-\(scale.records)" }
+    private enum FixtureState {
+        case ready(FixtureCache.Key)
+        case failed(CellResult.Status, String)
     }
 
-    private enum FixtureState {
-        case ready(URL)
-        case failed(CellResult.Status, String)
+    /// A fixture's load that did not finish: its cells are not run.
+    private struct LoadFailed: Error {
+        let status: CellResult.Status
+        let reason: String
     }
 
     /// Throws when `configuration` counts its cells and valgrind or libOperationCounter.so is missing.
@@ -53,6 +57,10 @@ final class CellLauncher: CellMeasuring {
         counting = configuration.counted == true ? try CountingLauncher(beside: executable) : nil
         countedPath = counting == nil ? nil : try CountedPath(to: workDirectory)
         cellDirectory = (countedPath?.url ?? workDirectory).appendingPathComponent("cell")
+        fixtureCache = try FixtureCache(
+            place: configuration.fixtureCache
+                ?? FixtureCache.Place(
+                    directory: workDirectory.appendingPathComponent("fixtures").path, capBytes: .max))
     }
 
     /// Runs `cell` on a fresh copy of its fixture (or in an empty directory) within `box`, calling `started` once
@@ -65,16 +73,17 @@ final class CellLauncher: CellMeasuring {
         let directory = cellDirectory
         try FileSystem.remove(directory)
         var fixtureSeconds: Double?
+        var fixtureUse: FixtureCache.Use?
         if let fixture = cell.workload.fixture {
             let state: FixtureState
-            (state, fixtureSeconds) = try prepareFixture(fixture, for: cell)
+            (state, fixtureSeconds, fixtureUse) = try prepareFixture(fixture, for: cell)
             switch state {
             case .failed(let status, let reason):
                 var result = CellResult(cell.id, status: status, reason: "fixture \(fixture.name): \(reason)")
-                result.fixtureSeconds = fixtureSeconds
+                (result.fixtureSeconds, result.fixture) = (fixtureSeconds, fixtureUse)
                 return (result, nil)
-            case .ready(let source):
-                try FileSystem.copyForCell(from: source, to: directory)
+            case .ready(let key):
+                try fixtureCache.copy(key, to: directory)
                 // Under a memory limit the cell's process must read its files itself, so the kernel charges it
                 // for them: none of them may be in the page cache already, charged to the parent's cgroup. Advice
                 // may be ignored (a page another process maps stays): what stayed is counted, and a cell that would
@@ -87,7 +96,7 @@ final class CellLauncher: CellMeasuring {
                             cell.id, status: .error,
                             reason: "\(Quantity.formatBytes(cached)) of its files stayed in the page cache after "
                                 + "posix_fadvise(DONTNEED): under a memory limit a cell must read its files itself")
-                        result.fixtureSeconds = fixtureSeconds
+                        (result.fixtureSeconds, result.fixture) = (fixtureSeconds, fixtureUse)
                         try FileSystem.remove(directory)
                         return (result, nil)
                     }
@@ -98,7 +107,7 @@ final class CellLauncher: CellMeasuring {
         }
         started()
         var outcome = try runChild(mode: .measure, cell: cell, directory: directory, box: box)
-        outcome.result.fixtureSeconds = fixtureSeconds
+        (outcome.result.fixtureSeconds, outcome.result.fixture) = (fixtureSeconds, fixtureUse)
         if let keep {
             try FileSystem.remove(keep)
             try FileSystem.makeDirectory(keep.deletingLastPathComponent())
@@ -109,26 +118,60 @@ final class CellLauncher: CellMeasuring {
         return outcome
     }
 
-    /// Forgets the fixtures loaded so far and frees their space.
+    /// Forgets the fixtures handed out so far: a cache in the scratch space is removed, a `--fixtures` cache keeps
+    /// them within its cap.
     func removeFixtures() throws {
         fixtures = [:]
-        try FileSystem.remove(workDirectory.appendingPathComponent("fixtures"))
+        if configuration.fixtureCache == nil { try fixtureCache.removeAll() } else { try fixtureCache.release() }
     }
 
-    /// The fixture's state, and the seconds its load took when this call loaded it (nil when it was loaded before).
-    private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> (FixtureState, Double?) {
-        let key = FixtureID(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
-        if let state = fixtures[key] { return (state, nil) }
-        observer.fixtureStarted(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
+    /// The fixture's state, and when this call prepared it (nil when it was prepared before at this scale) the
+    /// seconds that took and where the fixture came from: loaded in a child of its own and checked, or reused.
+    private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> (
+        FixtureState, Double?, FixtureCache.Use?
+    ) {
+        let key = FixtureCache.Key(
+            store: cell.store.name, engine: cell.store.engine(), fixture: fixture.name, records: cell.scale.records,
+            seed: configuration.seed, batchSize: configuration.batchSize,
+            shape: try configuration.shape.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+            build: build)
+        if let state = fixtures[key] { return (state, nil, nil) }
         let started = monotonicNanoseconds()
-        let directory = workDirectory.appendingPathComponent("fixtures").appendingPathComponent(key.path)
-        try FileSystem.remove(directory)
-        try FileSystem.makeDirectory(directory)
-        let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory, box: .none).result
-        let state: FixtureState =
-            loaded.status == .ok ? .ready(directory) : .failed(loaded.status, loaded.reason ?? "failed")
+        let state: FixtureState
+        var use: FixtureCache.Use?
+        do {
+            use = try fixtureCache.files(of: key) { directory in
+                observer.fixtureStarted(store: cell.store.name, fixture: fixture.name, scale: cell.scale)
+                let loaded = try runChild(mode: .loadFixture, cell: cell, directory: directory, box: .none).result
+                guard loaded.status == .ok else {
+                    throw LoadFailed(status: loaded.status, reason: loaded.reason ?? "failed")
+                }
+                return try check(fixture, of: cell, in: directory)
+            }.use
+            state = .ready(key)
+        } catch let failure as LoadFailed {
+            state = .failed(failure.status, failure.reason)
+        }
         fixtures[key] = state
-        return (state, secondsSince(started))
+        return (state, secondsSince(started), use)
+    }
+
+    /// How a fixture just loaded into `directory` was checked: the items fixture of a store with an integrity check
+    /// by that check and a read of every item, on a copy in a child (`StoreVerification`); another by its digest
+    /// alone.
+    private func check(_ fixture: Fixture, of cell: PlannedCell, in directory: URL) throws -> String {
+        guard fixture.name == Fixture.items.name, configuration.shape == nil,
+            cell.store.type is any IntegrityCheckingStore.Type
+        else { return "no check of the store's own (\(fixture.name) fixture)" }
+        let verification = try StoreVerification(
+            cell.store, directory: directory, executable: executable, scratch: workDirectory)
+        guard verification.problems.isEmpty, verification.items == cell.scale.records else {
+            throw LoadFailed(
+                status: .error,
+                reason: "its check found it damaged after the load: "
+                    + (verification.problems.first ?? "\(verification.items) items of \(cell.scale.records)"))
+        }
+        return "the store's integrity check and a read of its \(verification.items) items"
     }
 
     /// How long a wait for a cell's progress lasts before its exit and budgets are looked at again.

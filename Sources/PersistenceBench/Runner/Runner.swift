@@ -331,7 +331,9 @@ package final class Runner {
             let cell = PlannedCell(store: store, workload: workload, scale: scale, repetition: 1)
             var again = try run(cell, on: 0, index: index, total: total, box: box)
             // The run's time it took stays what the first measurement took, the fixture's load in it included.
-            (again.runSeconds, again.fixtureSeconds) = (done.runSeconds, done.fixtureSeconds)
+            (again.runSeconds, again.fixtureSeconds, again.fixture) = (
+                done.runSeconds, done.fixtureSeconds, done.fixture
+            )
             lanes[0].results.cells[position] = again
             try save(lanes[0].side, lanes[0].results)
             observer.cellFinished(again, index: index, total: total)

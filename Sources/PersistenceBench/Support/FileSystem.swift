@@ -246,7 +246,7 @@ extension FileSystem {
         return cached
     }
 
-    private static func regularFiles(under directory: URL) throws -> [URL] {
+    static func regularFiles(under directory: URL) throws -> [URL] {
         guard
             let enumerator = FileManager.default.enumerator(
                 at: directory, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey])

@@ -47,33 +47,52 @@ package enum DiskEstimate {
         shape.map { 200 + 1.5 * $0.expectedBytes } ?? bytesPerItem
     }
 
-    /// The bytes `configuration` may need at once in its output directory.
-    package static func bytes(of configuration: RunConfiguration) -> Double {
-        let largest = Double(configuration.scales.map(\.records).max() ?? 0)
-        let copies = Double(
-            configuration.stores.count + 1 + (configuration.keepStores ? configuration.stores.count : 0))
-        return largest * bytesPerRecord(configuration.shape) * copies
+    /// The bytes `configuration` may need at once: its fixtures' (in the fixture cache, or the output directory
+    /// without one) and its cells' copies (in the output directory).
+    package static func bytes(of configuration: RunConfiguration) -> (fixtures: Double, cells: Double) {
+        let perStore = Double(configuration.scales.map(\.records).max() ?? 0) * bytesPerRecord(configuration.shape)
+        let stores = Double(configuration.stores.count)
+        return (perStore * stores, perStore * (1 + (configuration.keepStores ? stores : 0)))
     }
 
-    /// Bad input when `configuration`'s estimate exceeds the free space of the file system `directory` is (or will
-    /// be made) on: that of its nearest existing ancestor.
+    /// Bad input when `configuration`'s estimate exceeds the free space of the file systems its output `directory`
+    /// and its fixture cache are (or will be made) on: those of their nearest existing ancestors.
     package static func requireRoom(for configuration: RunConfiguration, in directory: URL) throws {
-        var existing = directory.standardizedFileURL
+        let needed = bytes(of: configuration)
+        let outside = configuration.fixtureCache.map { URL(fileURLWithPath: $0.directory) }
+        guard let output = fileSystem(of: directory) else { return }
+        let cache = outside.flatMap(fileSystem(of:))
+        let together = cache == nil || cache?.id == output.id
+        let what =
+            "\(configuration.stores.count) store\(configuration.stores.count == 1 ? "" : "s") at "
+            + "\(configuration.scales.max().map { "\($0)" } ?? "") records, about "
+            + "\(Int(bytesPerRecord(configuration.shape))) bytes a record each"
+        func refuse(_ bytes: Double, in place: URL, free: Double, of what: String, use advice: String) throws {
+            guard bytes > free else { return }
+            throw BadInput(
+                "the run may need \(Quantity.formatBytes(Int64(min(bytes, 0x1p62)))) in '\(place.path)' (\(what)), "
+                    + "and its file system has \(Quantity.formatBytes(Int64(free))) free: use \(advice)")
+        }
+        let advice = "smaller --scales, fewer --stores, or --ignore-free-space"
+        if together {
+            let bytes = needed.cells + (outside == nil || cache != nil ? needed.fixtures : 0)
+            try refuse(bytes, in: directory, free: output.free, of: what + ", and a cell's copy", use: advice)
+        } else if let cache, let outside {
+            try refuse(needed.cells, in: directory, free: output.free, of: "a cell's copy: " + what, use: advice)
+            try refuse(
+                needed.fixtures, in: outside, free: cache.free, of: "the fixtures of " + what,
+                use: "--fixtures elsewhere, " + advice)
+        }
+    }
+
+    /// The file system `url` is (or will be made) on, that of its nearest existing ancestor: its id and free bytes.
+    private static func fileSystem(of url: URL) -> (id: UInt, free: Double)? {
+        var existing = url.standardizedFileURL
         while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
             existing.deleteLastPathComponent()
         }
         var status = statvfs()
-        guard statvfs(existing.path, &status) == 0 else { return }
-        let free = Double(status.f_bavail) * Double(status.f_frsize)
-        let needed = bytes(of: configuration)
-        guard needed <= free else {
-            throw BadInput(
-                "the run may need \(Quantity.formatBytes(Int64(min(needed, 0x1p62)))) in '\(directory.path)' "
-                    + "(\(configuration.stores.count) store\(configuration.stores.count == 1 ? "" : "s") at "
-                    + "\(configuration.scales.max().map { "\($0)" } ?? "") "
-                    + "records, about \(Int(bytesPerRecord(configuration.shape))) bytes a record each, and a "
-                    + "cell's copy), and its file system has \(Quantity.formatBytes(Int64(free))) free: use "
-                    + "smaller --scales, fewer --stores, or --ignore-free-space")
-        }
+        guard statvfs(existing.path, &status) == 0 else { return nil }
+        return (UInt(status.f_fsid), Double(status.f_bavail) * Double(status.f_frsize))
     }
 }

@@ -21,12 +21,15 @@ package struct RunSettings: Sendable {
     package var singleRepetitionAbove: ScaleOption?
     /// `K/N` (`Shard(option:of:)`).
     package var shard: String?
+    /// Where fixtures are kept between runs (`FixtureCache`), or `none` for the run's scratch space.
+    package var fixtures: String
+    package var fixturesCap: MemorySize
 
     package init(
         seed: UInt64, batchSize: Int, readRate: Double, readers: ReaderLevels?, shape: String,
         timeBudget: DurationOption, fixtureTimeBudget: DurationOption, floorTime: DurationOption,
         memoryBudget: MemorySize, memoryLimit: MemorySize?, keepStores: Bool, counted: Bool, jobs: Int?,
-        singleRepetitionAbove: ScaleOption?, shard: String?
+        singleRepetitionAbove: ScaleOption?, shard: String?, fixtures: String, fixturesCap: MemorySize
     ) {
         (self.seed, self.batchSize, self.readRate, self.readers, self.shape) = (
             seed, batchSize, readRate, readers, shape
@@ -36,6 +39,7 @@ package struct RunSettings: Sendable {
         (self.counted, self.jobs, self.singleRepetitionAbove, self.shard) = (
             counted, jobs, singleRepetitionAbove, shard
         )
+        (self.fixtures, self.fixturesCap) = (fixtures, fixturesCap)
     }
 }
 
@@ -72,6 +76,12 @@ extension RunSession {
         configuration.singleRepetitionAbove = settings.singleRepetitionAbove?.scale
         if settings.memoryLimit != nil { try MemoryCgroup.requireSettable() }
         configuration.memoryLimitBytes = settings.memoryLimit?.bytes
+        configuration.fixtureCache =
+            settings.fixtures == "none"
+            ? nil
+            : FixtureCache.Place(
+                directory: URL(fileURLWithPath: settings.fixtures).standardizedFileURL.path,
+                capBytes: settings.fixturesCap.bytes)
         var workloads = self.workloads
         if let shape = try RecordShape.named(settings.shape) {
             let operations = ShapedWorkload.Operation.allCases.map(\.rawValue)
