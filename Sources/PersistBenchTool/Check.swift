@@ -98,8 +98,12 @@ struct Check: ParsableCommand {
         let check = counters.isEmpty ? nil : try CounterCheck(baselines: counters, current: current, out: out)
         let recounted =
             try current.isEmpty
-            ? (check?.baselines ?? []).map { baseline in
-                try RunSession(recorded: baseline.results.configuration, of: "the baseline's matrix (\(baseline.path))")
+            ? (check?.baselines ?? []).map { baseline -> RunSession in
+                var session = try RunSession(
+                    recorded: baseline.results.configuration, of: "the baseline's matrix (\(baseline.path))")
+                // Loaded in the scratch space: a baseline names the cache of the machine that made it.
+                session.configuration.fixtureCache = nil
+                return session
             } : []
         let timed = counters.isEmpty ? try matrix.matrix() : nil
         let claim =

@@ -103,10 +103,11 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Where fixtures are kept between runs: each store's fixture at a scale built once, checked by the store's "
-                + "own integrity check, and reused while its store, engine, scale, seed, shape, batch size and build "
-                + "are the same (its files' digest checked first); runs on one machine (shards) share it. 'none': "
-                + "built in --out's scratch space and removed.", valueName: "DIR|none"))
+            "Where fixtures are kept between runs: each store's fixture at a scale built once (the items fixture "
+                + "checked by the store's integrity check), and reused while its store, engine, scale, seed, shape, "
+                + "batch size and build are the same (its files' digest checked first); runs on one machine (shards) "
+                + "share it. 'none': built in --out's scratch space and removed. A resume may name another.",
+            valueName: "DIR|none"))
     var fixtures = FixtureCache.Place.defaultDirectory
 
     @Option(
@@ -170,7 +171,10 @@ struct Run: ParsableCommand {
     /// rather than ignored.
     private func refuseMatrixOptions() throws {
         let defaults = try Run.parse([])
-        let unchanging = ["--matrix", "--resume", "--ignore-free-space", "--strict", "--dry-run", "--estimate-from"]
+        let unchanging = [
+            "--matrix", "--resume", "--ignore-free-space", "--strict", "--dry-run", "--estimate-from", "--fixtures",
+            "--fixtures-cap",
+        ]
         let changed = (Self.options(matrix, changedFrom: defaults.matrix) + Self.options(self, changedFrom: defaults))
             .filter { !unchanging.contains($0) }
         guard changed.isEmpty else {
@@ -212,7 +216,13 @@ struct Run: ParsableCommand {
         }
         let results: RunResults
         if let resume {
-            let interrupted = try RunResults.interrupted(in: resume)
+            var interrupted = try RunResults.interrupted(in: resume)
+            // Where fixtures are kept changes no figure: a resume may name another place than the run did.
+            if fixtures != FixtureCache.Place.defaultDirectory || fixturesCap != RunDefaults.fixturesCap {
+                interrupted.configuration.fixtureCache = try badInput {
+                    try FixtureCache.Place(option: fixtures, cap: fixturesCap)
+                }
+            }
             let claim = try OutputDirectory(resume, option: "--resume", use: .existing)
             defer { claim.release() }
             results = try RunSession(recorded: interrupted.configuration, of: "the run to resume").run(

@@ -39,6 +39,12 @@ extension MarkdownReport {
         ] + fixtureRows(results) + [""]
     }
 
+    /// How many of the fixtures prepared had no check of their store's own.
+    private static func unchecked(_ prepared: [CellResult]) -> String {
+        let count = prepared.filter { $0.fixture?.checked.hasPrefix("no check") == true }.count
+        return count == 0 ? "none here" : "\(count) here"
+    }
+
     /// Which fixtures the run built and which it reused from the fixture cache, each store's by fixture and scale;
     /// none for runs made before the cache.
     static func fixtureRows(_ results: RunResults) -> [String] {
@@ -59,9 +65,9 @@ extension MarkdownReport {
                 "kept in `\($0.directory)` (at most \(Quantity.formatBytes($0.capBytes)))"
             } ?? "in the run's scratch space, removed after each scale"
         var rows = [
-            "| Fixtures built | \(prepared.filter { $0.fixture?.built == true }.count), \(place), each checked after its "
-                + "load (the store's integrity check and a read of every item where the store has one): "
-                + list(built: true) + " |",
+            "| Fixtures built | \(prepared.filter { $0.fixture?.built == true }.count), \(place), checked after the "
+                + "load: the items fixture of a store with an integrity check by that check and a read of every "
+                + "item, any other by its digest alone (\(unchecked(prepared))): " + list(built: true) + " |",
             "| Fixtures reused | \(prepared.filter { $0.fixture?.built == false }.count), each file's digest first "
                 + "checked against the one its build recorded: " + list(built: false) + " |",
         ]

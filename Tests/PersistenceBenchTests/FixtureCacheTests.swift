@@ -50,9 +50,8 @@ import Testing
         #expect(throws: BenchError.self) {
             _ = try cache.files(of: key(10)) { _ in throw BenchError("the load failed") }
         }
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: root.url.path).filter { !$0.hasSuffix(".lock") }
-                == [])
+        let left = try FileManager.default.contentsOfDirectory(atPath: root.url.path)
+        #expect(left.filter { !$0.hasSuffix(".lock") && $0 != ".persistbench-fixtures" } == [], "\(left)")
         let foreign = root.url.appendingPathComponent(key(20).name)
         try FileSystem.makeDirectory(foreign)
         try Data("mine".utf8).write(to: foreign.appendingPathComponent("notes"))
@@ -62,13 +61,14 @@ import Testing
 
     @Test func pastItsCapTheLeastRecentlyUsedEntryGoesButNotOneInUseNorAnythingElse() throws {
         let root = try TemporaryDirectory()
-        let unrelated = root.url.appendingPathComponent("unrelated")
-        try FileSystem.makeDirectory(unrelated)
-        try Data(repeating: 1, count: 5000).write(to: unrelated.appendingPathComponent("big"))
+        let cache = try FixtureCache(place: .init(directory: root.url.path, capBytes: 2500))
         // A build a killed run left behind: removed at the next eviction, as no run builds it.
         let abandoned = root.url.appendingPathComponent(".\(key(9).name).building")
         try FileSystem.makeDirectory(abandoned.appendingPathComponent("files"))
-        let cache = try FixtureCache(place: .init(directory: root.url.path, capBytes: 2500))
+        // Something a hand put in the cache's directory: not an entry, never removed.
+        let unrelated = root.url.appendingPathComponent("unrelated")
+        try FileSystem.makeDirectory(unrelated)
+        try Data(repeating: 1, count: 5000).write(to: unrelated.appendingPathComponent("big"))
         func write(_ directory: URL) throws -> String {
             try Data(repeating: 7, count: 1000).write(to: directory.appendingPathComponent("data"))
             return "written"
@@ -91,6 +91,73 @@ import Testing
         _ = try cache.files(of: key(4), build: write)
         #expect(try present() == [key(2).name, key(4).name, "unrelated"])
         #expect(try Data(contentsOf: unrelated.appendingPathComponent("big")).count == 5000)
+    }
+
+    /// Two runs sharing the cache (two caches on one directory: each lock is its own open file, as another
+    /// process's is): what one holds, the other's eviction leaves, and takes once it is released.
+    @Test func anEntryAnotherRunHoldsIsNotEvicted() throws {
+        let root = try TemporaryDirectory()
+        let place = FixtureCache.Place(directory: root.url.path, capBytes: 2500)
+        let first = try FixtureCache(place: place)
+        let second = try FixtureCache(place: place)
+        func write(_ directory: URL) throws -> String {
+            try Data(repeating: 7, count: 1000).write(to: directory.appendingPathComponent("data"))
+            return "written"
+        }
+        _ = try first.files(of: key(1), build: write)
+        _ = try second.files(of: key(2), build: write)
+        _ = try second.files(of: key(3), build: write)
+        try second.release()
+        // Over the cap, the least recently used entry goes: not the first, which the other run holds, but the second.
+        func present(_ records: Int) -> Bool {
+            FileManager.default.fileExists(atPath: root.url.appendingPathComponent(key(records).name).path)
+        }
+        #expect(present(1), "evicted while another run held it")
+        #expect(!present(2) && present(3))
+        try first.copy(key(1), to: root.url.appendingPathComponent("cell"))
+        #expect(FileManager.default.fileExists(atPath: root.url.appendingPathComponent("cell/data").path))
+        try first.release()
+    }
+
+    @Test func aDirectoryThatIsNotACacheIsBadInputBeforeTheRun() throws {
+        let root = try TemporaryDirectory()
+        let mine = root.url.appendingPathComponent("mine")
+        try FileSystem.makeDirectory(mine)
+        try Data("keep".utf8).write(to: mine.appendingPathComponent(".photos.building"))
+        let out = root.url.appendingPathComponent("out")
+        for place in [mine.path, "", mine.appendingPathComponent(".photos.building").path] {
+            let refused = try #require(
+                answer(to: [
+                    "run", "--stores", "memory", "--workloads", "get", "--scales", "1k", "--out", out.path,
+                    "--fixtures", place,
+                ]), "\(place) was accepted")
+            #expect(refused.status == 2 && refused.line.contains("--fixtures"), "\(refused.line)")
+        }
+        #expect(try Data(contentsOf: mine.appendingPathComponent(".photos.building")) == Data("keep".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mine.path) == [".photos.building"])
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    /// A shape's key is the same in every process (its JSON's keys sorted): a shaped run reuses what the last built.
+    @Test(.tags(.endToEnd))
+    func aShapedRunReusesItsFixtures() throws {
+        let stores = Array(recordStoreNames.prefix(2))
+        let directory = try TemporaryDirectory()
+        let cache = directory.url.appendingPathComponent("fixtures").path
+        var built: [[Bool]] = []
+        for name in ["first", "second"] {
+            let out = directory.url.appendingPathComponent(name).path
+            let run = try failingIfHung(after: 600, "run \(name)") {
+                try runTool([
+                    "run", "--stores", stores.joined(separator: ","), "--workloads", "get", "--scales", "2k",
+                    "--repetitions", "1", "--shape", "wide", "--out", out, "--fixtures", cache,
+                ])
+            }
+            try #require(run.status == 0, "\(run.output)")
+            let results = try RunResults.load(from: URL(fileURLWithPath: out).appendingPathComponent("results.json"))
+            built.append(results.cells.compactMap(\.fixture).map(\.built))
+        }
+        #expect(built == [[true, true], [false, false]])
     }
 
     /// The same cells on fixtures built in the run's scratch space (twice), on one built into the cache, and on the

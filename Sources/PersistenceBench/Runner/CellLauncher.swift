@@ -25,11 +25,8 @@ final class CellLauncher: CellMeasuring {
     private let fixtureCache: FixtureCache
     /// The fixtures handed out since the run last moved to another scale, checked once each.
     private var fixtures: [FixtureCache.Key: FixtureState] = [:]
-    /// The executable's content digest, which keys its fixtures (`FixtureCache.Key.build`): read once.
-    private lazy var build: String = {
-        (try? FileSystem.contentDigest(ofFile: URL(fileURLWithPath: executable))).map { String($0.hash, radix: 16) }
-            ?? "unreadable"
-    }()
+    /// The executable's content digest, which keys its fixtures (`FixtureCache.Key.build`): read at the first load.
+    private var build: String?
     /// Names this launcher's memory cgroup apart from another's in the same process (`CountedShares`).
     private let cgroupSuffix = UUID().uuidString.prefix(8)
 
@@ -130,10 +127,15 @@ final class CellLauncher: CellMeasuring {
     private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> (
         FixtureState, Double?, FixtureCache.Use?
     ) {
+        let build =
+            try self.build ?? String(FileSystem.contentDigest(ofFile: URL(fileURLWithPath: executable)).hash, radix: 16)
+        self.build = build
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         let key = FixtureCache.Key(
             store: cell.store.name, engine: cell.store.engine(), fixture: fixture.name, records: cell.scale.records,
             seed: configuration.seed, batchSize: configuration.batchSize,
-            shape: try configuration.shape.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+            shape: try configuration.shape.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
             build: build)
         if let state = fixtures[key] { return (state, nil, nil) }
         let started = monotonicNanoseconds()

@@ -3,14 +3,14 @@ import Foundation
 /// Fixtures kept between runs: each store's fixture at a scale loaded once, checked, and copied into every cell
 /// that starts from it, in this run and later ones (`run --fixtures DIR`).
 ///
-/// An entry is a directory under `root` named by its key (`Key.name`) holding the store's files in `files/` and
-/// `entry.json` (`Entry`: the key, the files' bytes and content digest, what checked them, when it was built and last
-/// used). Before an entry is reused its files are read again and must give the digest they had when they were built
-/// and checked: a byte changed since (a cell that wrote to its fixture, a disk's fault, a hand) and the entry is built
-/// again. Entries past `capBytes` are evicted least recently used first, never one this cache handed out since its
-/// last `release()`; only directories with an `entry.json` are ever removed, nothing else under `root`. Each entry's
-/// build and check hold a lock (`flock` on `<name>.lock` beside it), so runs on one machine (shards) share entries:
-/// one builds, the others wait and reuse.
+/// The cache's directory holds `.persistbench-fixtures`, and nothing else but what the cache writes: an entry is a
+/// directory named by its key (`Key.name`) holding the store's files in `files/` and `entry.json` (`Entry`: the key,
+/// the files' bytes and content digest, what checked them, when it was built and last used). Before an entry is
+/// reused its files are read again and must give the digest they had when they were built and checked: a byte
+/// changed since (a cell that wrote to its fixture, a disk's fault, a hand) and the entry is built again. Each entry
+/// has a lock (`flock` on `.<name>.lock`): built under it exclusively, then held shared by each run that uses it
+/// until that run's `release()`, so runs on one machine (shards) share entries, one building while the others wait,
+/// and none evicts an entry another holds. Entries past `capBytes` are evicted least recently used first.
 package final class FixtureCache {
     /// Where the cache lives and how much its entries may hold, as a run's configuration records it.
     package struct Place: Codable, Equatable, Sendable {
@@ -30,11 +30,22 @@ package final class FixtureCache {
             return URL(fileURLWithPath: base).appendingPathComponent("persistbench/fixtures").path
         }
 
+        /// `--fixtures DIR|none` and `--fixtures-cap`: nil for `none`, else the directory (absolute, and checked
+        /// now, so that a bad one is bad input before a run starts) and the cap.
+        package init?(option: String, cap: MemorySize) throws {
+            guard option != "none" else { return nil }
+            guard !option.isEmpty else { throw BadInput("--fixtures needs a directory (or none)") }
+            self.init(directory: URL(fileURLWithPath: option).standardizedFileURL.path, capBytes: cap.bytes)
+            _ = try FixtureCache(place: self)
+        }
+
         /// 16 GiB: about eight 10M fixtures (1.7–2.6 GiB each in the 2026-11-27 sweep), the LRU evicting the rest.
         package static let defaultCapBytes: Int64 = 16 << 30
     }
 
-    /// Everything that makes a fixture's content: two loads of one key write the same files.
+    /// Everything that makes a fixture's content: two loads of one key hold the same records (and, for most stores,
+    /// are the same files: the ORMs stamp ids, `json` orders keys by a per-process hash, so a cached entry keeps
+    /// one load's bytes for every later cell).
     package struct Key: Codable, Hashable, Sendable {
         package var store: String
         /// The engine and its version, as linked at run time ("SQLite 3.40.1").
@@ -45,7 +56,8 @@ package final class FixtureCache {
         package var batchSize: Int
         /// The records' shape as JSON; nil for `Item`.
         package var shape: String?
-        /// The content digest of the executable that loads it: the stores' code and the build's settings.
+        /// The content digest of the executable that loads it: the stores' code and the build's settings (not the
+        /// shared libraries it links: the engine's version is `engine`).
         package var build: String
 
         /// The entry's directory name: "sqlite-items-100000-" and a hash of the whole key.
@@ -87,57 +99,121 @@ package final class FixtureCache {
 
     package let place: Place
     private var root: URL { URL(fileURLWithPath: place.directory) }
-    /// Entries handed out since the last `release()`: cells may still copy them, so they are not evicted.
-    private var pinned: Set<String> = []
+    /// The entries handed out since the last `release()`, each with the descriptor of its lock held shared: cells may
+    /// still copy them, so no run (this one or another sharing the cache) evicts them.
+    private var pinned: [String: Int32] = [:]
 
+    /// Names the cache's directory as one: a directory that holds anything without it is not a cache to write in.
+    static let markerName = ".persistbench-fixtures"
+
+    /// Bad input when `place` is no directory the cache may use: an empty path, a file, a directory that holds files
+    /// of something else (no `.persistbench-fixtures` in it), or one it cannot create or write.
     package init(place: Place) throws {
         self.place = place
+        let path = place.directory
+        guard !path.isEmpty else { throw BadInput("--fixtures needs a directory (or none)") }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: place.directory, isDirectory: &isDirectory), !isDirectory.boolValue {
-            throw BadInput("--fixtures \(place.directory) is not a directory")
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw BadInput("--fixtures \(path) is not a directory") }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            guard names.isEmpty || names.contains(Self.markerName) else {
+                throw BadInput(
+                    "--fixtures \(path) holds files that are not a fixture cache's (no \(Self.markerName) in it): "
+                        + "name a new or empty directory, or one a run kept its fixtures in")
+            }
+        }
+        do { try openRoot() } catch { throw BadInput("--fixtures \(path): \(FileSystem.cause(of: error))") }
+        guard access(path, W_OK) == 0 else { throw BadInput("--fixtures \(path) is not writable") }
+    }
+
+    deinit {
+        for descriptor in pinned.values { close(descriptor) }
+    }
+
+    /// Creates the cache's directory and its marker where they are missing (a scratch cache is removed per scale).
+    private func openRoot() throws {
+        try FileSystem.makeDirectory(root)
+        let marker = root.appendingPathComponent(Self.markerName)
+        if !FileManager.default.fileExists(atPath: marker.path) {
+            try FileSystem.writeAtomically(Data("persistbench fixture cache\n".utf8), to: marker)
         }
     }
 
     /// The files of `key`'s entry, built by `build` (which loads the fixture into the directory it is given and says
     /// how its files were checked, or throws) when there is none or its files changed since they were checked.
+    ///
+    /// The entry is held (a shared lock) until `release()`. An entry is checked under a shared lock, so that runs
+    /// sharing the cache check and copy it at once, and built under an exclusive one, so that one run builds it
+    /// while the others wait for it.
     package func files(of key: Key, build: (URL) throws -> String) throws -> (files: URL, use: Use) {
-        try FileSystem.makeDirectory(root)
+        try openRoot()
         let entry = root.appendingPathComponent(key.name)
-        let found = try locked(key.name) { () -> (files: URL, use: Use) in
-            pinned.insert(key.name)
-            var rebuilt: String?
-            if FileManager.default.fileExists(atPath: entry.appendingPathComponent("entry.json").path) {
-                rebuilt = "its entry.json could not be read"
-                if let kept = read(entry) {
-                    let found = try FileSystem.contentDigest(of: entry.appendingPathComponent("files"))
-                    if found.digest == kept.contents && found.bytes == kept.bytes && kept.key == key {
-                        var used = kept
-                        used.lastUsed = Date()
-                        try write(used, to: entry)
-                        let use = Use(
-                            name: key.fixture, built: false, bytes: kept.bytes,
-                            checked: "\(kept.checked); its files' digest as built")
-                        return (entry.appendingPathComponent("files"), use)
-                    }
-                    rebuilt =
-                        "its files changed since they were built and checked (\(found.bytes) bytes, digest "
-                        + "\(found.digest) against \(kept.bytes) and \(kept.contents))"
-                }
-                try FileSystem.remove(entry)
-            } else if FileManager.default.fileExists(atPath: entry.path) {
-                throw BadInput("\(entry.path) is in the fixture cache's place but holds no entry.json: not ours to use")
-            }
-            return try self.build(key, into: entry, rebuilt: rebuilt, with: build)
+        if let descriptor = pinned.removeValue(forKey: key.name) { close(descriptor) }
+        let shared = try lock(key.name, LOCK_SH)
+        if case .reusable(let use) = try inspect(entry, of: key) {
+            pinned[key.name] = shared
+            return (entry.appendingPathComponent("files"), use)
         }
-        guard let found else { throw BenchError("the lock of \(key.name) was not taken") }
-        return found
+        close(shared)
+        let exclusive = try lock(key.name, LOCK_EX)
+        do {
+            let use: Use
+            switch try inspect(entry, of: key) {
+            case .reusable(let found): use = found
+            case .foreign:
+                throw BadInput("\(entry.path) is in the fixture cache but holds no entry.json: not ours to use")
+            case .missing: use = try self.build(key, into: entry, rebuilt: nil, with: build)
+            case .changed(let reason):
+                try FileSystem.remove(entry)
+                use = try self.build(key, into: entry, rebuilt: reason, with: build)
+            }
+            // Held on as shared: converting drops the lock for an instant, in which another run's eviction could
+            // take it, but not this entry, just used.
+            guard flock(exclusive, LOCK_SH) == 0 else { throw BenchError.system("cannot lock \(key.name)") }
+            pinned[key.name] = exclusive
+            try evict()
+            return (entry.appendingPathComponent("files"), use)
+        } catch {
+            close(exclusive)
+            throw error
+        }
     }
 
-    /// Builds `key`'s entry (the caller holds its lock): loaded into a staging directory beside it, its digest and
-    /// `entry.json` written, then renamed into place, and the cache evicted past its cap.
-    private func build(_ key: Key, into entry: URL, rebuilt: String?, with build: (URL) throws -> String) throws -> (
-        files: URL, use: Use
-    ) {
+    /// What is at an entry's place.
+    private enum Found {
+        case reusable(Use)
+        case missing
+        /// A directory of that name without the tool's entry.json.
+        case foreign
+        /// An entry whose files or entry.json are not as its build left them, and why.
+        case changed(String)
+    }
+
+    /// The entry at `entry`, its files' digest checked against its build's; a reusable one's last use noted.
+    private func inspect(_ entry: URL, of key: Key) throws -> Found {
+        guard FileManager.default.fileExists(atPath: entry.appendingPathComponent("entry.json").path) else {
+            return FileManager.default.fileExists(atPath: entry.path) ? .foreign : .missing
+        }
+        guard let kept = read(entry), kept.key == key else { return .changed("its entry.json could not be read") }
+        let found = try FileSystem.contentDigest(of: entry.appendingPathComponent("files"))
+        guard found.digest == kept.contents && found.bytes == kept.bytes else {
+            return .changed(
+                "its files changed since they were built and checked (\(found.bytes) bytes, digest \(found.digest) "
+                    + "against \(kept.bytes) and \(kept.contents))")
+        }
+        var used = kept
+        used.lastUsed = Date()
+        try write(used, to: entry)
+        return .reusable(
+            Use(
+                name: key.fixture, built: false, bytes: kept.bytes,
+                checked: "\(kept.checked); its files' digest as built"))
+    }
+
+    /// Builds `key`'s entry (the caller holds its lock exclusively): loaded into a staging directory beside it, its
+    /// digest and `entry.json` written, then renamed into place.
+    private func build(_ key: Key, into entry: URL, rebuilt: String?, with build: (URL) throws -> String) throws -> Use
+    {
         let staging = root.appendingPathComponent(".\(key.name)\(Self.stagingSuffix)")
         try FileSystem.remove(staging)
         try FileSystem.makeDirectory(staging.appendingPathComponent("files"))
@@ -156,50 +232,46 @@ package final class FixtureCache {
         guard rename(staging.path, entry.path) == 0 else {
             throw BenchError.system("cannot rename \(staging.path) to \(entry.path)")
         }
-        try evict()
-        let use = Use(name: key.fixture, built: true, bytes: content.bytes, checked: checked, rebuilt: rebuilt)
-        return (entry.appendingPathComponent("files"), use)
+        return Use(name: key.fixture, built: true, bytes: content.bytes, checked: checked, rebuilt: rebuilt)
     }
 
     /// Ends the name of an entry's staging directory, hidden beside it while it builds.
     private static let stagingSuffix = ".building"
 
-    /// Copies `key`'s entry into a cell's `directory`, holding the entry's lock shared so that no other run evicts it
-    /// meanwhile.
+    /// Copies `key`'s entry, which `files(of:build:)` handed out and holds, into a cell's `directory`.
     package func copy(_ key: Key, to directory: URL) throws {
         let files = root.appendingPathComponent(key.name).appendingPathComponent("files")
-        _ = try locked(key.name, LOCK_SH) {
-            guard FileManager.default.fileExists(atPath: files.path) else {
-                throw BenchError(
-                    "the fixture \(files.path) was evicted by another run sharing the cache before this cell copied "
-                        + "it: give the runs sharing it a cap above the fixtures of one scale")
-            }
-            try FileSystem.copyForCell(from: files, to: directory)
+        guard pinned[key.name] != nil, FileManager.default.fileExists(atPath: files.path) else {
+            throw BenchError("the fixture \(files.path) is not held by this run: it was evicted or never built")
         }
+        try FileSystem.copyForCell(from: files, to: directory)
     }
 
     /// Lets the entries handed out so far be evicted (the run moved on to another scale), and evicts past the cap.
     package func release() throws {
-        pinned = []
+        for descriptor in pinned.values { close(descriptor) }
+        pinned = [:]
         try evict()
     }
 
-    /// Removes every entry and the cache's directory: a cache in a run's scratch space, at the run's end.
+    /// Removes every entry and the cache's directory: a cache in a run's scratch space, after each scale.
     package func removeAll() throws {
-        pinned = []
+        for descriptor in pinned.values { close(descriptor) }
+        pinned = [:]
         try FileSystem.remove(root)
     }
 
-    /// Evicts entries, least recently used first, until what the rest hold is within the cap; an entry handed out
-    /// since `release()`, or one another process holds the lock of, stays.
+    /// Evicts entries, least recently used first, until what the rest hold is within the cap.
+    ///
+    /// An entry a run holds (this one or another) stays. A staging directory a killed run left is removed once no run
+    /// builds it.
     private func evict() throws {
         guard FileManager.default.fileExists(atPath: root.path) else { return }
         var entries: [(name: String, entry: Entry)] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path) {
-            // A build a killed run left: removed once no other run builds it.
             if name.hasPrefix("."), name.hasSuffix(Self.stagingSuffix) {
                 let key = String(name.dropFirst().dropLast(Self.stagingSuffix.count))
-                _ = try locked(key, wait: false) { try FileSystem.remove(root.appendingPathComponent(name)) }
+                _ = try withLockIfFree(key) { try FileSystem.remove(root.appendingPathComponent(name)) }
             } else if !name.hasPrefix("."), let entry = read(root.appendingPathComponent(name)) {
                 entries.append((name, entry))
             }
@@ -207,41 +279,54 @@ package final class FixtureCache {
         var total = entries.reduce(0) { $0 + $1.entry.bytes }
         for (name, entry) in entries.sorted(by: { $0.entry.lastUsed < $1.entry.lastUsed }) {
             guard total > place.capBytes else { break }
-            guard !pinned.contains(name) else { continue }
-            let removed = try locked(name, wait: false) { () -> Bool in
-                try FileSystem.remove(root.appendingPathComponent(name))
-                return true
+            guard pinned[name] == nil else { continue }
+            if try withLockIfFree(name, { try FileSystem.remove(root.appendingPathComponent(name)) }) {
+                total -= entry.bytes
             }
-            if removed == true { total -= entry.bytes }
         }
     }
 
     private func read(_ entry: URL) -> Entry? {
-        let file = entry.appendingPathComponent("entry.json")
-        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: entry.appendingPathComponent("entry.json").path)
+        else { return nil }
         return try? JSONDecoder().decode(Entry.self, from: data)
     }
 
+    /// Writes `entry.json` through a temporary file of its own, renamed over it: runs that note a use at once each
+    /// leave a whole file.
     private func write(_ entry: Entry, to directory: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try FileSystem.writeAtomically(try encoder.encode(entry), to: directory.appendingPathComponent("entry.json"))
+        try encoder.encode(entry).write(to: directory.appendingPathComponent("entry.json"), options: .atomic)
     }
 
-    /// `body` under the lock of entry `name` (`LOCK_EX`, or `LOCK_SH` for a copy): waited for, or with `wait`
-    /// false, nil when another process holds it.
-    private func locked<Value>(
-        _ name: String, _ operation: Int32 = LOCK_EX, wait: Bool = true, _ body: () throws -> Value
-    ) throws -> Value? {
+    /// The descriptor of entry `name`'s lock file, locked (`LOCK_SH` or `LOCK_EX`), waiting for other runs.
+    private func lock(_ name: String, _ operation: Int32) throws -> Int32 {
+        let path = root.appendingPathComponent(".\(name).lock").path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw BenchError.system("cannot open \(path)") }
+        while flock(descriptor, operation) != 0 {
+            guard errno == EINTR else {
+                close(descriptor)
+                throw BenchError.system("cannot lock \(path)")
+            }
+        }
+        return descriptor
+    }
+
+    /// Runs `body` holding entry `name`'s lock exclusively if no run holds it: false, without running it, if one
+    /// does.
+    private func withLockIfFree(_ name: String, _ body: () throws -> Void) throws -> Bool {
         let path = root.appendingPathComponent(".\(name).lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BenchError.system("cannot open \(path)") }
         defer { close(descriptor) }
-        while flock(descriptor, operation | (wait ? 0 : LOCK_NB)) != 0 {
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
-            if !wait && errno == EWOULDBLOCK { return nil }
+            if errno == EWOULDBLOCK { return false }
             throw BenchError.system("cannot lock \(path)")
         }
-        return try body()
+        try body()
+        return true
     }
 }

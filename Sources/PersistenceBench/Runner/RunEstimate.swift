@@ -110,7 +110,8 @@ package struct RunEstimate: Sendable {
                 guard cell.interrupted != true, let wall = cell.runSeconds ?? cell.process?.wallSeconds, wall > 0
                 else { continue }
                 if recordsLoads {
-                    loader = cell.fixtureSeconds != nil
+                    // A fixture reused from the cache was not loaded: its digest's check is the cell's own time.
+                    loader = cell.fixtureSeconds != nil && cell.fixture?.built != false
                 } else if let fixture, let process = cell.process?.wallSeconds {
                     let key = Key(store: cell.store, name: fixture)
                     if loader { firstExtra[key, default: [:]][cell.scale.records] = wall - process }

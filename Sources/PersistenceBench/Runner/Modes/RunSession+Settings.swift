@@ -76,12 +76,7 @@ extension RunSession {
         configuration.singleRepetitionAbove = settings.singleRepetitionAbove?.scale
         if settings.memoryLimit != nil { try MemoryCgroup.requireSettable() }
         configuration.memoryLimitBytes = settings.memoryLimit?.bytes
-        configuration.fixtureCache =
-            settings.fixtures == "none"
-            ? nil
-            : FixtureCache.Place(
-                directory: URL(fileURLWithPath: settings.fixtures).standardizedFileURL.path,
-                capBytes: settings.fixturesCap.bytes)
+        configuration.fixtureCache = try FixtureCache.Place(option: settings.fixtures, cap: settings.fixturesCap)
         var workloads = self.workloads
         if let shape = try RecordShape.named(settings.shape) {
             let operations = ShapedWorkload.Operation.allCases.map(\.rawValue)
