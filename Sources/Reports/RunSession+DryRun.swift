@@ -8,7 +8,18 @@ extension RunSession {
         let resumed = interrupted?.cells ?? []
         let plan = RunPlan(configuration, stores: stores, workloads: workloads).remaining(
             after: interrupted.map(Resumption.done) ?? [])
-        let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(plan, configuration: configuration)
+        let cache = try? configuration.fixtureCache.map(FixtureCache.init(place:))
+        let build = try? FixtureCache.Key.build(of: Executable.path())
+        var held = Set<FixtureCache.Key>()
+        let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(plan, configuration: configuration) {
+            cell, fixture in
+            guard let cache, let build,
+                let key = try? FixtureCache.Key(fixture, for: cell, in: configuration, build: build),
+                cache.holds(key)
+            else { return false }
+            held.insert(key)
+            return true
+        }
         var lines = [
             "Plan: \(plan.count) cells\(interrupted == nil ? "" : " left") in \(estimate.groups.count) (workload, "
                 + "scale) group(s)" + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "")
@@ -32,6 +43,11 @@ extension RunSession {
                     + "a rough figure, as the machine's speed and the memory budget decide the rest")
         } else {
             lines.append("No estimate: nothing measured yet; name an earlier run with --estimate-from DIR")
+        }
+        if let place = configuration.fixtureCache {
+            lines.append(
+                "Fixtures: \(held.count) of the run's are in \(place.directory) already (counted as no load; their "
+                    + "files' digest is checked when the run reaches them)")
         }
         return lines.joined(separator: "\n")
     }

@@ -95,6 +95,26 @@ import Testing
         #expect(estimate.loadSeconds(store: "sqlite", fixture: "items", scale: scale) == 30)
     }
 
+    /// A fixture reused from the cache was not loaded: its cell's digest check is no load to estimate from, and a
+    /// fixture the cache holds costs the run none.
+    @Test func aCachedFixtureIsNoLoad() throws {
+        var reused = Self.cell("sqlite", "page", 1_000_000, seconds: 1.5)
+        reused.fixtureSeconds = 0.5
+        reused.fixture = FixtureCache.Use(name: "items", built: false, bytes: 1, checked: "digest")
+        #expect(
+            RunEstimate(runs: [[reused]]).loadSeconds(store: "sqlite", fixture: "items", scale: reused.scale) == nil)
+        var loader = Self.cell("sqlite", "page", 1_000_000, seconds: 31)
+        loader.fixtureSeconds = 30
+        let estimate = RunEstimate(runs: [[loader]])
+        let cell = [
+            PlannedCell(
+                store: try storeKind("sqlite"), workload: try #require(WorkloadCatalog.workload(named: "get")),
+                scale: Scale(records: 1_000_000), repetition: 1)
+        ]
+        #expect(try #require(estimate.secondsPerCell(of: cell)).first == 31)
+        #expect(try #require(estimate.secondsPerCell(of: cell, cached: { _, _ in true })).first == 1)
+    }
+
     /// The flagship sweep's shard 3: `json search 10M` was DNF in 0.5 s (its fixture's load went over the memory
     /// budget), and taken as measured, the power law from 45 s at 1M to it estimated `json search 10k` at 101 hours.
     ///

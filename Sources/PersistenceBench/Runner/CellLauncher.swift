@@ -127,16 +127,9 @@ final class CellLauncher: CellMeasuring {
     private func prepareFixture(_ fixture: Fixture, for cell: PlannedCell) throws -> (
         FixtureState, Double?, FixtureCache.Use?
     ) {
-        let build =
-            try self.build ?? String(FileSystem.contentDigest(ofFile: URL(fileURLWithPath: executable)).hash, radix: 16)
+        let build = try self.build ?? FixtureCache.Key.build(of: executable)
         self.build = build
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let key = FixtureCache.Key(
-            store: cell.store.name, engine: cell.store.engine(), fixture: fixture.name, records: cell.scale.records,
-            seed: configuration.seed, batchSize: configuration.batchSize,
-            shape: try configuration.shape.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
-            build: build)
+        let key = try FixtureCache.Key(fixture, for: cell, in: configuration, build: build)
         if let state = fixtures[key] { return (state, nil, nil) }
         let started = monotonicNanoseconds()
         let state: FixtureState

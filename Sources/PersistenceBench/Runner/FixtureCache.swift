@@ -60,6 +60,33 @@ package final class FixtureCache {
         /// shared libraries it links: the engine's version is `engine`).
         package var build: String
 
+        /// The key of `fixture` for `cell` in a run of `configuration`, loaded by an executable whose content digest
+        /// is `build`.
+        package init(_ fixture: Fixture, for cell: PlannedCell, in configuration: RunConfiguration, build: String)
+            throws
+        {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            self.init(
+                store: cell.store.name, engine: cell.store.engine(), fixture: fixture.name,
+                records: cell.scale.records, seed: configuration.seed, batchSize: configuration.batchSize,
+                shape: try configuration.shape.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
+                build: build)
+        }
+
+        package init(
+            store: String, engine: String, fixture: String, records: Int, seed: UInt64, batchSize: Int,
+            shape: String?, build: String
+        ) {
+            (self.store, self.engine, self.fixture, self.records) = (store, engine, fixture, records)
+            (self.seed, self.batchSize, self.shape, self.build) = (seed, batchSize, shape, build)
+        }
+
+        /// The content digest of `executable`, as `build` names it.
+        package static func build(of executable: String) throws -> String {
+            String(try FileSystem.contentDigest(ofFile: URL(fileURLWithPath: executable)).hash, radix: 16)
+        }
+
         /// The entry's directory name: "sqlite-items-100000-" and a hash of the whole key.
         package var name: String {
             var digest = Digest()
@@ -107,7 +134,7 @@ package final class FixtureCache {
     static let markerName = ".persistbench-fixtures"
 
     /// Bad input when `place` is no directory the cache may use: an empty path, a file, a directory that holds files
-    /// of something else (no `.persistbench-fixtures` in it), or one it cannot create or write.
+    /// of something else (no `.persistbench-fixtures` in it), or one it cannot create or write; nothing is written.
     package init(place: Place) throws {
         self.place = place
         let path = place.directory
@@ -122,8 +149,14 @@ package final class FixtureCache {
                         + "name a new or empty directory, or one a run kept its fixtures in")
             }
         }
-        do { try openRoot() } catch { throw BadInput("--fixtures \(path): \(FileSystem.cause(of: error))") }
-        guard access(path, W_OK) == 0 else { throw BadInput("--fixtures \(path) is not writable") }
+        // Nothing is made until the first fixture is: its nearest existing ancestor must let the tool write.
+        var existing = root.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+            existing.deleteLastPathComponent()
+        }
+        guard access(existing.path, W_OK) == 0 else {
+            throw BadInput("--fixtures \(path): \(existing.path) is not a directory the tool can write in")
+        }
     }
 
     deinit {
@@ -177,6 +210,11 @@ package final class FixtureCache {
             close(exclusive)
             throw error
         }
+    }
+
+    /// Whether the cache holds an entry of `key` (its files not checked: for an estimate).
+    package func holds(_ key: Key) -> Bool {
+        read(root.appendingPathComponent(key.name))?.key == key
     }
 
     /// What is at an entry's place.

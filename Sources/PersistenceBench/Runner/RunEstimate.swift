@@ -190,8 +190,12 @@ package struct RunEstimate: Sendable {
 
     /// `seconds(of:continuing:budgets:)` cell by cell: 0 for a cell its store cannot run, or that the runner will
     /// not run after one over its budget; a fixture's load in the first cell that waits for it.
+    ///
+    /// `cached`: whether the fixture cache holds a cell's fixture, whose load is then none (its digest's check is
+    /// seconds where the load was minutes).
     package func secondsPerCell(
-        of cells: some Sequence<PlannedCell>, continuing: Bool = false, budgets: Budgets? = nil
+        of cells: some Sequence<PlannedCell>, continuing: Bool = false, budgets: Budgets? = nil,
+        cached: (PlannedCell, Fixture) -> Bool = { _, _ in false }
     ) -> [Double]? {
         guard !isEmpty else { return nil }
         var loaded = continuing ? loadedAtEnd : Loaded()
@@ -202,9 +206,11 @@ package struct RunEstimate: Sendable {
             if let stopped = stoppedAt[work], cell.scale.records >= stopped { return 0 }
             var own = seconds(store: cell.store.name, workload: cell.workload.name, scale: cell.scale) ?? 0
             var load = 0.0
-            let fixture = cell.workload.fixture?.name
-            if loaded.loads(fixture, for: cell.store.name, at: cell.scale.records), let fixture {
-                load = loadSeconds(store: cell.store.name, fixture: fixture, scale: cell.scale) ?? 0
+            let fixture = cell.workload.fixture
+            if loaded.loads(fixture?.name, for: cell.store.name, at: cell.scale.records), let fixture,
+                !cached(cell, fixture)
+            {
+                load = loadSeconds(store: cell.store.name, fixture: fixture.name, scale: cell.scale) ?? 0
             }
             if let budgets {
                 if load > budgets.fixtureSeconds {
@@ -240,10 +246,11 @@ package struct RunEstimate: Sendable {
 extension RunEstimate {
     /// The dry run's table: `plan`'s cells by (workload, scale) group in the configuration's order, each group's
     /// cells and estimated seconds (nil with nothing measured), and the total.
-    package func byGroup(_ plan: [PlannedCell], configuration: RunConfiguration) -> (
-        groups: [(group: GroupID, cells: Int, seconds: Double?)], total: Double?
-    ) {
-        let perCell = secondsPerCell(of: plan, budgets: Budgets(configuration))
+    package func byGroup(
+        _ plan: [PlannedCell], configuration: RunConfiguration,
+        cached: (PlannedCell, Fixture) -> Bool = { _, _ in false }
+    ) -> (groups: [(group: GroupID, cells: Int, seconds: Double?)], total: Double?) {
+        let perCell = secondsPerCell(of: plan, budgets: Budgets(configuration), cached: cached)
         let planned = Set(plan.map(\.group))
         let groups = Shard.groups(of: configuration).filter(planned.contains).map { group in
             let cells = plan.indices.filter { plan[$0].group == group }
