@@ -10,15 +10,15 @@ extension RunSession {
             after: interrupted.map(Resumption.done) ?? [])
         let cache = try? configuration.fixtureCache.map(FixtureCache.init(place:))
         let build = try? FixtureCache.Key.build(of: Executable.path())
-        var held = Set<FixtureCache.Key>()
+        func key(_ cell: PlannedCell, _ fixture: Fixture) -> FixtureCache.Key? {
+            guard let build else { return nil }
+            return try? FixtureCache.Key(fixture, for: cell, in: configuration, build: build)
+        }
+        // Every fixture the plan loads, each once, and those the cache holds already.
+        let needed = Set(plan.filter(\.applies).compactMap { cell in cell.workload.fixture.flatMap { key(cell, $0) } })
+        let held = cache.map { cache in needed.filter(cache.holds) } ?? []
         let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(plan, configuration: configuration) {
-            cell, fixture in
-            guard let cache, let build,
-                let key = try? FixtureCache.Key(fixture, for: cell, in: configuration, build: build),
-                cache.holds(key)
-            else { return false }
-            held.insert(key)
-            return true
+            cell, fixture in key(cell, fixture).map(held.contains) ?? false
         }
         var lines = [
             "Plan: \(plan.count) cells\(interrupted == nil ? "" : " left") in \(estimate.groups.count) (workload, "
@@ -46,8 +46,8 @@ extension RunSession {
         }
         if let place = configuration.fixtureCache {
             lines.append(
-                "Fixtures: \(held.count) of the run's are in \(place.directory) already (counted as no load; their "
-                    + "files' digest is checked when the run reaches them)")
+                "Fixtures: \(held.count) of the \(needed.count) the run loads are in \(place.directory) already "
+                    + "(counted as no load; their files' digest is checked when the run reaches them)")
         }
         return lines.joined(separator: "\n")
     }

@@ -62,9 +62,14 @@ import Testing
     @Test func pastItsCapTheLeastRecentlyUsedEntryGoesButNotOneInUseNorAnythingElse() throws {
         let root = try TemporaryDirectory()
         let cache = try FixtureCache(place: .init(directory: root.url.path, capBytes: 2500))
-        // A build a killed run left behind: removed at the next eviction, as no run builds it.
+        // A build and a removal a killed run left behind: removed at the next eviction, as no run is at them; a
+        // hidden directory of another name is not the cache's, and stays.
         let abandoned = root.url.appendingPathComponent(".\(key(9).name).building")
         try FileSystem.makeDirectory(abandoned.appendingPathComponent("files"))
+        let halfRemoved = root.url.appendingPathComponent(".\(key(8).name).evicting")
+        try FileSystem.makeDirectory(halfRemoved.appendingPathComponent("files"))
+        let someoneElses = root.url.appendingPathComponent(".photos.building")
+        try FileSystem.makeDirectory(someoneElses)
         // Something a hand put in the cache's directory: not an entry, never removed.
         let unrelated = root.url.appendingPathComponent("unrelated")
         try FileSystem.makeDirectory(unrelated)
@@ -81,6 +86,8 @@ import Testing
         _ = try cache.files(of: key(2), build: write)
         _ = try cache.files(of: key(3), build: write)
         #expect(!FileManager.default.fileExists(atPath: abandoned.path))
+        #expect(!FileManager.default.fileExists(atPath: halfRemoved.path))
+        #expect(FileManager.default.fileExists(atPath: someoneElses.path))
         // All three are in use (one run's scale): over the cap, none goes.
         #expect(try present() == [key(1).name, key(2).name, key(3).name, "unrelated"])
         try cache.release()
@@ -117,6 +124,39 @@ import Testing
         try first.copy(key(1), to: root.url.appendingPathComponent("cell"))
         #expect(FileManager.default.fileExists(atPath: root.url.appendingPathComponent("cell/data").path))
         try first.release()
+    }
+
+    /// Two runs needing one entry at once (shards on one machine): one builds it, the other waits for the build and
+    /// reuses it while the first still holds it, neither building it twice nor waiting for the other's release.
+    @Test func aRunWaitsForAnotherRunsBuildAndReusesIt() throws {
+        let root = try TemporaryDirectory()
+        let place = FixtureCache.Place(directory: root.url.path, capBytes: 1 << 20)
+        let (first, second) = (try FixtureCache(place: place), try FixtureCache(place: place))
+        let building = DispatchSemaphore(value: 0)
+        let builder = DispatchGroup()
+        nonisolated(unsafe) var built: FixtureCache.Use?
+        // The other run, on a thread of its own: the cache is one run's, used by one thread at a time.
+        nonisolated(unsafe) let other = first
+        let entry = key(1)
+        DispatchQueue.global().async(group: builder) {
+            built = try? other.files(of: entry) { directory in
+                building.signal()
+                Thread.sleep(forTimeInterval: 0.5)
+                try Data(repeating: 7, count: 1000).write(to: directory.appendingPathComponent("data"))
+                return "written"
+            }.use
+        }
+        building.wait()
+        let reused = try failingIfHung(after: 30, "the second run's wait for the first's build") {
+            try second.files(of: key(1)) { _ in
+                Issue.record("built twice")
+                return "again"
+            }.use
+        }
+        builder.wait()
+        #expect(built?.built == true && !reused.built)
+        try first.release()
+        try second.release()
     }
 
     @Test func aDirectoryThatIsNotACacheIsBadInputBeforeTheRun() throws {

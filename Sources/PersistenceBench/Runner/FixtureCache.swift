@@ -166,9 +166,13 @@ package final class FixtureCache {
     /// Creates the cache's directory and its marker where they are missing (a scratch cache is removed per scale).
     private func openRoot() throws {
         try FileSystem.makeDirectory(root)
-        let marker = root.appendingPathComponent(Self.markerName)
-        if !FileManager.default.fileExists(atPath: marker.path) {
-            try FileSystem.writeAtomically(Data("persistbench fixture cache\n".utf8), to: marker)
+        // Made in place, not renamed into it: two runs making one cache at once both find it theirs.
+        let marker = root.appendingPathComponent(Self.markerName).path
+        let descriptor = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno != EEXIST {
+            throw BenchError.system("cannot create \(marker)")
         }
     }
 
@@ -182,34 +186,59 @@ package final class FixtureCache {
         try openRoot()
         let entry = root.appendingPathComponent(key.name)
         if let descriptor = pinned.removeValue(forKey: key.name) { close(descriptor) }
-        let shared = try lock(key.name, LOCK_SH)
-        if case .reusable(let use) = try inspect(entry, of: key) {
-            pinned[key.name] = shared
-            return (entry.appendingPathComponent("files"), use)
-        }
-        close(shared)
-        let exclusive = try lock(key.name, LOCK_EX)
-        do {
-            let use: Use
-            switch try inspect(entry, of: key) {
-            case .reusable(let found): use = found
-            case .foreign:
-                throw BadInput("\(entry.path) is in the fixture cache but holds no entry.json: not ours to use")
-            case .missing: use = try self.build(key, into: entry, rebuilt: nil, with: build)
-            case .changed(let reason):
-                try FileSystem.remove(entry)
-                use = try self.build(key, into: entry, rebuilt: reason, with: build)
+        // A run building the entry holds it exclusively: the shared lock waits for its build, then reuses it. An
+        // entry found missing or changed is built by the run that takes it exclusively first; one that cannot (others
+        // hold the entry shared) looks again a moment later.
+        for _ in 0..<Self.attempts {
+            guard let shared = try lock(key.name, LOCK_SH) else { continue }
+            let found: Found
+            do { found = try inspect(entry, of: key) } catch {
+                close(shared)
+                throw error
             }
-            // Held on as shared: converting drops the lock for an instant, in which another run's eviction could
-            // take it, but not this entry, just used.
-            guard flock(exclusive, LOCK_SH) == 0 else { throw BenchError.system("cannot lock \(key.name)") }
+            if case .reusable(let use) = found {
+                pinned[key.name] = shared
+                return (entry.appendingPathComponent("files"), use)
+            }
+            close(shared)
+            guard let exclusive = try lock(key.name, LOCK_EX | LOCK_NB) else {
+                usleep(100_000)
+                continue
+            }
+            let use: Use
+            do { use = try self.build(key, at: entry, holding: exclusive, with: build) } catch {
+                close(exclusive)
+                throw error
+            }
             pinned[key.name] = exclusive
-            try evict()
+            evictIfItCan()
             return (entry.appendingPathComponent("files"), use)
-        } catch {
-            close(exclusive)
-            throw error
         }
+        throw BenchError(
+            "the fixture \(entry.path) is held by other runs but its files are not what its entry.json records: "
+                + "stop them, or use another --fixtures")
+    }
+
+    /// How many times `files(of:build:)` looks at an entry others hold before it gives up: 10 s.
+    private static let attempts = 100
+
+    /// `key`'s entry built, or reused if a run built it while this one waited, under the exclusive lock `exclusive`,
+    /// which is then held shared.
+    private func build(_ key: Key, at entry: URL, holding exclusive: Int32, with build: (URL) throws -> String)
+        throws -> Use
+    {
+        let use: Use
+        switch try inspect(entry, of: key) {
+        case .reusable(let found): use = found
+        case .foreign: throw BadInput("\(entry.path) is in the fixture cache but holds no entry.json: not ours to use")
+        case .missing: use = try self.build(key, into: entry, rebuilt: nil, with: build)
+        case .changed(let reason):
+            try discard(key.name)
+            use = try self.build(key, into: entry, rebuilt: reason, with: build)
+        }
+        // Held on as shared (Linux converts a flock without letting another process in between).
+        guard flock(exclusive, LOCK_SH) == 0 else { throw BenchError.system("cannot lock \(key.name)") }
+        return use
     }
 
     /// Whether the cache holds an entry of `key` (its files not checked: for an estimate).
@@ -241,7 +270,8 @@ package final class FixtureCache {
         }
         var used = kept
         used.lastUsed = Date()
-        try write(used, to: entry)
+        // The note of its use is best effort: a disk that filled since must not stop a run that only reads it.
+        try? write(used, to: entry)
         return .reusable(
             Use(
                 name: key.fixture, built: false, bytes: kept.bytes,
@@ -256,25 +286,46 @@ package final class FixtureCache {
         try FileSystem.remove(staging)
         try FileSystem.makeDirectory(staging.appendingPathComponent("files"))
         let started = monotonicNanoseconds()
-        let checked: String
-        do { checked = try build(staging.appendingPathComponent("files")) } catch {
-            try FileSystem.remove(staging)
+        do {
+            let checked = try build(staging.appendingPathComponent("files"))
+            let content = try FileSystem.contentDigest(of: staging.appendingPathComponent("files"))
+            let now = Date()
+            try write(
+                Entry(
+                    key: key, bytes: content.bytes, contents: content.digest, checked: checked,
+                    loadSeconds: secondsSince(started), builtAt: now, lastUsed: now), to: staging)
+            guard rename(staging.path, entry.path) == 0 else {
+                throw BenchError.system("cannot rename \(staging.path) to \(entry.path)")
+            }
+            return Use(name: key.fixture, built: true, bytes: content.bytes, checked: checked, rebuilt: rebuilt)
+        } catch {
+            try? FileSystem.remove(staging)
             throw error
         }
-        let content = try FileSystem.contentDigest(of: staging.appendingPathComponent("files"))
-        let now = Date()
-        try write(
-            Entry(
-                key: key, bytes: content.bytes, contents: content.digest, checked: checked,
-                loadSeconds: secondsSince(started), builtAt: now, lastUsed: now), to: staging)
-        guard rename(staging.path, entry.path) == 0 else {
-            throw BenchError.system("cannot rename \(staging.path) to \(entry.path)")
-        }
-        return Use(name: key.fixture, built: true, bytes: content.bytes, checked: checked, rebuilt: rebuilt)
     }
 
     /// Ends the name of an entry's staging directory, hidden beside it while it builds.
     private static let stagingSuffix = ".building"
+    /// Ends the name an entry is renamed to before it is removed: a run killed while removing it leaves no entry
+    /// without its entry.json under the entry's name.
+    private static let discardedSuffix = ".evicting"
+
+    /// Removes entry `name` (its lock held): renamed out of the way first, then deleted.
+    private func discard(_ name: String) throws {
+        let away = root.appendingPathComponent(".\(name)\(Self.discardedSuffix)")
+        try FileSystem.remove(away)
+        guard rename(root.appendingPathComponent(name).path, away.path) == 0 else {
+            throw BenchError.system("cannot rename \(name) to remove it")
+        }
+        try FileSystem.remove(away)
+    }
+
+    /// Whether `name` is one the cache gives an entry: `<store>-<fixture>-<records>-<hex hash>`.
+    static func isEntryName(_ name: String) -> Bool {
+        let parts = name.split(separator: "-")
+        guard parts.count >= 4, let hash = parts.last, let records = parts.dropLast().last else { return false }
+        return !hash.isEmpty && hash.allSatisfy(\.isHexDigit) && !records.isEmpty && records.allSatisfy(\.isNumber)
+    }
 
     /// Copies `key`'s entry, which `files(of:build:)` handed out and holds, into a cell's `directory`.
     package func copy(_ key: Key, to directory: URL) throws {
@@ -289,7 +340,12 @@ package final class FixtureCache {
     package func release() throws {
         for descriptor in pinned.values { close(descriptor) }
         pinned = [:]
-        try evict()
+        evictIfItCan()
+    }
+
+    /// Evicts past the cap where it can: an entry it cannot remove (a file system's error) stays, and stops no run.
+    private func evictIfItCan() {
+        try? evict()
     }
 
     /// Removes every entry and the cache's directory: a cache in a run's scratch space, after each scale.
@@ -307,10 +363,13 @@ package final class FixtureCache {
         guard FileManager.default.fileExists(atPath: root.path) else { return }
         var entries: [(name: String, entry: Entry)] = []
         for name in try FileManager.default.contentsOfDirectory(atPath: root.path) {
-            if name.hasPrefix("."), name.hasSuffix(Self.stagingSuffix) {
-                let key = String(name.dropFirst().dropLast(Self.stagingSuffix.count))
+            // A build or a removal a killed run left: removed once no run builds or removes that entry.
+            if let suffix = [Self.stagingSuffix, Self.discardedSuffix].first(where: name.hasSuffix), name.hasPrefix(".")
+            {
+                let key = String(name.dropFirst().dropLast(suffix.count))
+                guard Self.isEntryName(key) else { continue }
                 _ = try withLockIfFree(key) { try FileSystem.remove(root.appendingPathComponent(name)) }
-            } else if !name.hasPrefix("."), let entry = read(root.appendingPathComponent(name)) {
+            } else if Self.isEntryName(name), let entry = read(root.appendingPathComponent(name)) {
                 entries.append((name, entry))
             }
         }
@@ -318,9 +377,7 @@ package final class FixtureCache {
         for (name, entry) in entries.sorted(by: { $0.entry.lastUsed < $1.entry.lastUsed }) {
             guard total > place.capBytes else { break }
             guard pinned[name] == nil else { continue }
-            if try withLockIfFree(name, { try FileSystem.remove(root.appendingPathComponent(name)) }) {
-                total -= entry.bytes
-            }
+            if try withLockIfFree(name, { try discard(name) }) { total -= entry.bytes }
         }
     }
 
@@ -338,16 +395,18 @@ package final class FixtureCache {
         try encoder.encode(entry).write(to: directory.appendingPathComponent("entry.json"), options: .atomic)
     }
 
-    /// The descriptor of entry `name`'s lock file, locked (`LOCK_SH` or `LOCK_EX`), waiting for other runs.
-    private func lock(_ name: String, _ operation: Int32) throws -> Int32 {
+    /// The descriptor of entry `name`'s lock file, locked (`LOCK_SH` or `LOCK_EX`, waiting for other runs), or with
+    /// `LOCK_NB` nil when another run holds it.
+    private func lock(_ name: String, _ operation: Int32) throws -> Int32? {
         let path = root.appendingPathComponent(".\(name).lock").path
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw BenchError.system("cannot open \(path)") }
         while flock(descriptor, operation) != 0 {
-            guard errno == EINTR else {
-                close(descriptor)
-                throw BenchError.system("cannot lock \(path)")
-            }
+            if errno == EINTR { continue }
+            let busy = errno == EWOULDBLOCK
+            close(descriptor)
+            if busy { return nil }
+            throw BenchError.system("cannot lock \(path)")
         }
         return descriptor
     }
@@ -355,16 +414,10 @@ package final class FixtureCache {
     /// Runs `body` holding entry `name`'s lock exclusively if no run holds it: false, without running it, if one
     /// does.
     private func withLockIfFree(_ name: String, _ body: () throws -> Void) throws -> Bool {
-        let path = root.appendingPathComponent(".\(name).lock").path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw BenchError.system("cannot open \(path)") }
+        guard let descriptor = try lock(name, LOCK_EX | LOCK_NB) else { return false }
         defer { close(descriptor) }
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            if errno == EINTR { continue }
-            if errno == EWOULDBLOCK { return false }
-            throw BenchError.system("cannot lock \(path)")
-        }
         try body()
         return true
     }
+
 }
