@@ -103,8 +103,8 @@ package final class FixtureCache {
         package var key: Key
         package var bytes: Int64
         package var contents: Digest
-        /// The store's own check the files passed when they were built ("PRAGMA integrity_check, 100000 items
-        /// read"), or what was checked instead.
+        /// The store's own check the files passed when they were built ("the store's integrity check and a read of
+        /// its 100000 items"), or that there was none.
         package var checked: String
         package var loadSeconds: Double
         package var builtAt: Date
