@@ -8,43 +8,27 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Judge this build: its counters against a counted baseline, its time against a base revision.",
         discussion: """
-            --counters BASELINE judges what no machine changes (instructions, allocations, flushes, writes per \
-            operation, system calls, page faults, reads from storage, waits, bytes on disk, digests) against a committed \
-            counted run (`run --count`), made on any host: it counts the baseline's matrix now into --out (or reads \
-            --current); a counter better than its band fails too, until the baseline is remade (--better-expected \
-            lets it pass). --base REV judges time: it builds \
-            REV (release, in a git worktree under .build/check-base/, kept between checks) and times REV's cells \
-            and this build's in turn on this machine, --repetitions each, into --out/base and --out/current, \
-            and times again what that round finds slower (its stores, twice the repetitions, this build first, \
-            into --out/confirmation): a regression is what both rounds find slower. `--base HEAD` on an \
-            unchanged tree is the false-alarm check. Writes a Markdown summary to --summary \
-            (default: check.md in --out; appended to $GITHUB_STEP_SUMMARY when that is set). Exit status: 0 when \
-            nothing regressed, 1 on a regression, 2 on bad input.
+            --counters judges what no machine changes (instructions, allocations, flushes, writes, faults, digests) \
+            against a counted run (`run --count`); --base REV builds REV and times its cells and this build's in \
+            turn on this machine, then times again what that round finds slower. Writes a Markdown summary \
+            (--summary). Exit status: 0 when nothing regressed, 1 on a regression, 2 on bad input. In full: \
+            docs/regression-checks.md.
             """)
 
     @Option(
-        help: ArgumentHelp(
-            "A counted baseline (`run --count`; a directory or its results.json): judge this build's instructions, "
-                + "allocations, flushes, writes, system calls, faults, reads, waits, bytes on disk and digests "
-                + "against it. Repeat it for several (each its own matrix), judged as one.", valueName: "baseline"))
+        help: ArgumentHelp("A counted baseline (`run --count`) to judge this build's counts by.", valueName: "baseline")
+    )
     var counters: [String] = []
 
     @Option(
         help: ArgumentHelp(
-            "With --counters: a finished counted run to judge (directory or results.json) instead of counting now; "
-                + "one per --counters, in their order.", valueName: "run"))
+            "With --counters: a finished counted run to judge instead of counting now.", valueName: "run"))
     var current: [String] = []
 
-    @Flag(
-        help: ArgumentHelp(
-            "With --counters: a counter better than the baseline beyond its band passes (it fails otherwise, so "
-                + "that the baseline is remade to keep the gain)."))
+    @Flag(help: "With --counters: let a counter better than the baseline beyond its band pass.")
     var betterExpected = false
 
-    @Option(
-        help: ArgumentHelp(
-            "A git revision (HEAD~1, a branch, a commit) to time this build against on this machine.",
-            valueName: "revision"))
+    @Option(help: ArgumentHelp("A git revision to time this build against on this machine.", valueName: "revision"))
     var base: String?
 
     @Option(help: "With --base: the base revision's persistbench, already built, instead of building it.")
@@ -53,18 +37,16 @@ struct Check: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: .typed(
-            "With --base: the slowdown across a store's cells the check must be able to catch; a store whose first "
-                + "round is too noisy for it is timed again with the repetitions it needs (within --power-time), "
-                + "and the summary names any store still short of it.", default: CheckDefaults.detect,
-            valueName: "percent"),
+            "With --base: the slowdown across a store's cells the check must be able to catch.",
+            default: CheckDefaults.detect, valueName: "percent"),
         transform: Slowdown.parse)
     var detect = CheckDefaults.detect
 
     @Option(
         parsing: .unconditional,
         help: .typed(
-            "With --base: the wall time the repetitions added to reach --detect may take in all.",
-            default: CheckDefaults.powerTime, valueName: "duration"),
+            "With --base: the most time repetitions added to reach --detect take.", default: CheckDefaults.powerTime,
+            valueName: "duration"),
         transform: DurationOrZero.parse)
     var powerTime = CheckDefaults.powerTime
 

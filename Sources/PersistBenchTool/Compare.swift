@@ -8,12 +8,9 @@ struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare two finished runs of one matrix, cell by cell.",
         discussion: """
-            Two counted runs (`run --count`) are judged as `check --counters` judges them. Two timed runs are \
-            compared with `check --base`'s rule: per cell, the ratio of median times per operation, its bootstrap \
-            interval and a rank test of the repetitions, with a verdict only from 3 or more repetitions a side. \
-            Two runs made apart also differ by what the machine did between them, which `check --base` removes by \
-            timing both builds in turn; the output says when the runs come from different boots. Prints Markdown. \
-            Exit status: 0 (whatever the verdicts; `check` gates), 2 on bad input.
+            Counted runs are judged as `check --counters` judges them; timed runs by `check --base`'s rule, with a \
+            verdict only from 3 or more repetitions a side (runs made apart also differ by what the machine did \
+            between them). Prints Markdown. Exit status: 0, 2 on bad input.
             """)
 
     @Argument(help: "The baseline: a run's directory or its results.json.")

@@ -7,9 +7,8 @@ struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a run's results in another tool's format.",
         discussion: """
-            github-action-benchmark: the JSON that the github-action-benchmark action reads with \
-            `tool: customSmallerIsBetter` (one entry per store, workload and scale: the median time per operation \
-            in µs), so that it keeps a chart per cell across commits.
+            github-action-benchmark: the JSON its `tool: customSmallerIsBetter` reads, the median time per operation \
+            in µs of each store, workload and scale.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {

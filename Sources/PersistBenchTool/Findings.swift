@@ -7,10 +7,8 @@ struct Findings: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render README's findings from docs/findings.json and the committed runs, or check them.",
         discussion: """
-            Each finding in docs/findings.json names its runs, its sentence and each figure as a statistic of \
-            named cells. Without a flag, prints README's findings section; --write puts it in README.md and the \
-            figure-by-figure part in docs/findings.md, between their markers; --check writes nothing and exits 1 \
-            naming each finding and figure the published text states otherwise, with both values.
+            Without a flag, prints README's findings section; --write puts it in README.md and docs/findings.md \
+            between their markers; --check exits 1 naming each figure the published text states otherwise.
             """)
 
     @Option(help: ArgumentHelp("The repository's root.", valueName: "DIR"))

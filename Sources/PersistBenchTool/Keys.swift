@@ -5,10 +5,8 @@ struct Keys: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the keys (or, for YCSB, the operations) a cell would use, or how they spread.",
         discussion: """
-            The keys come from the seed, as a run draws them before its timed phase: `READ 17`, `UPDATE 5`, \
-            `SCAN 17 42` (start key, length), `INSERT 100001`, one a line. With --summary, prints instead how the \
-            drawn keys spread over the scale's keys: the hottest key's share of the draws, the shares of the \
-            hottest 1 % and 10 % of keys, and the distinct keys drawn.
+            One a line, as a run draws them from the seed: `READ 17`, `SCAN 17 42`, `INSERT 100001`. With \
+            --summary: the hottest key's share, the hottest 1 % and 10 %'s, and the distinct keys drawn.
             """)
 
     @Option(help: "A workload whose keys are drawn from the seed: \(keyedNames.joined(separator: ", ")).")

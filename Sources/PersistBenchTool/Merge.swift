@@ -7,11 +7,9 @@ struct Merge: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Join the shards of one run (`run --shard K/N`), made on one machine or many, into one run.",
         discussion: """
-            Writes results.json, results.csv, report.md and the charts to --out, each cell keeping the shard (and \
-            so the machine) that measured it; the report says which machine ran which (workload, scale) group. \
-            Refuses shards of different commits, builds, seeds or options, a missing or repeated shard, and an \
-            unfinished one. Exit status: 0 when every digest agrees, 1 on a digest mismatch or a cell error, 2 on \
-            bad input.
+            Writes results.json, the reports and the charts to --out, each cell keeping the shard (the machine) that \
+            measured it. Refuses shards of different builds, seeds or options, and a missing, repeated or unfinished \
+            one. Exit status: 0 when every digest agrees, 1 on a mismatch or a cell error, 2 on bad input.
             """)
 
     @Argument(help: "Every shard's directory (or its results.json).")

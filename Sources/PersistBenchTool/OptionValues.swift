@@ -28,3 +28,10 @@ extension ArgumentHelp {
         ArgumentHelp("\(text) (default: \(value))", valueName: valueName)
     }
 }
+
+extension NewFileRule: ExpressibleByArgument {
+    // A raw-value enum has the parser's own conformance too: this one is the type's validator.
+    package init?(argument: String) { try? self.init(parsing: argument) }
+
+    package var defaultValueDescription: String { description }
+}

@@ -14,9 +14,7 @@ struct PersistBench: ParsableCommand {
         version: versionText,
         subcommands: [
             Run.self, Merge.self, List.self, Report.self, Findings.self, Export.self, Compare.self, Check.self,
-            Keys.self, Crash.self,
-            Verify.self,
-            Child.self,
+            Keys.self, Crash.self, Verify.self,
         ])
 
     /// Bad input naming the commands when the first argument is a word that names none.
@@ -46,8 +44,9 @@ struct PersistBench: ParsableCommand {
         let arguments = CommandLine.arguments
         do {
             try StoreCatalog.add(stores)
+            // The child side of every child the tool starts (a cell, a fixture's load, a crash check's writer).
             if arguments.count == 3, arguments[1] == ChildExecution.commandName {
-                try Child.run(requestPath: arguments[2])
+                guard try ChildExecution.run(requestAt: arguments[2], stores: allStores) else { throw ExitCode.failure }
                 return
             }
             try requireKnownCommand(arguments.dropFirst().first)

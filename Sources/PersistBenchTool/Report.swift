@@ -9,9 +9,8 @@ struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-render a run's reports from its results.json, or check that committed runs are current.",
         discussion: """
-            With --check, nothing is written: each directory's report.md, results.csv and charts are rendered \
-            from its results.json and compared with the files there; exit 1 names every run whose files this \
-            build would render otherwise (re-render it with `persistbench report DIR`), 2 on bad input.
+            With --check, nothing is written: exit 1 names every run whose report.md, results.csv or charts this \
+            build would render otherwise, 2 on bad input.
             """)
 
     @Argument(help: "A run's output directory (holding results.json); with --check, one or more.")

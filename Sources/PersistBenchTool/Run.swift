@@ -9,16 +9,13 @@ struct Run: ParsableCommand {
         discussion: """
             With no options: every store (not their variants), the CRUD workloads, scales 10k and 100k, 3 repetitions, into \
             results/latest/. Exit status: 0 when every digest agrees, 1 on a digest mismatch or a cell error \
-            (or any DNF with --strict or --count), 2 on bad input.
+            (or any DNF with --strict or --count), 2 on bad input. Every option in full: docs/commands.md.
             """)
 
     @OptionGroup var matrix: MatrixOptions<RunDefaults>
 
     @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "Run a single repetition of the cells at scales above this one (a sweep's largest scales): 1M.",
-            valueName: "scale"),
+        parsing: .unconditional, help: "Run the cells at scales above this one once (a sweep's largest): 1M.",
         transform: ScaleOption.parse)
     var singleRepetitionAbove: ScaleOption?
 
@@ -32,16 +29,11 @@ struct Run: ParsableCommand {
     var readRate: Double = WorkloadContext.defaultReadRate
 
     @Option(
-        parsing: .unconditional,
-        help: "Comma-separated levels of reader threads of get-, page- and search-readers: 1,2,4,8.",
+        parsing: .unconditional, help: "Levels of reader threads of the readers workloads: 1,2,4,8.",
         transform: ReaderLevels.parse)
     var readers: ReaderLevels?
 
-    @Option(
-        help: ArgumentHelp(
-            "The records' shape: item (the default: `Item`, every workload), a preset (wide, document, attachment, "
-                + "event) or a JSON shape file (docs/shapes.md). A shape other than item runs insert, insert-each, "
-                + "get, scan, update and page (the default list) over its records.", valueName: "shape"))
+    @Option(help: "The records' shape: item, wide, document, attachment, event or a JSON shape file (docs/shapes.md).")
     var shape = "item"
 
     @Option(help: "Output directory for results.json, results.csv and report.md: new, empty, or an earlier run's.")
@@ -50,12 +42,7 @@ struct Run: ParsableCommand {
     @Flag(help: replaceHelp)
     var replace = false
 
-    @Flag(
-        help: ArgumentHelp(
-            "Run even when the estimate of the disk the run needs (a fixture of each store at the largest scale, "
-                + "about \(Int(DiskEstimate.bytesPerItem)) bytes an item, and a cell's copy) exceeds the free space of "
-                + "--out (or of --fixtures, for the fixtures)."
-        ))
+    @Flag(help: "Run even when the disk the run needs exceeds the free space of --out (and of --fixtures).")
     var ignoreFreeSpace = false
 
     @Option(
@@ -64,22 +51,17 @@ struct Run: ParsableCommand {
         transform: DurationOption.parse)
     var timeBudget = RunDefaults.timeBudget
 
-    // Longer than a cell's (`RunConfiguration.defaultFixtureTimeBudgetSeconds`).
     @Option(
         parsing: .unconditional,
         help: .typed(
-            "Wall-clock budget of a fixture's load (untimed setup, once per store, fixture and scale): 30m, 2h.",
-            default: RunDefaults.fixtureTimeBudget),
+            "Wall-clock budget of a fixture's load (untimed): 30m, 2h.", default: RunDefaults.fixtureTimeBudget),
         transform: DurationOption.parse)
     var fixtureTimeBudget = RunDefaults.fixtureTimeBudget
 
     @Option(
         parsing: .unconditional,
         help: .typed(
-            "Under a time box, a workload judged against an app's budget (insert-each, page, search) does at least "
-                + "\(TimeBox.budgetSamples) steps (or all it has), so that its p99 rests on that many samples; a store "
-                + "that has not reached them after this long stops on its own time, with its own count, and does "
-                + "not lower the other stores': 20s, 1m.",
+            "The longest a budget workload goes on to reach \(TimeBox.budgetSamples) samples under a time box: 20s.",
             default: RunDefaults.floorTime, valueName: "duration"),
         transform: DurationOption.parse)
     var floorTime = RunDefaults.floorTime
@@ -93,27 +75,17 @@ struct Run: ParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Run each cell's process in a memory cgroup of this limit, page cache included (root, cgroup v1 or v2): "
-                + "a mapped store pays for what the cap evicts, a heap-bound one is killed at it (DNF); swap is limited "
-                + "too. Unlike Apple's footprint limit, the cap charges clean file pages read. Each cell's files start "
-                + "out of the page cache (checked). 24MiB, 120MiB.",
-            valueName: "size"),
+            "Run each cell in a memory cgroup of this limit, page cache included (root): 24MiB.", valueName: "size"),
         transform: MemorySize.parse)
     var memoryLimit: MemorySize?
 
-    @Option(
-        help: ArgumentHelp(
-            "Where fixtures are kept between runs: each store's fixture at a scale built once (the items fixture "
-                + "checked by the store's integrity check), and reused while its store, engine, scale, seed, shape, "
-                + "batch size and build are the same (its files' digest checked first); runs on one machine (shards) "
-                + "share it. 'none': built in --out's scratch space and removed. A resume may name another.",
-            valueName: "DIR|none"))
+    @Option(help: ArgumentHelp("Where fixtures are kept and reused between runs, or 'none'.", valueName: "DIR|none"))
     var fixtures = FixtureCache.Place.defaultDirectory
 
     @Option(
         parsing: .unconditional,
         help: .typed(
-            "The most --fixtures' entries may take: the least recently used are removed past it.",
+            "The most --fixtures may take: the least recently used are removed past it.",
             default: RunDefaults.fixturesCap, valueName: "size"),
         transform: MemorySize.parse)
     var fixturesCap = RunDefaults.fixturesCap
@@ -121,44 +93,26 @@ struct Run: ParsableCommand {
     @Flag(help: "Keep each store's files from the last repetition under OUT/stores/<store>/<workload>-<scale>/.")
     var keepStores = false
 
-    @Flag(
-        help: ArgumentHelp(
-            "Count each cell instead of timing it: its instructions (under valgrind's callgrind), allocations, "
-                + "flushes, write calls and bytes written, which no machine changes (`check --counters` judges "
-                + "them). Every loop does \(CountingLauncher.steps) steps (or all, if fewer), without a clock. About "
-                + "2 s a cell at 2k."))
+    @Flag(help: "Count each cell's instructions, allocations, flushes and writes (valgrind) instead of timing it.")
     var count = false
 
-    @Option(
-        parsing: .unconditional,
-        help: ArgumentHelp(
-            "With --count: processes counting at once, each a share of the stores (counts do not depend on what else "
-                + "the machine runs; times would). Default: 2."))
+    @Option(parsing: .unconditional, help: "With --count: processes counting at once, each a share of the stores (2).")
     var jobs: Int?
 
     @Flag(help: "Exit 1 if any cell did not finish (DNF), not only on digest mismatches and errors.")
     var strict = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Run part K of N of the matrix, for runs split over machines (`merge` joins the parts): each (workload, "
-                + "scale) group goes whole to one part, so stores are compared within one machine; every machine "
-                + "given the same options cuts the same parts.", valueName: "K/N"))
+    @Option(help: ArgumentHelp("Run part K of N of the matrix (`merge` joins the parts).", valueName: "K/N"))
     var shard: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Continue the interrupted run in DIR: its own configuration, its finished cells kept and skipped.",
-            valueName: "DIR"))
+    @Option(help: ArgumentHelp("Continue the interrupted run in DIR with its own configuration.", valueName: "DIR"))
     var resume: String?
 
-    @Flag(help: "Print the plan (its (workload, scale) groups, cells and an estimate of their time) and run nothing.")
+    @Flag(help: "Print the plan (its groups, cells and an estimate of their time) and run nothing.")
     var dryRun = false
 
     @Option(
-        help: ArgumentHelp(
-            "With --dry-run: an earlier run (directory or results.json) whose cells' times estimate this run's. "
-                + "Repeatable. (A run's progress lines estimate from its own cells.)", valueName: "DIR"))
+        help: ArgumentHelp("With --dry-run: an earlier run whose cells' times estimate this run's.", valueName: "DIR"))
     var estimateFrom: [String] = []
 
     func validate() throws {
@@ -261,10 +215,5 @@ enum RunDefaults: MatrixDefaults {
     static let memoryBudget = MemorySize(bytes: RunConfiguration.defaultMemoryBudgetBytes)
     static let fixturesCap = MemorySize(bytes: FixtureCache.Place.defaultCapBytes)
     static let timeBoxHelp =
-        "Stop a cell's loop of steps (insert-each, get, get-warm, get-zipfian, get-batch, page, write-then-page, "
-        + "search) once this much time has passed (at least \(TimeBox.minimumSteps) done; search: "
-        + "\(SearchWorkload.minimumKeystrokes) keystrokes; a budget workload \(TimeBox.budgetSamples), see "
-        + "--floor-time), or 'none': 1s, 20s, 1m. The fewest "
-        + "steps a first-repetition cell did becomes its (workload, scale)'s count: every cell does exactly "
-        + "that many (a cell that did more runs again), so all are measured and compared on the same steps."
+        "Stop a cell's loop of steps after this long, or 'none'; the fewest steps a first cell did is its group's count."
 }

@@ -7,13 +7,10 @@ struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a kept store's files with the store's own integrity check.",
         discussion: """
-            Checks the store in DIR (as `run --keep-stores` or `crash` leave it) without writing to it: its data \
-            files where they are (there, not empty, readable, as long as their headers say), then a copy in TMPDIR \
-            opened in a child process, which runs the store's integrity check and reads every item. Prints what the \
-            open's recovery did on the copy (a commit it did not trust, whose rows were damaged or \
-            not the rows it counted; a creation it made again), then one line per problem found (damaged rows, \
-            per-filter counts that disagree with the rows). Exit status: 0 when it is sound, 3 when it is damaged \
-            (each line names the file and, where the check can tell, the offset or page), 2 on bad input.
+            Checks a store left by `run --keep-stores` or `crash` without writing to it: its files where they are, \
+            then a copy opened in a child process by the store's integrity check. Exit status: 0 when it is sound, \
+            3 when it is damaged (each line names the file and, where the check can tell, the offset or page), 2 on \
+            bad input.
             """)
 
     @Option(help: "The store kind that wrote DIR (see `persistbench list`).")

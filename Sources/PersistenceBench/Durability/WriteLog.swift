@@ -92,6 +92,16 @@ package enum NewFileRule: String, Codable, Sendable {
     case ext4
 }
 
+extension NewFileRule: OptionValue {
+    /// `--new-files posix`.
+    package init(parsing text: String) throws {
+        guard let rule = Self(rawValue: text) else { throw OptionValueError(description: "posix or ext4") }
+        self = rule
+    }
+
+    package var description: String { rawValue }
+}
+
 /// The states a power cut may leave, built from a `WriteLog` the way a file system that reorders unflushed
 /// writes may leave them (the model of the crash-consistency checkers ALICE and CrashMonkey).
 ///
