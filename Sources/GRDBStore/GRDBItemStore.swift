@@ -82,6 +82,8 @@ package final class GRDBItemStore: Store {
     /// The table of the records of a shape, once asked (`GRDBItemStore+Records.swift`).
     var recordTable: GRDBRecordTable?
     let flavor: Flavor
+    /// The SQL that puts back the writer's settings an untimed build changed, while it runs (`+Build`).
+    var settingsBeforeBuild: String?
     /// Whether the schema has the titles' FTS5 index (`grdb+fts`, `GRDBItemStore+Search.swift`).
     let fullText: Bool
     /// Every connection's busy timeout, counted in one tally (`GRDBItemStore+Sharing.swift`).

@@ -8,12 +8,15 @@ import PersistenceBench
 extension ORMItemStore: RecordStore {
     package func records(of shape: RecordShape) throws -> any RecordTable {
         if let table = recordTable, table.shape == shape { return table }
+        // A table replaced during a build: its settings back, its file synced, as `finishBuild()` would.
+        if buildCacheBytes != nil { try recordTable?.container.connection.finishBuild() }
         try recordTable?.close()
         let model = try ManagedObjectModel(entities: [
             (Model.Record.self, Model.Record.entityDescription(of: shape, externalStorage: externalStorage))
         ])
         let container = try ModelContainer(
             model: model, url: directory.appendingPathComponent("records.sqlite"), mechanisms: container.mechanisms)
+        if let buildCacheBytes { try container.connection.startBuild(cacheBytes: buildCacheBytes) }
         let table = ORMRecordTable(
             shape: shape, container: container, context: ModelContext(container), savesEveryBatch: savesEveryBatch)
         recordTable = table

@@ -90,6 +90,9 @@ package final class ORMItemStore: ObjectGraphStore {
     let externalStorage: Bool
     /// The records of a shape, in a container of their own, once asked (`ORMItemStore+Records.swift`).
     var recordTable: ORMRecordTable?
+    /// Each container's page cache while an untimed build runs (`+Build`): a record table opened during it builds so
+    /// too.
+    var buildCacheBytes: Int?
     var prefetchesRelationships: Bool { false }
     var profileStacks: ProfileStacks?
 

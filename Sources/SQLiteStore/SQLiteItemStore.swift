@@ -154,10 +154,7 @@ package final class SQLiteItemStore: Store {
     package func pragmaSettings() throws -> String {
         "threading=\(connection.threadingMode) "
             + (try ["journal_mode", "synchronous", "cache_size", "mmap_size", "temp_store"].map { name in
-                let statement = try connection.prepare("PRAGMA \(name)")
-                defer { statement.finalize() }
-                guard try statement.step() else { throw BenchError("no value for PRAGMA \(name)") }
-                return "\(name)=\(statement.text(at: 0))"
+                "\(name)=\(try connection.pragma(name))"
             }.joined(separator: " "))
     }
 

@@ -42,6 +42,8 @@ public final class SQLiteConnection {
     /// Called after every `transaction` whose COMMIT returned: the moment its changes are visible to other
     /// connections (SQLite's commit hook runs before that).
     public var didCommit: (() -> Void)?
+    /// The SQL that puts back the settings an untimed build changed (`startBuild(cacheBytes:)`), while it runs.
+    var settingsBeforeBuild: String?
 
     /// Opens the connection in SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`): no mutex around each call, as
     /// GRDB 7 opens every connection of its queues and pools (its `SerializedDatabase` sets `.multiThread`), so

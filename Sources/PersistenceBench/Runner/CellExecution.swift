@@ -15,7 +15,8 @@ public enum CellExecution {
         let directory = URL(fileURLWithPath: job.directory)
         switch job.mode {
         case .loadFixture:
-            try loadFixture(of: workload, into: kind, at: directory, context: context)
+            try loadFixture(
+                of: workload, into: kind, at: directory, context: context, buildCacheBytes: job.buildCacheBytes)
             return nil
         case .measure:
             var metrics = try measure(workload, on: kind, at: directory, context: context)
@@ -29,12 +30,23 @@ public enum CellExecution {
     }
 
     /// Loads `workload`'s fixture into a new store of `kind` in `directory` and closes it (untimed setup).
+    ///
+    /// With `buildCacheBytes` (a run's fixtures), a `FastBuildingStore` loads it with its build's settings (no sync
+    /// until the end, a page cache of up to that many bytes), which leave the same files; without (a crash check's,
+    /// an answer's trace), every store with its everyday settings.
     public static func loadFixture(
-        of workload: any Workload, into kind: StoreKind, at directory: URL, context: WorkloadContext
+        of workload: any Workload, into kind: StoreKind, at directory: URL, context: WorkloadContext,
+        buildCacheBytes: Int? = nil
     ) throws {
         guard let fixture = workload.fixture else { throw BenchError("workload \(workload.name) has no fixture") }
         let store = try kind.open(directory)
+        let building = buildCacheBytes == nil ? nil : store as? any FastBuildingStore
+        if let building, let buildCacheBytes { try building.startBuild(cacheBytes: buildCacheBytes) }
         try fixture.load(store, context)
+        // Its files as a reopen finds them, whichever connection closes last (GRDB's pool leaves its log to a reader
+        // it closes last, which cannot checkpoint): a cell starts from a database, not a log to read through.
+        try store.settle()
+        try building?.finishBuild()
         try store.close()
     }
 

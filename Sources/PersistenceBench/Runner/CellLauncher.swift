@@ -194,7 +194,9 @@ final class CellLauncher: CellMeasuring {
         let counted = mode == .measure && counting != nil
         let job = CellJob(
             mode: mode, store: cell.store.name, workload: cell.workload.name,
-            parameters: configuration.parameters(scale: cell.scale, box: box), directory: directory.path)
+            parameters: configuration.parameters(scale: cell.scale, box: box), directory: directory.path,
+            buildCacheBytes: mode == .loadFixture
+                ? FixtureBuild.cacheBytes(memoryBudget: configuration.memoryBudgetBytes) : nil)
         let cgroup = try (mode == .measure ? configuration.memoryLimitBytes : nil).map {
             try MemoryCgroup(name: "persistbench-\(getpid())-\(cgroupSuffix)", limitBytes: $0)
         }

@@ -37,6 +37,9 @@ package struct CellJob: Codable, Sendable {
     package var parameters: CellParameters
     /// The store's directory: empty for `insert`, a fresh copy of the fixture for the others.
     package var directory: String
+    /// For `loadFixture`: the page cache a `FastBuildingStore` may build with (`FixtureBuild.cacheBytes`); nil for
+    /// the store's everyday settings.
+    package var buildCacheBytes: Int?
 }
 
 /// `verify`'s check of a copy of a store (`StoreVerification`), in a child.

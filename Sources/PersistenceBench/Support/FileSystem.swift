@@ -267,6 +267,13 @@ extension FileSystem {
         try body(descriptor)
     }
 
+    /// Flushes a file's data and size to disk (`fsync`).
+    package static func syncFile(_ file: URL) throws {
+        try withDescriptor(of: file, flags: O_RDONLY) { descriptor in
+            guard fsync(descriptor) == 0 else { throw BenchError.system("flushing \(file.path)") }
+        }
+    }
+
     /// Flushes a directory's entries (new, renamed or removed files) to disk.
     package static func syncDirectory(_ directory: URL) throws {
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
