@@ -41,10 +41,12 @@ SWEEP_WORKLOADS ?= insert,insert-each,get,page,update,observe,search,open,import
 SWEEP_ARGS ?=
 SWEEP_REPETITIONS ?= --repetitions 3 --single-repetition-above 1M
 SWEEP_BUDGETS ?= --time-budget 30m
+# A shard's cut evens out the time each part is estimated to take from an earlier sweep's cells (SWEEP_ESTIMATE).
+SWEEP_ESTIMATE ?= --estimate-from results/2026-11-27-flagship-sweep/merged
 SWEEP_OUT = results/sweep$(if $(SHARD),-$(subst /,-of-,$(SHARD)))
 sweep: build
 	$(TOOL) run --scales $(SWEEP_SCALES) --workloads $(SWEEP_WORKLOADS) $(SWEEP_REPETITIONS) $(SWEEP_BUDGETS) \
-		$(if $(SHARD),--shard $(SHARD)) --out $(SWEEP_OUT) $(SWEEP_ARGS)
+		$(if $(SHARD),--shard $(SHARD) $(SWEEP_ESTIMATE)) --out $(SWEEP_OUT) $(SWEEP_ARGS)
 
 # Joins every results/sweep-K-of-N/ into results/sweep/ (SHARDS names other directories).
 SHARDS ?= $(wildcard results/sweep-*-of-*)

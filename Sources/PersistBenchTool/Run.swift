@@ -102,7 +102,10 @@ struct Run: ParsableCommand {
     @Flag(help: "Exit 1 if any cell did not finish (DNF), not only on digest mismatches and errors.")
     var strict = false
 
-    @Option(help: ArgumentHelp("Run part K of N of the matrix (`merge` joins the parts).", valueName: "K/N"))
+    @Option(
+        help: ArgumentHelp(
+            "Run part K of N of the matrix (`merge` joins the parts), cut by --estimate-from's times if given.",
+            valueName: "K/N"))
     var shard: String?
 
     @Option(help: ArgumentHelp("Continue the interrupted run in DIR with its own configuration.", valueName: "DIR"))
@@ -112,12 +115,16 @@ struct Run: ParsableCommand {
     var dryRun = false
 
     @Option(
-        help: ArgumentHelp("With --dry-run: an earlier run whose cells' times estimate this run's.", valueName: "DIR"))
+        help: ArgumentHelp(
+            "With --dry-run or --shard: an earlier run whose cells' times estimate this run's (and cut its shards).",
+            valueName: "DIR"))
     var estimateFrom: [String] = []
 
     func validate() throws {
         if resume != nil { try refuseMatrixOptions() }
-        guard estimateFrom.isEmpty || dryRun else { throw ValidationError("--estimate-from goes with --dry-run") }
+        guard estimateFrom.isEmpty || dryRun || shard != nil else {
+            throw ValidationError("--estimate-from goes with --dry-run or --shard")
+        }
         for source in estimateFrom { _ = try badInput { try RunResults.load(named: source) } }
     }
 
@@ -149,11 +156,12 @@ struct Run: ParsableCommand {
 
     /// The run's matrix with its settings, or bad input naming the bad value.
     func parsedMatrix() throws -> RunSession {
-        let settings = RunSettings(
+        var settings = RunSettings(
             seed: seed, batchSize: batchSize, readRate: readRate, readers: readers, shape: shape,
             timeBudget: timeBudget, fixtureTimeBudget: fixtureTimeBudget, floorTime: floorTime,
             memoryBudget: memoryBudget, memoryLimit: memoryLimit, keepStores: keepStores, counted: count, jobs: jobs,
             singleRepetitionAbove: singleRepetitionAbove, shard: shard, fixtures: fixtures, fixturesCap: fixturesCap)
+        if shard != nil { settings.shardEstimates = try estimateFrom.map { try RunResults.load(named: $0).cells } }
         let workloadsGiven = matrix.workloads != RunDefaults.workloads.joined(separator: ",")
         return try badInput { try matrix.matrix(counted: count).applying(settings, workloadsGiven: workloadsGiven) }
     }

@@ -33,6 +33,14 @@ extension RunSession {
                     + String(repeating: " ", count: max(1, 7 - "\(cells)".count))
                     + "\(cells)  \(seconds.map(Quantity.formatDuration) ?? "?")")
         }
+        if let shard = configuration.shard, let costs = shard.costs {
+            var whole = configuration
+            whole.shard = nil
+            let parts = Shard.estimatedSeconds(whole, into: shard.count, costs: costs).enumerated().map {
+                "\($0.offset + 1)/\(shard.count) \(Quantity.formatDuration($0.element))"
+            }
+            lines.append("Cut by the estimated time of each group: " + parts.joined(separator: ", "))
+        }
         let count = measured.map(\.count).reduce(resumed.count, +)
         if let total = estimate.total {
             lines.append(

@@ -1,5 +1,7 @@
 import Foundation
 import MemoryStore
+import Reports
+import StoreCatalog
 import Testing
 
 @testable import PersistenceBench
@@ -62,6 +64,44 @@ import Testing
             Shard.deal(uneven, into: 2).map { $0.map(\.description) } == [
                 ["insert 1M", "page 1M", "page 2M"], ["get 1M", "insert 2M", "get 2M"],
             ])
+    }
+
+    /// The committed flagship sweep (10k–10M, four shards cut by records), cut again by its own cells' times: the
+    /// longest of four shards is shorter, and every machine given the same runs cuts the same parts.
+    @Test func aCutByEstimatedTimeShortensTheLongestShard() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let flagship = try RunResults.load(
+            named: repository.appendingPathComponent("results/2026-11-27-flagship-sweep/merged").path)
+        var configuration = flagship.configuration
+        configuration.shard = nil
+        let (stores, workloads) = try StoreCatalog.kinds(of: configuration, in: "the flagship sweep")
+        var settings = RunSettings(
+            seed: configuration.seed, batchSize: configuration.batchSize, readRate: WorkloadContext.defaultReadRate,
+            readers: nil, shape: "item", timeBudget: DurationOption(seconds: configuration.timeBudgetSeconds),
+            fixtureTimeBudget: DurationOption(seconds: configuration.fixtureTimeBudgetSeconds ?? 3_600),
+            floorTime: DurationOption(seconds: TimeBox.defaultFloorSeconds),
+            memoryBudget: MemorySize(bytes: configuration.memoryBudgetBytes), memoryLimit: nil, keepStores: false,
+            counted: false, jobs: nil, singleRepetitionAbove: nil, shard: "1/4", fixtures: "none",
+            fixturesCap: MemorySize(bytes: 1 << 30))
+        settings.singleRepetitionAbove = configuration.singleRepetitionAbove.map(ScaleOption.init)
+        settings.shardEstimates = [flagship.cells]
+        let session = RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: ReportSink())
+        let costs = try #require(try session.applying(settings, workloadsGiven: true).configuration.shard?.costs)
+        #expect(costs.count == Shard.groups(of: configuration).count && costs.allSatisfy { $0.seconds > 0 })
+        let byEstimate = Shard.estimatedSeconds(configuration, into: 4, costs: costs)
+        let seconds = Dictionary(costs.map { ($0.group, $0.seconds) }, uniquingKeysWith: max)
+        let byRecords = Shard.deal(configuration, into: 4).map { $0.map { seconds[$0] ?? 0 }.reduce(0, +) }
+        #expect(abs(byEstimate.reduce(0, +) - byRecords.reduce(0, +)) < 1)
+        #expect(byEstimate.max()! < byRecords.max()!, "by estimate \(byEstimate), by records \(byRecords)")
+        print(
+            "flagship, four shards: by records \(byRecords.map { Int($0) }) s, by estimate \(byEstimate.map { Int($0) }) s"
+        )
+        // A resume or a merge reads the cut back from the recorded configuration.
+        var recorded = configuration
+        recorded.shard = Shard(index: 2, count: 4, costs: costs)
+        let decoded = try JSONDecoder().decode(RunConfiguration.self, from: try JSONEncoder().encode(recorded))
+        #expect(decoded.shard?.groups(of: decoded) == Shard.deal(configuration, into: 4, costs: costs)[1])
     }
 
     @Test(arguments: ["0/2", "3/2", "1/0", "1", "a/b", "1/2/3", "-1/2", ""])

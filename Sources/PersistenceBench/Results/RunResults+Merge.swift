@@ -161,6 +161,13 @@ extension RunResults {
         compare("levels of readers") { $0.configuration.readers.map { "\($0)" } ?? "default" }
         compare("counting") { $0.configuration.counted == true }
         compare("kept stores") { $0.configuration.keepStores }
+        if one.configuration.shard?.costs != other.configuration.shard?.costs {
+            func cut(_ run: RunResults) -> String {
+                run.configuration.shard?.costs.map { "by estimates totalling \(Int($0.map(\.seconds).reduce(0, +))) s" }
+                    ?? "by records"
+            }
+            found.append("cuts differ (\(cut(one)) and \(cut(other)))")
+        }
         return found
     }
 }

@@ -9,11 +9,23 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
     /// 1-based.
     package var index: Int
     package var count: Int
+    /// Each group's estimated seconds, which the cut deals by; nil: it deals by records × repetitions.
+    ///
+    /// From earlier runs' cells (`run --shard K/N --estimate-from DIR`); recorded, so that a resume and `merge` cut
+    /// the same parts.
+    package var costs: [GroupCost]?
 
-    package init(index: Int, count: Int) {
+    /// A group and its estimated seconds (`costs`).
+    package struct GroupCost: Codable, Equatable, Sendable {
+        package var group: GroupID
+        package var seconds: Double
+    }
+
+    package init(index: Int, count: Int, costs: [GroupCost]? = nil) {
         precondition(count >= 1 && (1...count).contains(index))
         self.index = index
         self.count = count
+        self.costs = costs
     }
 
     /// "K/N" with 1 ≤ K ≤ N; nil for anything else.
@@ -48,17 +60,23 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The groups dealt to `count` shards: costliest first (a group's cells load and work on its records for every
-    /// store and repetition, so they cost about records × repetitions), each to the shard with the least cost so
-    /// far, ties to the lower index.
+    /// The groups dealt to `count` shards, costliest first, each to the shard with the least cost so far.
     ///
-    /// Only the configuration's scales and workloads decide it, so every machine given the same options computes the
-    /// same cut. Each shard's groups keep the run's order.
-    package static func deal(_ configuration: RunConfiguration, into count: Int) -> [[GroupID]] {
+    /// Ties go to the lower index. A group's cost is its estimated seconds (`costs`), else its records × repetitions
+    /// (its cells load and work on its records for every store and repetition).
+    ///
+    /// Only the configuration's scales and workloads and the costs decide it, so every machine given the same options
+    /// computes the same cut. Each shard's groups keep the run's order.
+    package static func deal(_ configuration: RunConfiguration, into count: Int, costs: [GroupCost]? = nil)
+        -> [[GroupID]]
+    {
         let all = groups(of: configuration)
-        let cost = all.map { $0.scale.records * configuration.repetitions(at: $0.scale) }
+        let estimated = costs.map { Dictionary($0.map { ($0.group, $0.seconds) }, uniquingKeysWith: max) }
+        let cost = all.map { group in
+            estimated.map { $0[group] ?? 0 } ?? Double(group.scale.records * configuration.repetitions(at: group.scale))
+        }
         let byCost = all.indices.sorted { cost[$0] > cost[$1] || (cost[$0] == cost[$1] && $0 < $1) }
-        var load = [Int](repeating: 0, count: count)
+        var load = [Double](repeating: 0, count: count)
         var dealt = [[Int]](repeating: [], count: count)
         for group in byCost {
             let shard = load.indices.min { load[$0] < load[$1] || (load[$0] == load[$1] && $0 < $1) } ?? 0
@@ -68,8 +86,18 @@ package struct Shard: Codable, Equatable, Sendable, CustomStringConvertible {
         return dealt.map { $0.sorted().map { all[$0] } }
     }
 
+    /// Each shard's estimated seconds under `costs` (the sums the cut evened out), in shard order.
+    package static func estimatedSeconds(_ configuration: RunConfiguration, into count: Int, costs: [GroupCost])
+        -> [Double]
+    {
+        let seconds = Dictionary(costs.map { ($0.group, $0.seconds) }, uniquingKeysWith: max)
+        return deal(configuration, into: count, costs: costs).map { groups in
+            groups.map { seconds[$0] ?? 0 }.reduce(0, +)
+        }
+    }
+
     /// This shard's groups of `configuration`'s matrix.
     package func groups(of configuration: RunConfiguration) -> [GroupID] {
-        Self.deal(configuration, into: count)[index - 1]
+        Self.deal(configuration, into: count, costs: costs)[index - 1]
     }
 }

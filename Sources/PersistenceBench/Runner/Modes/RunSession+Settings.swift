@@ -21,6 +21,8 @@ package struct RunSettings: Sendable {
     package var singleRepetitionAbove: ScaleOption?
     /// `K/N` (`Shard(option:of:)`).
     package var shard: String?
+    /// Earlier runs' cells, whose times cut the shards (`--estimate-from` with `--shard`); empty: records cut them.
+    package var shardEstimates: [[CellResult]] = []
     /// Where fixtures are kept between runs (`FixtureCache`), or `none` for the run's scratch space.
     package var fixtures: String
     package var fixturesCap: MemorySize
@@ -92,7 +94,26 @@ extension RunSession {
             (configuration.workloads, configuration.shape) = (names, shape)
         }
         let unsharded = configuration
-        configuration.shard = try settings.shard.map { try Shard(option: $0, of: unsharded) }
+        configuration.shard = try settings.shard.map { option in
+            var shard = try Shard(option: option, of: unsharded)
+            if !settings.shardEstimates.isEmpty {
+                shard.costs = try Self.groupCosts(of: unsharded, stores: stores, workloads: workloads, from: settings)
+            }
+            return shard
+        }
         return RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: sink)
+    }
+
+    /// Each group's estimated seconds from `settings.shardEstimates` (its cells and their fixtures' loads, bounded by
+    /// the run's budgets), or bad input when those runs measured nothing that estimates them.
+    private static func groupCosts(
+        of configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], from settings: RunSettings
+    ) throws -> [Shard.GroupCost] {
+        let plan = RunPlan(configuration, stores: stores, workloads: workloads).cells
+        let estimate = RunEstimate(runs: settings.shardEstimates).byGroup(plan, configuration: configuration)
+        guard estimate.total != nil else {
+            throw BadInput("--estimate-from: the runs named measured no cell to estimate this matrix's times from")
+        }
+        return estimate.groups.map { Shard.GroupCost(group: $0.group, seconds: $0.seconds ?? 0) }
     }
 }
