@@ -89,14 +89,23 @@ import Testing
         let session = RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: ReportSink())
         let costs = try #require(try session.applying(settings, workloadsGiven: true).configuration.shard?.costs)
         #expect(costs.count == Shard.groups(of: configuration).count && costs.allSatisfy { $0.seconds > 0 })
-        let byEstimate = Shard.estimatedSeconds(configuration, into: 4, costs: costs)
-        let seconds = Dictionary(costs.map { ($0.group, $0.seconds) }, uniquingKeysWith: max)
-        let byRecords = Shard.deal(configuration, into: 4).map { $0.map { seconds[$0] ?? 0 }.reduce(0, +) }
-        #expect(abs(byEstimate.reduce(0, +) - byRecords.reduce(0, +)) < 1)
+        // The groups' costs add up to the run's estimate, each fixture load once.
+        let estimate = RunEstimate(runs: [flagship.cells])
+        let budgets = RunEstimate.Budgets(configuration)
+        let plan = RunPlan(configuration, stores: stores, workloads: workloads).cells
+        let whole = try #require(estimate.seconds(of: plan, budgets: budgets))
+        #expect(
+            abs(costs.map(\.seconds).reduce(0, +) / whole - 1) < 0.02, "\(costs.map(\.seconds).reduce(0, +)), \(whole)")
+        // Each part's own estimate, its fixture loads once in it, as its dry run gives it.
+        func parts(_ cut: [[GroupID]]) -> [Int] {
+            cut.map { groups in
+                Int(estimate.seconds(of: plan.filter { groups.contains($0.group) }, budgets: budgets) ?? 0)
+            }
+        }
+        let byEstimate = parts(Shard.deal(configuration, into: 4, costs: costs))
+        let byRecords = parts(Shard.deal(configuration, into: 4))
         #expect(byEstimate.max()! < byRecords.max()!, "by estimate \(byEstimate), by records \(byRecords)")
-        print(
-            "flagship, four shards: by records \(byRecords.map { Int($0) }) s, by estimate \(byEstimate.map { Int($0) }) s"
-        )
+        print("flagship, four shards' estimates: by records \(byRecords) s, by estimate \(byEstimate) s")
         // A resume or a merge reads the cut back from the recorded configuration.
         var recorded = configuration
         recorded.shard = Shard(index: 2, count: 4, costs: costs)

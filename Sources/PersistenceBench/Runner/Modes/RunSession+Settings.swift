@@ -104,16 +104,34 @@ extension RunSession {
         return RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: sink)
     }
 
-    /// Each group's estimated seconds from `settings.shardEstimates` (its cells and their fixtures' loads, bounded by
-    /// the run's budgets), or bad input when those runs measured nothing that estimates them.
+    /// Each group's estimated seconds from `settings.shardEstimates`, or bad input when those runs measured nothing
+    /// that estimates them: its cells' own (bounded by the budgets as `RunEstimate` bounds them) and a share of each
+    /// fixture load they wait for, split evenly among the groups of its scale that wait for it, so that the groups'
+    /// costs add up to about the run's.
     private static func groupCosts(
         of configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], from settings: RunSettings
     ) throws -> [Shard.GroupCost] {
-        let plan = RunPlan(configuration, stores: stores, workloads: workloads).cells
-        let estimate = RunEstimate(runs: settings.shardEstimates).byGroup(plan, configuration: configuration)
-        guard estimate.total != nil else {
+        let estimate = RunEstimate(runs: settings.shardEstimates)
+        guard !estimate.isEmpty else {
             throw BadInput("--estimate-from: the runs named measured no cell to estimate this matrix's times from")
         }
-        return estimate.groups.map { Shard.GroupCost(group: $0.group, seconds: $0.seconds ?? 0) }
+        let budgets = RunEstimate.Budgets(configuration)
+        let plan = RunPlan(configuration, stores: stores, workloads: workloads).cells
+        // The cells' own seconds, in the run's order, none after one of its store and workload over its budget.
+        let own = estimate.secondsPerCell(of: plan, budgets: budgets, cached: { _, _ in true }) ?? []
+        var seconds: [GroupID: Double] = [:]
+        // Each load (store, fixture, scale), and the groups that wait for it.
+        var waiting: [String: (seconds: Double, groups: Set<GroupID>)] = [:]
+        for (cell, own) in zip(plan, own) where own > 0 {
+            seconds[cell.group, default: 0] += own
+            guard let fixture = cell.workload.fixture else { continue }
+            let key = "\(cell.store.name) \(fixture.name) \(cell.scale.records)"
+            let load = estimate.loadSeconds(store: cell.store.name, fixture: fixture.name, scale: cell.scale) ?? 0
+            waiting[key, default: (min(load, budgets.fixtureSeconds), [])].groups.insert(cell.group)
+        }
+        for (load, groups) in waiting.values {
+            for group in groups { seconds[group, default: 0] += load / Double(groups.count) }
+        }
+        return Shard.groups(of: configuration).map { Shard.GroupCost(group: $0, seconds: seconds[$0] ?? 0) }
     }
 }
