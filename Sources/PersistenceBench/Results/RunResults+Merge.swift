@@ -80,7 +80,8 @@ extension RunResults {
         merged.finishedAt = ordered.map(\.finishedAt).max()
         merged.shards = ordered.map { part in
             ShardRun(
-                shard: part.shard, environment: part.results.environment, startedAt: part.results.startedAt,
+                shard: Shard(index: part.shard.index, count: part.shard.count), environment: part.results.environment,
+                startedAt: part.results.startedAt,
                 finishedAt: part.finishedAt, groups: part.shard.groups(of: part.results.configuration),
                 source: part.source, resumedOn: part.results.resumedOn)
         }
@@ -161,12 +162,13 @@ extension RunResults {
         compare("levels of readers") { $0.configuration.readers.map { "\($0)" } ?? "default" }
         compare("counting") { $0.configuration.counted == true }
         compare("kept stores") { $0.configuration.keepStores }
-        if one.configuration.shard?.costs != other.configuration.shard?.costs {
-            func cut(_ run: RunResults) -> String {
-                run.configuration.shard?.costs.map { "by estimates totalling \(Int($0.map(\.seconds).reduce(0, +))) s" }
-                    ?? "by records"
-            }
-            found.append("cuts differ (\(cut(one)) and \(cut(other)))")
+        compare("cuts") { run in
+            run.configuration.shard.map { shard in
+                Shard.deal(run.configuration, into: shard.count, costs: shard.costs)
+                    == Shard.deal(
+                        one.configuration, into: shard.count, costs: one.configuration.shard?.costs)
+                    ? "the first part's" : shard.costs == nil ? "by records" : "by other estimates"
+            } ?? "none"
         }
         return found
     }

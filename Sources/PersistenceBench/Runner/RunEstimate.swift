@@ -234,7 +234,9 @@ package struct RunEstimate: Sendable {
         let nearest = byScale.keys.sorted().suffix(3)
         let samples = nearest.flatMap { scale in byScale[scale, default: []].map { (x: Double(scale), y: $0) } }
         if let law = PowerLaw(samples) { return law(Double(records)) }
-        guard let (scale, values) = byScale.first, let middle = median(values) else { return nil }
+        guard let (scale, values) = byScale.max(by: { $0.key < $1.key }), let middle = median(values) else {
+            return nil
+        }
         return middle * Double(records) / Double(scale)
     }
 

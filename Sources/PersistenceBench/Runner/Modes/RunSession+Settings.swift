@@ -105,9 +105,8 @@ extension RunSession {
     }
 
     /// Each group's estimated seconds from `settings.shardEstimates`, or bad input when those runs measured nothing
-    /// that estimates them: its cells' own (bounded by the budgets as `RunEstimate` bounds them) and a share of each
-    /// fixture load they wait for, split evenly among the groups of its scale that wait for it, so that the groups'
-    /// costs add up to about the run's.
+    /// that estimates them: its cells' own (each at most the time budget) and a share of each fixture load they wait
+    /// for, split evenly among the groups of its scale that wait for it.
     private static func groupCosts(
         of configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], from settings: RunSettings
     ) throws -> [Shard.GroupCost] {
@@ -117,21 +116,31 @@ extension RunSession {
         }
         let budgets = RunEstimate.Budgets(configuration)
         let plan = RunPlan(configuration, stores: stores, workloads: workloads).cells
-        // The cells' own seconds, in the run's order, none after one of its store and workload over its budget.
-        let own = estimate.secondsPerCell(of: plan, budgets: budgets, cached: { _, _ in true }) ?? []
         var seconds: [GroupID: Double] = [:]
         // Each load (store, fixture, scale), and the groups that wait for it.
         var waiting: [String: (seconds: Double, groups: Set<GroupID>)] = [:]
-        for (cell, own) in zip(plan, own) where own > 0 {
-            seconds[cell.group, default: 0] += own
-            guard let fixture = cell.workload.fixture else { continue }
-            let key = "\(cell.store.name) \(fixture.name) \(cell.scale.records)"
-            let load = estimate.loadSeconds(store: cell.store.name, fixture: fixture.name, scale: cell.scale) ?? 0
-            waiting[key, default: (min(load, budgets.fixtureSeconds), [])].groups.insert(cell.group)
+        for group in Shard.groups(of: configuration) {
+            // The group alone, as a part that runs it without the others does: a store and workload over its budget at
+            // a smaller scale in another part does not stop its cells here.
+            let cells = plan.filter { $0.group == group }
+            let own = estimate.secondsPerCell(of: cells, budgets: budgets, cached: { _, _ in true }) ?? []
+            for (cell, own) in zip(cells, own) where own > 0 {
+                seconds[group, default: 0] += own
+                guard let fixture = cell.workload.fixture else { continue }
+                let key = "\(cell.store.name) \(fixture.name) \(cell.scale.records)"
+                let load = estimate.loadSeconds(store: cell.store.name, fixture: fixture.name, scale: cell.scale) ?? 0
+                waiting[key, default: (min(load, budgets.fixtureSeconds), [])].groups.insert(group)
+            }
         }
-        for (load, groups) in waiting.values {
+        // In one order on every machine: a sum's last bit must not depend on a process's hash seed.
+        for key in waiting.keys.sorted() {
+            guard let (load, groups) = waiting[key] else { continue }
             for group in groups { seconds[group, default: 0] += load / Double(groups.count) }
         }
-        return Shard.groups(of: configuration).map { Shard.GroupCost(group: $0, seconds: seconds[$0] ?? 0) }
+        // Whole seconds, so that two machines whose sums differ in their last bits (another libm's power law) all but
+        // always cut alike; `merge` refuses parts cut otherwise.
+        return Shard.groups(of: configuration).map { group in
+            Shard.GroupCost(group: group, seconds: (seconds[group] ?? 0).rounded())
+        }
     }
 }
