@@ -494,6 +494,24 @@ import Testing
         let busy = try CounterComparison(baseline: counted(quiet), current: counted(noisy))
         #expect(busy.regressions.isEmpty && busy.improvements.isEmpty, "\(busy.regressions)")
         #expect(busy.cells[0].changes.contains { $0.metric == "µs waiting/op" && $0.current == "11000.0" })
+        // A machine short of memory may evict a cell's files before its timed phase: reading them back once, and
+        // waiting once a page for it, is the machine's (CI's `sqlite+fts page 2k` beside its tests: 496 KB of its
+        // 823 KB files, 27 waits in 50 pages); reading them twice is the store's.
+        func withFiles(_ counts: OperationCounts) -> RunResults {
+            var run = counted(counts)
+            run.cells[0].metrics?.resources.bytesOnDisk = 8_000_000
+            return run
+        }
+        var refilled = quiet
+        (refilled.bytesReadFromStorage, refilled.voluntarySwitches) = (6_000_000, 1_000)
+        let evicted = try CounterComparison(baseline: withFiles(quiet), current: withFiles(refilled))
+        #expect(evicted.regressions.isEmpty, "\(evicted.regressions)")
+        refilled.bytesReadFromStorage = 16_000_000
+        let twice = try CounterComparison(baseline: withFiles(quiet), current: withFiles(refilled))
+        #expect(twice.regressions.contains { $0.contains("bytes read from storage/op") }, "\(twice.regressions)")
+        (refilled.bytesReadFromStorage, refilled.voluntarySwitches) = (6_000_000, 3_000)
+        let waited = try CounterComparison(baseline: withFiles(quiet), current: withFiles(refilled))
+        #expect(waited.regressions.contains { $0.contains("voluntary waits/op") }, "\(waited.regressions)")
         // A short cell's faults move by what its length does not divide: CI's `sqlite+fts get`, 50 lookups, moved
         // 485 → 612 beside the tests. An extra 64 KiB buffer mapped per lookup (16 faults each) is 800 in the cell.
         let faults = CounterComparison.Bands.measured.minorFaults

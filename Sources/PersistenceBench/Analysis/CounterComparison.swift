@@ -39,7 +39,8 @@ package struct CounterComparison: Codable, Sendable {
         /// a just-built binary or library read back), so a change must also be more than 8 in the cell; a read from
         /// storage every operation is 50.
         package var majorFaults: Band = Band(factor: 1.10, floor: 0.05, perCell: 8)
-        /// Bytes read from storage per operation.
+        /// Bytes read from storage per operation; a cell's comparison also lets it read its files back once, and
+        /// wait once a page for them (a machine short of memory evicts them: docs/regression-checks.md).
         package var bytesReadFromStorage: Band = Band(factor: 1.10, floor: 4096)
         /// Voluntary context switches (waits that gave up the CPU) per operation: a store's threads hand
         /// valgrind's lock to each other more often on a busy machine, and a flush waits for the disk as often as
