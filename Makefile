@@ -12,9 +12,10 @@ TOOL = $(TOOL_PACKAGE)/.build/release/persistbench
 
 # The default matrix (one store of each strategy, the CRUD workloads and the limits, 10k and 100k, 3 repetitions, each
 # cell's loop of questions time-boxed at 500 ms) into results/latest/, replacing the last run there: under 5 minutes on
-# a 2-core VM, build excluded.
+# a 2-core VM, build excluded. It starts with an estimate of its time from the committed default run (BENCH_ESTIMATE).
+BENCH_ESTIMATE ?= --estimate-from results/2026-12-07-default
 bench: build
-	$(TOOL) run --replace $(RUN_ARGS)
+	$(TOOL) run --replace $(BENCH_ESTIMATE) $(RUN_ARGS)
 
 # The tests, after a build that fails on any compiler warning in the project's own code (its dependencies' are
 # theirs): a warning shows in a clean build (CI's), not again in an incremental one.

@@ -116,16 +116,14 @@ struct Run: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --dry-run or --shard: an earlier run whose cells' times estimate this run's (and cut its shards).",
+            "An earlier run whose cells' times estimate this run's (at its start and as it goes) and cut its shards.",
             valueName: "DIR"))
     var estimateFrom: [String] = []
 
     func validate() throws {
         if resume != nil { try refuseMatrixOptions() }
-        guard estimateFrom.isEmpty || dryRun || shard != nil else {
-            throw ValidationError(
-                "--estimate-from goes with --dry-run or --shard"
-                    + (resume == nil ? "" : " (a resume keeps its run's cut)"))
+        guard estimateFrom.isEmpty || resume == nil || dryRun else {
+            throw ValidationError("--estimate-from goes with --dry-run when resuming (a resume keeps its run's cut)")
         }
         for source in estimateFrom { _ = try badInput { try RunResults.load(named: source) } }
     }
@@ -163,7 +161,7 @@ struct Run: ParsableCommand {
             timeBudget: timeBudget, fixtureTimeBudget: fixtureTimeBudget, floorTime: floorTime,
             memoryBudget: memoryBudget, memoryLimit: memoryLimit, keepStores: keepStores, counted: count, jobs: jobs,
             singleRepetitionAbove: singleRepetitionAbove, shard: shard, fixtures: fixtures, fixturesCap: fixturesCap)
-        if shard != nil { settings.shardEstimates = try estimateFrom.map { try RunResults.load(named: $0).cells } }
+        settings.estimates = try estimateFrom.map { try RunResults.load(named: $0).cells }
         let workloadsGiven = matrix.workloads != RunDefaults.workloads.joined(separator: ",")
         return try badInput { try matrix.matrix(counted: count).applying(settings, workloadsGiven: workloadsGiven) }
     }

@@ -26,6 +26,11 @@ package struct ReportSink: RunSink {
                     + ": each runs again here whole, so that its stores are compared on one machine")
         case .askingAgain(let groups):
             print("Asking \(groups) disagreeing group(s) again, each answer noted, to find the first that differs")
+        case .estimated(let seconds, let cells, let measured, let held, let needed):
+            print(
+                "Estimate: about \(Quantity.formatDuration(seconds)) for the \(cells) cells that apply, from \(measured) "
+                    + "cells measured before (--estimate-from, on its machine)"
+                    + (needed == 0 ? "" : "; \(held) of the \(needed) fixtures it loads are cached already"))
         case .countingInShares(let stores, let shares, let parts):
             print("Counting \(stores) stores in \(shares) shares at once; their logs are under \(parts.path)/")
         case .timingAgainForPower(let store, let repetitions, let detectable, let target, let adding):
@@ -40,6 +45,8 @@ package struct ReportSink: RunSink {
         case .finished(let results, let output):
             Self.printOutcome(results, output: output)
         }
+        // Out at once, as each cell's line is (`ConsoleProgress`): into a log or a pipe, `print` held it to the end.
+        fflush(nil)
     }
 
     /// Where the reports are, and any digest mismatch, error and DNF.

@@ -5,21 +5,8 @@ extension RunSession {
     /// (workload, scale) group, with an estimate of their time from the cells of `measured` (earlier runs) and the
     /// resumed run's own.
     package func plan(estimatedFrom measured: [[CellResult]], resuming interrupted: RunResults?) -> String {
-        let resumed = interrupted?.cells ?? []
-        let plan = RunPlan(configuration, stores: stores, workloads: workloads).remaining(
-            after: interrupted.map(Resumption.done) ?? [])
-        let cache = try? configuration.fixtureCache.map(FixtureCache.init(place:))
-        let build = try? FixtureCache.Key.build(of: Executable.path())
-        func key(_ cell: PlannedCell, _ fixture: Fixture) -> FixtureCache.Key? {
-            guard let build else { return nil }
-            return try? FixtureCache.Key(fixture, for: cell, in: configuration, build: build)
-        }
-        // Every fixture the plan loads, each once, and those the cache holds already.
-        let needed = Set(plan.filter(\.applies).compactMap { cell in cell.workload.fixture.flatMap { key(cell, $0) } })
-        let held = cache.map { cache in needed.filter(cache.holds) } ?? []
-        let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(plan, configuration: configuration) {
-            cell, fixture in key(cell, fixture).map(held.contains) ?? false
-        }
+        let estimate = estimate(from: measured, resuming: interrupted)
+        let plan = estimate.cells
         var lines = [
             "Plan: \(plan.count) cells\(interrupted == nil ? "" : " left") in \(estimate.groups.count) (workload, "
                 + "scale) group(s)" + (configuration.shard.map { " (shard \($0) of the matrix)" } ?? "")
@@ -39,10 +26,9 @@ extension RunSession {
             }
             lines.append("Cut by the estimated time of each group: " + parts.joined(separator: ", "))
         }
-        let count = measured.map(\.count).reduce(resumed.count, +)
         if let total = estimate.total {
             lines.append(
-                "Estimate: about \(Quantity.formatDuration(total)), from \(count) cells measured before "
+                "Estimate: about \(Quantity.formatDuration(total)), from \(estimate.measuredCells) cells measured before "
                     + "(each one's time where it was measured at its scale; else its store and workload's growth over "
                     + "the scales measured, else its workload's time per record; each fixture's load once, estimated "
                     + "alike; a cell at most its time budget, and none of its store and workload after one over it): "
@@ -52,7 +38,7 @@ extension RunSession {
         }
         if let place = configuration.fixtureCache {
             lines.append(
-                "Fixtures: \(held.count) of the \(needed.count) the run loads are in \(place.directory) already "
+                "Fixtures: \(estimate.fixturesHeld) of the \(estimate.fixturesNeeded) the run loads are in \(place.directory) already "
                     + "(counted as no load; their files' digest is checked when the run reaches them)")
         }
         return lines.joined(separator: "\n")

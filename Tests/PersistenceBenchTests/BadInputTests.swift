@@ -60,7 +60,10 @@ import Testing
                 "invalid --readers '1,0': use thread counts from 1 to 64"
             ),
             (["run", "--shard", "3/2"], "invalid --shard '3/2': use K/N with 1 ≤ K ≤ N"),
-            (["run", "--estimate-from", "results/ci-baseline"], "--estimate-from goes with --dry-run"),
+            (
+                ["run", "--resume", "results/ci-baseline", "--estimate-from", "results/ci-baseline"],
+                "--estimate-from goes with --dry-run when resuming"
+            ),
             (
                 ["run", "--memory-limit", "lots"],
                 "invalid --memory-limit 'lots': use a size from 16.0 MiB such as 512MiB or 8GiB"

@@ -52,6 +52,20 @@ import Testing
         #expect(plan.remaining(after: done).map(\.id) == plan.cells.dropFirst(5).map(\.id))
     }
 
+    /// Past its time box, a loop under a budget floor goes on toward the floor only at a pace that reaches it within
+    /// the floor's time: 10 steps in 10 ms or more project 1,000 in a second or more.
+    @Test func aLoopTooSlowToReachItsFloorInTimeStopsAtItsTimeBox() throws {
+        for (floorSeconds, goesOn) in [(60.0, true), (0.5, false)] {
+            let box = TimeBox(seconds: 0.001, floor: TimeBox.budgetSamples, floorSeconds: floorSeconds).start(
+                steps: 10_000)
+            Thread.sleep(forTimeInterval: 0.01)
+            #expect(box.allowsMore(after: TimeBox.minimumSteps) == goesOn, "floor time \(floorSeconds) s")
+            // Never before its fewest steps, whatever its pace.
+            #expect(box.allowsMore(after: TimeBox.minimumSteps - 1))
+            #expect(box.stoppedShort(after: TimeBox.minimumSteps))
+        }
+    }
+
     @Test func theFirstRepetitionSetsTheGroupsCountAndAStoreShortOfTheFloorKeepsItsOwn() throws {
         let plan = try Self.plan()
         var counts = StepCounts(Self.configuration())

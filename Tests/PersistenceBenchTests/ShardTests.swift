@@ -85,7 +85,7 @@ import Testing
             counted: false, jobs: nil, singleRepetitionAbove: nil, shard: "1/4", fixtures: "none",
             fixturesCap: MemorySize(bytes: 1 << 30))
         settings.singleRepetitionAbove = configuration.singleRepetitionAbove.map(ScaleOption.init)
-        settings.shardEstimates = [flagship.cells]
+        settings.estimates = [flagship.cells]
         let session = RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: ReportSink())
         let costs = try #require(try session.applying(settings, workloadsGiven: true).configuration.shard?.costs)
         #expect(costs.count == Shard.groups(of: configuration).count && costs.allSatisfy { $0.seconds > 0 })

@@ -72,6 +72,8 @@ package final class Runner {
     /// The finished cells of the run being resumed that this one keeps.
     package var cellsKept: Int { finished.count }
     private var steps: StepCounts
+    /// Earlier runs' cells (`run --estimate-from`), which estimate what is left beside this run's own.
+    package var prior: [[CellResult]] = []
 
     private struct Lane {
         let side: Side
@@ -281,7 +283,7 @@ package final class Runner {
                 try save(cell.side, savable(lane))
                 observer.runProgress(
                     elapsedSeconds: secondsSince(started),
-                    remainingSeconds: RunEstimate(measured: lanes.flatMap(\.results.cells)).seconds(
+                    remainingSeconds: RunEstimate(runs: prior, resuming: lanes.flatMap(\.results.cells)).seconds(
                         of: plan[(offset + 1)...], continuing: true, budgets: RunEstimate.Budgets(configuration)))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil

@@ -6,6 +6,10 @@ package enum RunEvent: Sendable {
     /// `run --resume`: the cells kept from the interrupted run, and the groups begun on another machine, run again
     /// here whole.
     case resumed(output: URL, cellsKept: Int, machine: String, groupsRunAgain: [GroupID])
+    /// `run --estimate-from`, before its first cell: the run's `cells` will take about `seconds`, from
+    /// `measuredCells` cells of the runs named, `fixturesHeld` of the `fixturesNeeded` fixtures it loads in the cache
+    /// already.
+    case estimated(seconds: Double, cells: Int, measuredCells: Int, fixturesHeld: Int, fixturesNeeded: Int)
     /// Stores disagreed in `groups` groups: each is asked again in this process, every answer noted.
     case askingAgain(groups: Int)
     /// `run --count` in shares at once: each share's log and reports under `parts`.

@@ -21,8 +21,9 @@ package struct RunSettings: Sendable {
     package var singleRepetitionAbove: ScaleOption?
     /// `K/N` (`Shard(option:of:)`).
     package var shard: String?
-    /// Earlier runs' cells, whose times cut the shards (`--estimate-from` with `--shard`); empty: records cut them.
-    package var shardEstimates: [[CellResult]] = []
+    /// Earlier runs' cells (`--estimate-from`), whose times estimate the run's and cut its shards; empty: records
+    /// cut them, and the run's own cells alone estimate what is left.
+    package var estimates: [[CellResult]] = []
     /// Where fixtures are kept between runs (`FixtureCache`), or `none` for the run's scratch space.
     package var fixtures: String
     package var fixturesCap: MemorySize
@@ -96,21 +97,23 @@ extension RunSession {
         let unsharded = configuration
         configuration.shard = try settings.shard.map { option in
             var shard = try Shard(option: option, of: unsharded)
-            if !settings.shardEstimates.isEmpty {
+            if !settings.estimates.isEmpty {
                 shard.costs = try Self.groupCosts(of: unsharded, stores: stores, workloads: workloads, from: settings)
             }
             return shard
         }
-        return RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: sink)
+        var session = RunSession(configuration: configuration, stores: stores, workloads: workloads, sink: sink)
+        session.estimates = settings.estimates
+        return session
     }
 
-    /// Each group's estimated seconds from `settings.shardEstimates`, or bad input when those runs measured nothing
+    /// Each group's estimated seconds from `settings.estimates`, or bad input when those runs measured nothing
     /// that estimates them: its cells' own (each at most the time budget) and a share of each fixture load they wait
     /// for, split evenly among the groups of its scale that wait for it.
     private static func groupCosts(
         of configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], from settings: RunSettings
     ) throws -> [Shard.GroupCost] {
-        let estimate = RunEstimate(runs: settings.shardEstimates)
+        let estimate = RunEstimate(runs: settings.estimates)
         guard !estimate.isEmpty else {
             throw BadInput("--estimate-from: the runs named measured no cell to estimate this matrix's times from")
         }

@@ -9,6 +9,8 @@ package struct RunSession: Sendable {
     package let stores: [StoreKind]
     package let workloads: [any Workload]
     package let sink: any RunSink
+    /// Earlier runs' cells (`run --estimate-from`), which estimate the run at its start and what is left as it goes.
+    package var estimates: [[CellResult]] = []
 
     package init(configuration: RunConfiguration, stores: [StoreKind], workloads: [any Workload], sink: any RunSink) {
         self.configuration = configuration
@@ -42,6 +44,12 @@ package struct RunSession: Sendable {
                     output: output, cellsKept: runner.cellsKept, machine: RunResults.machineName(machine),
                     groupsRunAgain: runner.groupsRunAgain))
         } else {
+            if !estimates.isEmpty, case let estimate = estimate(from: estimates), let total = estimate.total {
+                sink.event(
+                    .estimated(
+                        seconds: total, cells: estimate.cells.count, measuredCells: estimate.measuredCells,
+                        fixturesHeld: estimate.fixturesHeld, fixturesNeeded: estimate.fixturesNeeded))
+            }
             runner = try self.runner(configuration, stores: stores, output: output, observer: sink.observer(log: nil))
         }
         var results = try runner.run()
@@ -57,11 +65,13 @@ package struct RunSession: Sendable {
     private func runner(
         _ configuration: RunConfiguration, stores: [StoreKind], output: URL, observer: any RunObserver
     ) throws -> Runner {
-        try Runner(
+        let runner = try Runner(
             configuration: configuration, stores: stores, workloads: workloads,
             environment: environment(stores, output: output), outputDirectory: output,
             executable: try Executable.path(),
             observer: observer, save: sink.saver(into: output))
+        runner.prior = estimates
+        return runner
     }
 
     /// This machine and build, as a run of `stores` into `output` records them.
