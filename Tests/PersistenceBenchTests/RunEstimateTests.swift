@@ -174,7 +174,8 @@ import Testing
         #expect(try #require(RunEstimate(runs: [measured + [stopped]]).seconds(of: next, budgets: budgets)) > 100)
     }
 
-    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aDryRunPrintsThePlanAndRunsNothing() throws {
+    @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aDryRunPrintsThePlanAndRunsNothingAndARunItsEstimate() throws
+    {
         let directory = try TemporaryDirectory()
         let earlier = directory.url.appendingPathComponent("earlier").path
         #expect(
@@ -199,5 +200,13 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
         let blind = try runTool(["run", "--dry-run", "--scales", "10k"])
         #expect(blind.status == 0 && blind.output.contains("No estimate"), "\(blind.output)")
+        // A run told where to estimate from says so before it starts, and its progress estimates from those cells.
+        let again = try runTool([
+            "run", "--stores", "memory,sqlite", "--workloads", "insert,scan", "--scales", "1k", "--repetitions", "1",
+            "--estimate-from", earlier, "--out", directory.url.appendingPathComponent("again").path,
+        ])
+        #expect(again.status == 0, "\(again.output)")
+        #expect(again.output.contains("Estimate: about "), "\(again.output)")
+        #expect(again.output.contains(" for the 4 cells that apply, from 4 cells measured before"), "\(again.output)")
     }
 }
