@@ -53,16 +53,17 @@ import Testing
     }
 
     /// Past its time box, a loop under a budget floor goes on toward the floor only at a pace that reaches it within
-    /// the floor's time: 10 steps in 10 ms or more project 1,000 in a second or more.
+    /// the floor's time, else toward the 100 samples of a p99 at a pace that reaches those, else stops: after 30 ms,
+    /// 10 steps project 1,000 in 3 s or more and 100 in 0.3 s or more, 100 steps 1,000 in 0.3 s or more.
     @Test func aLoopTooSlowToReachItsFloorInTimeStopsAtItsTimeBox() throws {
-        for (floorSeconds, goesOn) in [(60.0, true), (0.5, false)] {
+        for (floorSeconds, done, goesOn) in [(60.0, 10, true), (1.5, 10, true), (0.2, 100, false), (0.2, 10, false)] {
             let box = TimeBox(seconds: 0.001, floor: TimeBox.budgetSamples, floorSeconds: floorSeconds).start(
                 steps: 10_000)
-            Thread.sleep(forTimeInterval: 0.01)
-            #expect(box.allowsMore(after: TimeBox.minimumSteps) == goesOn, "floor time \(floorSeconds) s")
+            Thread.sleep(forTimeInterval: 0.03)
+            #expect(box.allowsMore(after: done) == goesOn, "floor time \(floorSeconds) s, \(done) steps")
             // Never before its fewest steps, whatever its pace.
             #expect(box.allowsMore(after: TimeBox.minimumSteps - 1))
-            #expect(box.stoppedShort(after: TimeBox.minimumSteps))
+            #expect(box.stoppedShort(after: done))
         }
     }
 

@@ -19,9 +19,10 @@ public struct TimeBox: Codable, Sendable, Equatable {
     /// the clock lets a loop do (or all of the workload's own, if fewer), so that every budget figure is a p99 of
     /// `budgetSamples`.
     ///
-    /// A store that at its pace so far would not reach it within `floorSeconds` stops on its own time (after at
-    /// least `minimumSteps`, once `seconds` have passed), as does one that has not reached it after them; it does not
-    /// lower its group's count: its later repetitions do its own count. Nil: no floor.
+    /// A store that at its pace so far would not reach it within `floorSeconds` goes on only to the samples a p99
+    /// rests on (`AppBudget.fewestForPercentile`) if its pace reaches those in that time, else stops on its own time
+    /// (after at least `minimumSteps`, once `seconds` have passed); it does not lower its group's count: its later
+    /// repetitions do its own count. Nil: no floor.
     package var floor: Int?
     /// How long a loop under a floor may take to reach it before it stops on its own time (`--floor-time`).
     package var floorSeconds: Double
@@ -88,12 +89,14 @@ public struct TimeBox: Codable, Sendable, Equatable {
             guard done < limit else { return 0 }
             if let deadline, done >= minimum, case let now = monotonicNanoseconds(), now >= deadline {
                 if done >= floor { return 0 }
-                // Past its floor's deadline, or too slow to reach the floor by it: `json`'s whole-file save at 10k
-                // (0.12 s) held each of its cells of the default run at 20 s for 172 samples, short of 1,000 anyway.
-                if let floorDeadline, Double(now - start) * Double(floor) > Double(floorDeadline - start) * Double(done)
-                {
-                    return 0
-                }
+                // On toward the floor while its pace reaches it by the floor's deadline; else toward the fewest
+                // samples a p99 rests on, while its pace reaches those; else it stops on its own time. `json`'s
+                // whole-file save at 10k (61 ms) held each of its cells of the default run at 20 s for 327 samples.
+                guard let floorDeadline else { return 0 }
+                let (elapsed, allowed) = (Double(now - start), Double(floorDeadline - start))
+                func reaches(_ steps: Int) -> Bool { elapsed * Double(steps) <= allowed * Double(done) }
+                let percentile = min(floor, AppBudget.fewestForPercentile)
+                guard reaches(floor) || (done < percentile && reaches(percentile)) else { return 0 }
             }
             return min(block, limit - done)
         }
