@@ -28,7 +28,7 @@ package struct ReportSink: RunSink {
             print("Asking \(groups) disagreeing group(s) again, each answer noted, to find the first that differs")
         case .estimated(let seconds, let cells, let measured, let held, let needed):
             print(
-                "Estimate: about \(Quantity.formatDuration(seconds)) for the \(cells) cells that apply, from \(measured) "
+                "Estimate: about \(Quantity.formatDuration(seconds)) for the \(cells) cells that apply (the rest are n/a), from \(measured) "
                     + "cells measured before (--estimate-from, on its machine)"
                     + (needed == 0 ? "" : "; \(held) of the \(needed) fixtures it loads are cached already"))
         case .countingInShares(let stores, let shares, let parts):

@@ -26,8 +26,8 @@ public struct RunConfiguration: Codable, Equatable, Sendable {
     package var shape: RecordShape?
     /// The time box of workloads that ask one durable question after another (`--time-box`), seconds; nil for none.
     package var timeBoxSeconds: Double?
-    /// How long a loop judged against an app's budget may take to reach `TimeBox.budgetSamples` steps before it
-    /// stops on its own time (`--floor-time`), seconds; nil in runs made before the floor, which had none.
+    /// The longest a loop judged against an app's budget goes on toward `TimeBox.budgetSamples` steps, and what its
+    /// pace is judged against (`--floor-time`, `TimeBox.floor`), seconds; nil in runs made before the floor.
     package var floorSeconds: Double?
     /// True when every cell was counted (`--count`): run under callgrind with libOperationCounter, its time not
     /// worth judging, its `CellMetrics.counts` what is; nil for a timed run.

@@ -29,7 +29,7 @@ public struct AppBudget: Sendable {
         }
     }
 
-    /// The fewest samples whose p99 is a percentile rather than their maximum: of 100, the slowest is the p99.
+    /// The fewest samples whose p99 is a percentile rather than their maximum: of 100, the p99 is the second slowest.
     package static let fewestForPercentile = 100
     /// The same for a p99.9: of 1,000, the slowest is the p99.9.
     package static let fewestForTailPercentile = 1_000

@@ -24,7 +24,7 @@ public struct TimeBox: Codable, Sendable, Equatable {
     /// (after at least `minimumSteps`, once `seconds` have passed); it does not lower its group's count: its later
     /// repetitions do its own count. Nil: no floor.
     package var floor: Int?
-    /// How long a loop under a floor may take to reach it before it stops on its own time (`--floor-time`).
+    /// The longest a loop under a floor goes on toward it (`--floor-time`), and what its pace is judged against.
     package var floorSeconds: Double
 
     /// The box `persistbench run` uses unless told otherwise: half a second of durable commits or lookups is
@@ -43,6 +43,12 @@ public struct TimeBox: Codable, Sendable, Equatable {
     /// How long a loop under a budget floor may take to reach it, unless told otherwise (`--floor-time`): 1,000
     /// saves of up to 20 ms each, a durable commit on a slow disk; a whole-file save of a large document does fewer.
     package static let defaultFloorSeconds = 20.0
+
+    /// A loop gives up its floor once its pace would take more than this many times `floorSeconds` to reach it: one
+    /// at a pace near the floor's (a durable commit of 20 ms on a slow disk, or a slower first step) goes on until
+    /// `floorSeconds` and gives a p99 of several hundred, while `json`'s save at 10k (42–61 ms a save) projects 42 s
+    /// or more and stops at 100.
+    package static let giveUpFactor = 1.5
 
     public static let none = TimeBox(seconds: nil)
 
@@ -76,7 +82,7 @@ public struct TimeBox: Codable, Sendable, Equatable {
         /// The steps every cell of the group does, however slow: the common prefix on which a cell that stopped on
         /// its own time is compared with the others (`WorkloadOutcome.prefix`).
         package let minimum: Int
-        /// The steps the clock lets a loop do unless `floorDeadline` passes first.
+        /// The steps the clock lets a loop do unless `floorDeadline` passes first, or its pace gives them up.
         let floor: Int
         /// The workload's own count of steps.
         let total: Int
@@ -89,14 +95,20 @@ public struct TimeBox: Codable, Sendable, Equatable {
             guard done < limit else { return 0 }
             if let deadline, done >= minimum, case let now = monotonicNanoseconds(), now >= deadline {
                 if done >= floor { return 0 }
-                // On toward the floor while its pace reaches it by the floor's deadline; else toward the fewest
-                // samples a p99 rests on, while its pace reaches those; else it stops on its own time. `json`'s
-                // whole-file save at 10k (61 ms) held each of its cells of the default run at 20 s for 327 samples.
-                guard let floorDeadline else { return 0 }
+                guard let floorDeadline, now < floorDeadline else { return 0 }
+                // On toward the floor while its pace so far (its first step and any stall included) would reach it
+                // within `giveUpFactor` of the floor's time; else toward the fewest samples a p99 rests on, while
+                // its pace reaches those within it; else it stops on its own time. `json`'s whole-file save at 10k
+                // (61 ms) held each of its cells of the default run at 20 s for 327 samples.
                 let (elapsed, allowed) = (Double(now - start), Double(floorDeadline - start))
-                func reaches(_ steps: Int) -> Bool { elapsed * Double(steps) <= allowed * Double(done) }
+                func reaches(_ steps: Int, within factor: Double) -> Bool {
+                    elapsed * Double(steps) <= factor * allowed * Double(done)
+                }
                 let percentile = min(floor, AppBudget.fewestForPercentile)
-                guard reaches(floor) || (done < percentile && reaches(percentile)) else { return 0 }
+                guard
+                    reaches(floor, within: TimeBox.giveUpFactor)
+                        || (done < percentile && reaches(percentile, within: 1))
+                else { return 0 }
             }
             return min(block, limit - done)
         }

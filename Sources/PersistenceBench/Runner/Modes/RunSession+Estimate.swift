@@ -37,7 +37,8 @@ extension RunSession {
         }
         return PlanEstimate(
             cells: plan, groups: estimate.groups, total: estimate.total,
-            measuredCells: measured.map(\.count).reduce(resumed.count, +), fixturesNeeded: needed.count,
+            measuredCells: (measured + [resumed]).joined().filter { $0.status != .notApplicable }.count,
+            fixturesNeeded: needed.count,
             fixturesHeld: held.count)
     }
 }
