@@ -353,6 +353,9 @@ package enum MarkdownReport {
                 " · time-boxed: \(fewest == most ? formatCount(Double(fewest)) : "\(formatCount(Double(fewest)))–\(formatCount(Double(most)))")"
                 + " ops in \(boxed.count) rep(s)"
         }
+        if summary.stoppedShort {
+            text += ", on its own time: short of the budget floor of \(formatWhole(TimeBox.budgetSamples)) steps"
+        }
         if summary.partialFailures > 0 { text += " · \(summary.partialFailures) rep(s) DNF" }
         return text
     }

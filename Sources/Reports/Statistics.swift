@@ -49,6 +49,9 @@ struct CellSummary {
     var timeBoxedOperations: [Int] {
         finished.filter { $0.verification.timeBoxed == true }.map(\.phase.operations).sorted()
     }
+    /// Whether its loop stopped short of the budget floor on its own time (`CellVerification.stoppedShort`, its first
+    /// repetition's; the later ones did its count).
+    var stoppedShort: Bool { finished.contains { $0.verification.stoppedShort == true } }
     /// The first reason a repetition did not finish, if none finished.
     var failure: CellResult? { finished.isEmpty ? cells.first { $0.status != .ok } : nil }
     /// Repetitions that did not finish, when others did.

@@ -189,6 +189,9 @@ import Testing
         let markdown = try String(contentsOfFile: "\(out)/report.md", encoding: .utf8)
         #expect(markdown.contains("| `memory` | ≥ 10k measured (p99 of 1,000:"), "\(markdown)")
         #expect(markdown.contains("\(own < 100 ? "max" : "p99") of \(own): "), "\(markdown)")
+        // Its cell says it stopped on its own time; the others' do not.
+        let short = ", on its own time: short of the budget floor of 1,000 steps"
+        #expect(markdown.components(separatedBy: short).count == 2, "\(markdown)")
     }
 
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aCellOverItsBudgetIsDNFAndTheRunGoesOn() throws {

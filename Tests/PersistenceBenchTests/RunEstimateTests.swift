@@ -172,6 +172,14 @@ import Testing
         let next = [planned(json, insert, 1_000_000)]
         #expect(RunEstimate(runs: [], resuming: measured + [stopped]).seconds(of: next, budgets: budgets) == 0)
         #expect(try #require(RunEstimate(runs: [measured + [stopped]]).seconds(of: next, budgets: budgets)) > 100)
+        // What the run measured itself at a scale replaces the earlier runs' times there, not a median with them.
+        let sooner = [Self.cell("json", "insert", 10_000, seconds: 2)]
+        #expect(
+            RunEstimate(runs: [measured], resuming: sooner).seconds(
+                store: "json", workload: "insert", scale: Scale(records: 10_000)) == 2)
+        #expect(
+            RunEstimate(runs: [measured], resuming: sooner).seconds(
+                store: "memory", workload: "insert", scale: Scale(records: 10_000)) == 1)
     }
 
     @Test(.tags(.endToEnd), .timeLimit(.minutes(10))) func aDryRunPrintsThePlanAndRunsNothingAndARunItsEstimate() throws

@@ -74,6 +74,9 @@ package final class Runner {
     private var steps: StepCounts
     /// Earlier runs' cells (`run --estimate-from`), which estimate what is left beside this run's own.
     package var prior: [[CellResult]] = []
+    /// Whether the fixture cache held a cell's fixture at the run's start: its load is then none in the estimate of
+    /// what is left (an earlier run's loads are not this one's).
+    package var cached: (PlannedCell, Fixture) -> Bool = { _, _ in false }
 
     private struct Lane {
         let side: Side
@@ -284,7 +287,8 @@ package final class Runner {
                 observer.runProgress(
                     elapsedSeconds: secondsSince(started),
                     remainingSeconds: RunEstimate(runs: prior, resuming: lanes.flatMap(\.results.cells)).seconds(
-                        of: plan[(offset + 1)...], continuing: true, budgets: RunEstimate.Budgets(configuration)))
+                        of: plan[(offset + 1)...], continuing: true, budgets: RunEstimate.Budgets(configuration),
+                        cached: cached))
                 observer.cellFinished(result, index: offset + 1, total: plan.count)
                 let next = offset + 1 < plan.count ? plan[offset + 1] : nil
                 steps.record(result)

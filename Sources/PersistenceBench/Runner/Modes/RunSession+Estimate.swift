@@ -15,6 +15,8 @@ package struct PlanEstimate {
     package var fixturesNeeded: Int
     /// Those of them the fixture cache holds already, counted as no load.
     package var fixturesHeld: Int
+    /// Whether the cache held a cell's fixture when the estimate was made.
+    package var cached: (PlannedCell, Fixture) -> Bool
 }
 
 extension RunSession {
@@ -32,13 +34,12 @@ extension RunSession {
         }
         let needed = Set(plan.filter(\.applies).compactMap { cell in cell.workload.fixture.flatMap { key(cell, $0) } })
         let held = cache.map { cache in needed.filter(cache.holds) } ?? []
-        let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(plan, configuration: configuration) {
-            cell, fixture in key(cell, fixture).map(held.contains) ?? false
-        }
+        let cached = { (cell: PlannedCell, fixture: Fixture) in key(cell, fixture).map(held.contains) ?? false }
+        let estimate = RunEstimate(runs: measured, resuming: resumed).byGroup(
+            plan, configuration: configuration, cached: cached)
         return PlanEstimate(
             cells: plan, groups: estimate.groups, total: estimate.total,
             measuredCells: (measured + [resumed]).joined().filter { $0.status != .notApplicable }.count,
-            fixturesNeeded: needed.count,
-            fixturesHeld: held.count)
+            fixturesNeeded: needed.count, fixturesHeld: held.count, cached: cached)
     }
 }

@@ -44,13 +44,15 @@ package struct RunSession: Sendable {
                     output: output, cellsKept: runner.cellsKept, machine: RunResults.machineName(machine),
                     groupsRunAgain: runner.groupsRunAgain))
         } else {
+            runner = try self.runner(configuration, stores: stores, output: output, observer: sink.observer(log: nil))
             if !estimates.isEmpty, case let estimate = estimate(from: estimates), let total = estimate.total {
                 sink.event(
                     .estimated(
                         seconds: total, cells: estimate.cells.count, measuredCells: estimate.measuredCells,
                         fixturesHeld: estimate.fixturesHeld, fixturesNeeded: estimate.fixturesNeeded))
+                // As the run goes, a fixture the cache held at its start is no load either.
+                runner.cached = estimate.cached
             }
-            runner = try self.runner(configuration, stores: stores, output: output, observer: sink.observer(log: nil))
         }
         var results = try runner.run()
         if let differences = askAgain(results) {
