@@ -354,7 +354,8 @@ package enum MarkdownReport {
                 + " ops in \(boxed.count) rep(s)"
         }
         if summary.stoppedShort {
-            text += ", on its own time: short of the budget floor of \(formatWhole(TimeBox.budgetSamples)) steps"
+            text +=
+                ", on its own time: short of the budget floor (\(formatWhole(TimeBox.budgetSamples)) steps, or all it has)"
         }
         if summary.partialFailures > 0 { text += " · \(summary.partialFailures) rep(s) DNF" }
         return text

@@ -57,14 +57,28 @@ import Testing
     /// stops: after 30 ms, 10 steps project 1,000 in 3 s or more and 100 in 0.3 s or more, 100 steps 1,000 in 0.3 s.
     @Test func aLoopTooSlowToReachItsFloorInTimeStopsAtItsTimeBox() throws {
         for (floorSeconds, done, goesOn) in [(60.0, 10, true), (1.5, 10, true), (0.1, 100, false), (0.2, 10, false)] {
-            let box = TimeBox(seconds: 0.001, floor: TimeBox.budgetSamples, floorSeconds: floorSeconds).start(
+            var box = TimeBox(seconds: 0.001, floor: TimeBox.budgetSamples, floorSeconds: floorSeconds).start(
                 steps: 10_000)
             Thread.sleep(forTimeInterval: 0.03)
-            #expect(box.allowsMore(after: done) == goesOn, "floor time \(floorSeconds) s, \(done) steps")
+            let goesOnNow = box.allowsMore(after: done)
+            #expect(goesOnNow == goesOn, "floor time \(floorSeconds) s, \(done) steps")
             // Never before its fewest steps, whatever its pace.
-            #expect(box.allowsMore(after: TimeBox.minimumSteps - 1))
+            let beforeFewest = box.allowsMore(after: TimeBox.minimumSteps - 1)
+            #expect(beforeFewest)
             #expect(box.stoppedShort(after: done))
         }
+        // Its pace is the steps' after the first: a first page of 200 ms then fast ones (json's first page at 1M took
+        // 4 s, then 3 µs a page) does not give up a floor of 1,000 in a second.
+        var slowFirst = TimeBox(seconds: 0.001, floor: TimeBox.budgetSamples, floorSeconds: 1).start(steps: 10_000)
+        Thread.sleep(forTimeInterval: 0.2)
+        let (afterFirst, afterTen) = (slowFirst.allowsMore(after: 1), slowFirst.allowsMore(after: TimeBox.minimumSteps))
+        #expect(afterFirst && afterTen)
+        // Whatever its pace, no loop goes on past the floor's time.
+        var late = TimeBox(seconds: 0.001, floor: TimeBox.budgetSamples, floorSeconds: 0.025).start(steps: 10_000)
+        let early = late.allowsMore(after: 1)
+        Thread.sleep(forTimeInterval: 0.03)
+        let pastFloorTime = late.allowsMore(after: 999)
+        #expect(early && !pastFloorTime)
     }
 
     @Test func theFirstRepetitionSetsTheGroupsCountAndAStoreShortOfTheFloorKeepsItsOwn() throws {

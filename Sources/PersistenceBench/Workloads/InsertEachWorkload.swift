@@ -12,7 +12,7 @@ package struct InsertEachWorkload: ItemWorkload {
 
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let generator = context.items
-        let box = context.timeBox.start(steps: min(context.scale, 10_000))
+        var box = context.timeBox.start(steps: min(context.scale, 10_000))
         var done = 0
         while box.allowsMore(after: done) {
             let item = generator.item(id: Int64(context.scale + done + 1))

@@ -97,7 +97,7 @@ package struct ObserveWorkload: ItemWorkload {
         var commitNanoseconds: [UInt64] = []
         commitNanoseconds.reserveCapacity(plan.steps.count)
         // The burst is one step: its final result needs every commit.
-        let box = context.timeBox.start(steps: plan.steps.count)
+        var box = context.timeBox.start(steps: plan.steps.count)
         var done = paced ? 0 : plan.steps.count
         var prefixDigest: Digest?
         do {

@@ -57,7 +57,7 @@ package struct SearchWorkload: ItemWorkload {
     package func run(on store: any ItemStore, context: WorkloadContext) throws -> WorkloadOutcome {
         let searching = try requireCapability(store, (any SearchStore).self, for: "workload \(name)")
         let keystrokes = Self.keystrokes(seed: context.seed, scale: context.scale)
-        let box = context.timeBox.start(
+        var box = context.timeBox.start(
             steps: keystrokes.count, minimum: min(keystrokes.count, Self.minimumKeystrokes))
         var digest = Digest()
         var prefix: DigestPrefix?

@@ -112,7 +112,7 @@ package struct ShapedWorkload: Workload {
     private func insertEach(
         into table: any RecordTable, generator: RecordGenerator, sizeClasses: SizeClassKinds?, context: WorkloadContext
     ) throws -> WorkloadOutcome {
-        let box = context.timeBox.start(steps: min(context.scale, 10_000))
+        var box = context.timeBox.start(steps: min(context.scale, 10_000))
         var done = 0
         while box.allowsMore(after: done) {
             let id = Int64(context.scale + done + 1)
@@ -140,7 +140,7 @@ package struct ShapedWorkload: Workload {
                 return 1
             }
         }
-        let box = context.timeBox.start(steps: keys.count)
+        var box = context.timeBox.start(steps: keys.count)
         var digest = Digest()
         var prefix: Digest?
         var done = 0

@@ -19,10 +19,11 @@ public struct TimeBox: Codable, Sendable, Equatable {
     /// the clock lets a loop do (or all of the workload's own, if fewer), so that every budget figure is a p99 of
     /// `budgetSamples`.
     ///
-    /// A store that at its pace so far would not reach it within `floorSeconds` goes on only to the samples a p99
-    /// rests on (`AppBudget.fewestForPercentile`) if its pace reaches those in that time, else stops on its own time
-    /// (after at least `minimumSteps`, once `seconds` have passed); it does not lower its group's count: its later
-    /// repetitions do its own count. Nil: no floor.
+    /// A store that at its pace after its first step would not reach it within `giveUpFactor` × `floorSeconds` goes
+    /// on only to the samples a p99 rests on (`AppBudget.fewestForPercentile`) if its pace reaches those within
+    /// `floorSeconds`, else stops on its own time (after at least `minimumSteps`, once `seconds` have passed); every
+    /// loop stops at `floorSeconds`. It does not lower its group's count: its later repetitions do its own count.
+    /// Nil: no floor.
     package var floor: Int?
     /// The longest a loop under a floor goes on toward it (`--floor-time`), and what its pace is judged against.
     package var floorSeconds: Double
@@ -86,31 +87,46 @@ public struct TimeBox: Codable, Sendable, Equatable {
         let floor: Int
         /// The workload's own count of steps.
         let total: Int
+        /// Under a floor, when the loop's first step ended: its pace is judged on the steps after it.
+        private var firstStepEnd: UInt64?
+
+        init(
+            start: UInt64, deadline: UInt64?, floorDeadline: UInt64?, limit: Int, minimum: Int, floor: Int, total: Int
+        ) {
+            (self.start, self.deadline, self.floorDeadline) = (start, deadline, floorDeadline)
+            (self.limit, self.minimum, self.floor, self.total) = (limit, minimum, floor, total)
+        }
 
         /// Whether a loop that has done `done` steps does another.
-        package func allowsMore(after done: Int) -> Bool { stepsAllowed(after: done, upTo: 1) > 0 }
+        package mutating func allowsMore(after done: Int) -> Bool { stepsAllowed(after: done, upTo: 1) > 0 }
 
         /// How many more steps, at most `block`, a loop that has done `done` does next: 0 when it stops.
-        package func stepsAllowed(after done: Int, upTo block: Int) -> Int {
+        package mutating func stepsAllowed(after done: Int, upTo block: Int) -> Int {
             guard done < limit else { return 0 }
+            if done == 1, floorDeadline != nil, firstStepEnd == nil { firstStepEnd = monotonicNanoseconds() }
             if let deadline, done >= minimum, case let now = monotonicNanoseconds(), now >= deadline {
                 if done >= floor { return 0 }
                 guard let floorDeadline, now < floorDeadline else { return 0 }
-                // On toward the floor while its pace so far (its first step and any stall included) would reach it
-                // within `giveUpFactor` of the floor's time; else toward the fewest samples a p99 rests on, while
-                // its pace reaches those within it; else it stops on its own time. `json`'s whole-file save at 10k
-                // (61 ms) held each of its cells of the default run at 20 s for 327 samples.
-                let (elapsed, allowed) = (Double(now - start), Double(floorDeadline - start))
-                func reaches(_ steps: Int, within factor: Double) -> Bool {
-                    elapsed * Double(steps) <= factor * allowed * Double(done)
-                }
+                // On toward the floor while its pace would reach it within `giveUpFactor` of the floor's time; else
+                // toward the fewest samples a p99 rests on, while its pace reaches those within the floor's time;
+                // else it stops on its own time. `json`'s whole-file save at 10k (61 ms) held each of its cells of
+                // the default run at 20 s for 327 samples.
+                let allowed = Double(floorDeadline - start)
                 let percentile = min(floor, AppBudget.fewestForPercentile)
                 guard
-                    reaches(floor, within: TimeBox.giveUpFactor)
-                        || (done < percentile && reaches(percentile, within: 1))
+                    projected(floor, done: done, now: now) <= TimeBox.giveUpFactor * allowed
+                        || (done < percentile && projected(percentile, done: done, now: now) <= allowed)
                 else { return 0 }
             }
             return min(block, limit - done)
+        }
+
+        /// Nanoseconds from the loop's start to `steps` steps at its pace after its first step: a slow first step
+        /// (`json`'s first page at 1M, 4 s, then 3 µs a page) counts once, not in every step's pace.
+        private func projected(_ steps: Int, done: Int, now: UInt64) -> Double {
+            let elapsed = Double(now - start)
+            guard let firstStepEnd, done > 1 else { return elapsed * Double(steps) / Double(done) }
+            return elapsed + Double(steps - done) * Double(now - firstStepEnd) / Double(done - 1)
         }
 
         /// Whether a loop that stopped after `done` steps did fewer than the workload's own count.
@@ -152,7 +168,7 @@ extension WorkloadContext {
     ) rethrows -> WorkloadOutcome {
         var digest = Digest()
         var prefixDigest: Digest?
-        let box = timeBox.start(steps: questions.count)
+        var box = timeBox.start(steps: questions.count)
         var done = 0
         var operations = 0
         var block = 1

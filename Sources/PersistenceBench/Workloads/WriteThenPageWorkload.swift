@@ -27,7 +27,7 @@ package struct WriteThenPageWorkload: ItemWorkload {
         let perRound = max(1, context.scale / Self.rounds)
         var digest = Digest()
         var operations = 0
-        let box = context.timeBox.start(steps: Self.rounds, minimum: Self.minimumRounds)
+        var box = context.timeBox.start(steps: Self.rounds, minimum: Self.minimumRounds)
         var round = 0
         while box.allowsMore(after: round) {
             let start = min(context.scale, round * perRound)

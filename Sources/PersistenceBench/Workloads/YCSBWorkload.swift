@@ -112,7 +112,7 @@ package struct YCSBWorkload: ItemWorkload, KeyedWorkload {
         }
         // Every operation, whatever the clock: a timed run does them all. Only a step count set by the run (a
         // counted run's `CountingLauncher.steps`) stops the loop sooner.
-        let box = TimeBox(seconds: nil, stepLimit: context.timeBox.stepLimit).start(steps: operations.count)
+        var box = TimeBox(seconds: nil, stepLimit: context.timeBox.stepLimit).start(steps: operations.count)
         var done = 0
         for (index, operation) in operations.enumerated() {
             guard box.allowsMore(after: index) else { break }

@@ -44,15 +44,17 @@ package struct RunSession: Sendable {
                     output: output, cellsKept: runner.cellsKept, machine: RunResults.machineName(machine),
                     groupsRunAgain: runner.groupsRunAgain))
         } else {
-            runner = try self.runner(configuration, stores: stores, output: output, observer: sink.observer(log: nil))
-            if !estimates.isEmpty, case let estimate = estimate(from: estimates), let total = estimate.total {
+            // Before the runner, whose start is the run's: hashing this build to key its fixtures is no cell's time.
+            let estimate = estimates.isEmpty ? nil : estimate(from: estimates)
+            if let estimate, let total = estimate.total {
                 sink.event(
                     .estimated(
                         seconds: total, cells: estimate.cells.count, measuredCells: estimate.measuredCells,
                         fixturesHeld: estimate.fixturesHeld, fixturesNeeded: estimate.fixturesNeeded))
-                // As the run goes, a fixture the cache held at its start is no load either.
-                runner.cached = estimate.cached
             }
+            runner = try self.runner(configuration, stores: stores, output: output, observer: sink.observer(log: nil))
+            // As the run goes, a fixture the cache held at its start is no load either.
+            if let estimate { runner.cached = estimate.cached }
         }
         var results = try runner.run()
         if let differences = askAgain(results) {
